@@ -1,0 +1,1 @@
+"""llvmlite backend of pyad (installed as the subpackage ``pyad.codegen``)."""

@@ -1,0 +1,43 @@
+"""The native calling convention shared by generated kernels, wrappers and the C runtime.
+
+Every generated kernel has the signature
+
+    i32 kernel(ptr ctx, <inputs by value>..., ptr out_0, ptr out_1, ...)
+
+where inputs are `double` (f64), `i64` (i64) or `i1` (bool), outputs are written through
+pointers to `double` / `i64` / `i8`, and the i32 status is 0 on success. On failure the kernel
+has stored an error kind, line and static message into `ctx` (layout: runtime/pyad_rt.h,
+`pyad_ctx`) and returns that kind.
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+
+I1 = ir.IntType(1)
+I8 = ir.IntType(8)
+I32 = ir.IntType(32)
+I64 = ir.IntType(64)
+F64 = ir.DoubleType()
+PTR = ir.PointerType()
+
+# struct pyad_ctx { i32 err_kind; i32 err_line; ptr err_msg; ptr reserved[4]; }
+CTX = ir.LiteralStructType([I32, I32, PTR, ir.ArrayType(PTR, 4)])
+CTX_SIZE = 48
+CTX_ERR_KIND, CTX_ERR_LINE, CTX_ERR_MSG = 0, 1, 2
+
+# Error kind -> Python exception (builtins name). Index = kind; keep in sync with pyad_rt.h.
+ERROR_KINDS = (
+    None,
+    "ZeroDivisionError",
+    "ValueError",
+    "IndexError",
+    "MemoryError",
+    "RecursionError",
+    "OverflowError",
+    "RuntimeError",
+)
+ERR_ZERO_DIVISION, ERR_VALUE, ERR_INDEX, ERR_MEMORY, ERR_RECURSION, ERR_OVERFLOW, ERR_RUNTIME = range(1, 8)
+
+# pyad scalar type name -> (LLVM type of a by-value argument, LLVM type stored through an out pointer)
+SCALAR_ARG = {"f64": F64, "i64": I64, "bool": I1}
+SCALAR_MEM = {"f64": F64, "i64": I64, "bool": I8}

@@ -1,0 +1,71 @@
+"""Compile a set of IR Funcs into one native library with their Python wrappers.
+
+One call = one LLVM module = one optimizer run = one JIT library: the primal of a
+signature, or all gradient kernels of a signature (fused value-and-grad, forward, backward).
+Dropping every callable made here frees the code.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from llvmlite import ir
+
+from pyad.ir import Func
+
+from . import jit, pywrap
+from .emit import emit_kernel
+
+_unit_ids = itertools.count()
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    name: str
+    func: Func
+    pack_saved: int | None = None    # trailing results stored into a new pullback struct
+    unpack_saved: int | None = None  # leading params loaded from a pullback struct
+
+    def kinds(self) -> tuple[list[str], list[str]]:
+        f = self.func
+        unpack = self.unpack_saved or 0
+        params = (["ptr"] if self.unpack_saved is not None else []) \
+            + [p.type for p in f.params[unpack:]]
+        n = len(f.results) - (self.pack_saved or 0)
+        outs = [r.type for r in f.results[:n]] + (["ptr"] if self.pack_saved is not None else [])
+        return params, outs
+
+
+@dataclass(frozen=True)
+class WrapperSpec:
+    name: str
+    kernel: str
+    result: Any              # pywrap result spec over the kernel's outs
+    doc: str = ""
+    fallback: Callable | None = field(default=None, compare=False)
+
+
+@dataclass
+class Unit:
+    lib: jit.CompiledLibrary
+    callables: dict[str, Callable]
+    llvm_ir: str
+
+
+def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpec], *,
+                 fastmath: bool = False, pyname: str | None = None) -> Unit:
+    uid = next(_unit_ids)
+    module = ir.Module(name=f"{name}.{uid}")
+    fns = {}
+    for k in kernels:
+        fns[k.name] = (emit_kernel(module, k.func, f"{k.name}.kernel", fastmath=fastmath,
+                                   pack_saved=k.pack_saved, unpack_saved=k.unpack_saved), k)
+    for w in wrappers:
+        fn, k = fns[w.kernel]
+        params, outs = k.kinds()
+        pywrap.emit_wrapper(module, fn, name=w.name, params=params, outs=outs, result=w.result,
+                            doc=w.doc, pyname=pyname or w.name)
+    lib = jit.compile_module(module, [], fastmath=fastmath, name=name)
+    callables = {w.name: pywrap.make_callable(lib, w.name, w.fallback) for w in wrappers}
+    return Unit(lib, callables, lib.llvm_ir)

@@ -1,0 +1,196 @@
+"""IR Func -> LLVM function following the kernel ABI of `abi.py`.
+
+Primitives are lowered from the op table's `lower` data: ("inst", ...) an LLVM instruction,
+("cmp", sym) a comparison, ("intrinsic", name) an LLVM intrinsic, ("libm", name) and
+("runtime", name) external calls, ("custom",) a function in `lower_custom.py`.
+
+A kernel may pack its trailing `pack_saved` results (possibly none) into a freshly allocated pullback struct (the
+forward half of `pullback`) or unpack its leading params from one (the backward half).
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+
+from pyad.ir import BOOL, F64, Block, Func, If, Op, Var
+from pyad.ops import OPS
+
+from . import abi
+from .lower_custom import CUSTOM
+
+_FCMP = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=="}
+
+
+class KernelEmitter:
+    def __init__(self, module: ir.Module, func: Func, name: str, *, fastmath: bool = False,
+                 pack_saved: int | None = None, unpack_saved: int | None = None) -> None:
+        self.module = module
+        self.func = func
+        self.flags = ("fast",) if fastmath else ("contract",)
+        self.packs, self.unpacks = pack_saved is not None, unpack_saved is not None
+        self.pack_saved = pack_saved or 0
+        self.unpack_saved = unpack_saved or 0
+        params = func.params[self.unpack_saved:]
+        n_out = len(func.results) - self.pack_saved + self.packs
+        arg_types = [abi.PTR] * (1 + self.unpacks) \
+            + [abi.SCALAR_ARG[p.type] for p in params] + [abi.PTR] * n_out
+        self.fn = ir.Function(module, ir.FunctionType(abi.I32, arg_types), name=name)
+        self.fn.attributes.add("nounwind")
+        for a in self.fn.args[1 + self.unpacks + len(params):]:
+            a.add_attribute("noalias")
+        self.ctx = self.fn.args[0]
+        self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
+        self.values: dict[str, ir.Value] = {}
+        self.n_strings = 0
+
+    # ------------------------------------------------------------------ entry
+    def emit(self) -> ir.Function:
+        f, b = self.func, self.b
+        i = 1
+        if self.unpacks:
+            pb = self.fn.args[1]
+            saved = f.params[:self.unpack_saved]
+            st = saved_struct(saved)
+            for k, v in enumerate(saved):
+                p = b.gep(pb, [abi.I32(0), abi.I32(k)], inbounds=True, source_etype=st)
+                self.values[v.name] = from_mem(b, b.load(p, typ=abi.SCALAR_MEM[v.type]), v.type)
+            i = 2
+        for p in f.params[self.unpack_saved:]:
+            self.values[p.name] = self.fn.args[i]
+            i += 1
+        self.block(f.block.body)
+        results = [self.values[r.name] for r in f.results]
+        n_plain = len(results) - self.pack_saved
+        for k in range(n_plain):
+            b.store(to_mem(b, results[k], f.results[k].type), self.fn.args[i + k])
+        if self.packs:
+            saved = f.results[n_plain:]
+            st = saved_struct(saved)
+            null = ir.Constant(abi.PTR, None)
+            size = b.ptrtoint(b.gep(null, [abi.I32(1)], source_etype=st), abi.I64)
+            alloc = self.extern("pyad_pullback_alloc", abi.PTR, [abi.I64])
+            pb = b.call(alloc, [size])
+            with b.if_then(b.icmp_unsigned("==", pb, ir.Constant(abi.PTR, None)), likely=False):
+                self.fail(abi.ERR_MEMORY, "out of memory allocating a pullback", 0)
+            for k, v in enumerate(saved):
+                p = b.gep(pb, [abi.I32(0), abi.I32(k)], inbounds=True, source_etype=st)
+                b.store(to_mem(b, results[n_plain + k], v.type), p)
+            b.store(pb, self.fn.args[i + n_plain])
+        b.ret(abi.I32(0))
+        return self.fn
+
+    # ------------------------------------------------------------------ statements
+    def block(self, body) -> None:
+        for s in body:
+            if isinstance(s, Op):
+                self.op(s)
+            else:
+                self.if_(s)
+
+    def op(self, s: Op) -> None:
+        out = s.outs[0]
+        row = OPS[s.op]
+        if s.op == "const":
+            self.values[out.name] = const(out.type, s.attrs[0])
+            return
+        args = [self.values[a.name] for a in s.args]
+        kind = row.lower[0]
+        b = self.b
+        if kind == "inst":
+            spec = row.lower[1]
+            if spec == "select":
+                r = b.select(*args)
+            else:
+                method = spec[out.type]
+                fl = {"flags": self.flags} if method.startswith("f") else {}
+                r = getattr(b, method)(*args, **fl)
+        elif kind == "cmp":
+            sym, t = row.lower[1], s.args[0].type
+            if t == F64:
+                r = b.fcmp_ordered(sym, *args) if sym != "!=" else b.fcmp_unordered(sym, *args)
+            elif t == BOOL:
+                r = b.icmp_unsigned(sym, *args)
+            else:
+                r = b.icmp_signed(sym, *args)
+        elif kind == "intrinsic":
+            fn = self.extern(f"{row.lower[1]}.f64", abi.F64, [abi.F64] * len(args))
+            r = b.call(fn, args, fastmath=self.flags)
+        elif kind in ("libm", "runtime"):
+            fn = self.extern(row.lower[1], abi.F64, [abi.F64] * len(args))
+            r = b.call(fn, args)
+        elif kind == "custom":
+            r = CUSTOM[s.op](self, s, out.type, *args)
+        else:
+            raise AssertionError(f"unknown lowering {row.lower!r} for {s.op}")
+        self.values[out.name] = r
+
+    def if_(self, s: If) -> None:
+        b = self.b
+        then_bb = self.fn.append_basic_block("then")
+        else_bb = self.fn.append_basic_block("else")
+        merge_bb = self.fn.append_basic_block("endif")
+        b.cbranch(self.values[s.cond.name], then_bb, else_bb)
+        incoming = []
+        for bb, blk in ((then_bb, s.then), (else_bb, s.orelse)):
+            b.position_at_end(bb)
+            self.block(blk.body)
+            incoming.append((b.block, [self.values[r.name] for r in blk.results]))
+            b.branch(merge_bb)
+        b.position_at_end(merge_bb)
+        for k, o in enumerate(s.outs):
+            phi = b.phi(abi.SCALAR_ARG[o.type], name=o.name)
+            for pred, vals in incoming:
+                phi.add_incoming(vals[k], pred)
+            self.values[o.name] = phi
+
+    # ------------------------------------------------------------------ helpers for lowerings
+    def extern(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+        fn = self.module.globals.get(name)
+        if fn is None:
+            fn = ir.Function(self.module, ir.FunctionType(ret, args), name=name)
+        return fn
+
+    def check(self, bad: ir.Value, kind: int, message: str, s: Op) -> None:
+        """Raise error `kind` (abi.ERROR_KINDS) when `bad` is true; continue otherwise."""
+        with self.b.if_then(bad, likely=False):
+            self.fail(kind, message, s.loc.line if s.loc else 0)
+
+    def fail(self, kind: int, message: str, line: int) -> None:
+        where = f" (line {line} of {self.func.filename.rsplit('/', 1)[-1]})" if line else ""
+        data = bytearray((message + where).encode() + b"\0")
+        g = ir.GlobalVariable(self.module, ir.ArrayType(abi.I8, len(data)),
+                              name=f"{self.fn.name}.msg{self.n_strings}")
+        self.n_strings += 1
+        g.global_constant = True
+        g.linkage = "private"
+        g.initializer = ir.Constant(ir.ArrayType(abi.I8, len(data)), data)
+        b = self.b
+        fld = lambda k: b.gep(self.ctx, [abi.I32(0), abi.I32(k)], inbounds=True,  # noqa: E731
+                              source_etype=abi.CTX)
+        b.store(abi.I32(kind), fld(abi.CTX_ERR_KIND))
+        b.store(abi.I32(line), fld(abi.CTX_ERR_LINE))
+        b.store(g, fld(abi.CTX_ERR_MSG))
+        b.ret(abi.I32(kind))  # the block is terminated, so if_then adds no branch after it
+
+
+def saved_struct(saved: tuple[Var, ...] | list[Var]) -> ir.LiteralStructType:
+    return ir.LiteralStructType([abi.SCALAR_MEM[v.type] for v in saved] or [abi.I64])
+
+
+def const(t: str, value) -> ir.Constant:
+    if t == F64:
+        return ir.Constant(abi.F64, float(value))
+    if t == BOOL:
+        return ir.Constant(abi.I1, int(bool(value)))
+    return ir.Constant(abi.I64, int(value))
+
+
+def to_mem(b: ir.IRBuilder, v: ir.Value, t: str) -> ir.Value:
+    return b.zext(v, abi.I8) if t == BOOL else v
+
+
+def from_mem(b: ir.IRBuilder, v: ir.Value, t: str) -> ir.Value:
+    return b.trunc(v, abi.I1) if t == BOOL else v
+
+
+def emit_kernel(module: ir.Module, func: Func, name: str, **kw) -> ir.Function:
+    return KernelEmitter(module, func, name, **kw).emit()

@@ -1,0 +1,160 @@
+"""Locate and load the pyad C runtime (runtime/pyad_rt.c, built by CMake at install time).
+
+The build installs ``libpyad_rt.so``, ``libpyad_rt.a`` and ``pyad_rt.h`` into the package folder
+``pyad/_rt``. It is found with ``importlib.resources`` (not ``__file__``), which works for both
+normal and editable installs: in an editable install ``pyad/__init__.py`` lives in the source tree
+while ``_rt`` lives in site-packages.
+
+Developers may point the environment variable ``PYAD_RUNTIME`` at another ``libpyad_rt.so``
+(e.g. one from a standalone ``cmake -S . -B build/c && cmake --build build/c``); the static
+archive and the header are then taken from the same directory. This module is the only place
+that reads that variable.
+
+Editable installs do not rebuild the runtime automatically: after changing runtime/*, re-run
+``pip install -e .``.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from importlib import metadata, resources
+from pathlib import Path
+from typing import Any
+
+ENV_VAR = "PYAD_RUNTIME"
+DIST_NAME = "pyad-compiler"
+SHARED_LIBRARY_NAME = "libpyad_rt.so"
+STATIC_LIBRARY_NAME = "libpyad_rt.a"
+HEADER_NAME = "pyad_rt.h"
+
+# The runtime ABI version this Python code was written against (pyad_rt_version()).
+RT_VERSION = 1
+
+_REBUILD_HINT = (
+    "Rebuild and reinstall the runtime with `pip install -e .` (or `pip install .`) "
+    f"from the pyad source tree, or set {ENV_VAR} to the path of a libpyad_rt.so."
+)
+
+# Hand-written from runtime/pyad_rt.h; keep in sync with it (and with codegen/abi.py).
+CDEF = """
+enum pyad_error_kind {
+    PYAD_OK = 0,
+    PYAD_ERR_ZERO_DIVISION = 1,
+    PYAD_ERR_VALUE = 2,
+    PYAD_ERR_INDEX = 3,
+    PYAD_ERR_MEMORY = 4,
+    PYAD_ERR_RECURSION = 5,
+    PYAD_ERR_OVERFLOW = 6,
+    PYAD_ERR_RUNTIME = 7
+};
+
+typedef struct pyad_ctx {
+    int32_t err_kind;
+    int32_t err_line;
+    const char *err_msg;
+    void *reserved[4];
+} pyad_ctx;
+
+void pyad_ctx_init(pyad_ctx *ctx);
+int32_t pyad_set_error(pyad_ctx *ctx, int32_t kind, int32_t line, const char *msg);
+void *pyad_pullback_alloc(size_t size);
+void pyad_pullback_free(void *pb);
+int32_t pyad_rt_version(void);
+double pyad_digamma(double x);
+"""
+
+_lock = threading.Lock()
+_ffi: Any = None
+_lib: Any = None
+
+
+def _override() -> Path | None:
+    """The developer override from $PYAD_RUNTIME, or None (the only read of that variable)."""
+    value = os.environ.get(ENV_VAR)
+    if not value:
+        return None
+    return Path(value).expanduser().absolute()
+
+
+def runtime_dir() -> Path:
+    """The folder holding the runtime files: pyad/_rt of the installed package, or the folder
+    of $PYAD_RUNTIME when that is set."""
+    override = _override()
+    if override is not None:
+        return override.parent
+    rt = Path(str(resources.files("pyad") / "_rt"))
+    if rt.is_dir():
+        return rt
+    # `pyad` was imported from a source checkout that is not the installed copy (e.g.
+    # `python -m pytest` in the repo after a non-editable `pip install .`, since the current
+    # directory comes first on sys.path): use the runtime of the installed distribution.
+    try:
+        installed = Path(str(metadata.distribution(DIST_NAME).locate_file("pyad/_rt")))
+    except metadata.PackageNotFoundError:
+        return rt
+    return installed if installed.is_dir() else rt
+
+
+def _require(path: Path, what: str) -> Path:
+    if not path.is_file():
+        if _override() is not None:
+            where = f"{ENV_VAR}={os.environ[ENV_VAR]}"
+        else:
+            where = "the installed package"
+        raise RuntimeError(f"pyad C runtime {what} not found at {path} (from {where}). {_REBUILD_HINT}")
+    return path
+
+
+def library_path() -> Path:
+    """Path of the shared runtime library (libpyad_rt.so). Raises RuntimeError if missing."""
+    override = _override()
+    path = override if override is not None else runtime_dir() / SHARED_LIBRARY_NAME
+    return _require(path, "shared library")
+
+
+def static_library_path() -> Path:
+    """Path of the static runtime archive (libpyad_rt.a), used when linking AOT libraries."""
+    return _require(runtime_dir() / STATIC_LIBRARY_NAME, "static library")
+
+
+def header_path() -> Path:
+    """Path of the runtime header (pyad_rt.h)."""
+    return _require(runtime_dir() / HEADER_NAME, "header")
+
+
+def ffi() -> Any:
+    """The process-wide cffi FFI declaring the runtime API (created on first use)."""
+    global _ffi
+    with _lock:
+        if _ffi is None:
+            import cffi
+
+            f = cffi.FFI()
+            f.cdef(CDEF)
+            _ffi = f
+        return _ffi
+
+
+def lib() -> Any:
+    """The runtime opened with cffi (``ffi().dlopen(library_path())``), cached per process.
+
+    The first call decides which library is used; later changes of $PYAD_RUNTIME have no effect.
+    Raises RuntimeError if the library is missing, cannot be loaded, or has the wrong ABI version.
+    """
+    global _lib
+    f = ffi()
+    with _lock:
+        if _lib is None:
+            path = library_path()
+            try:
+                handle = f.dlopen(str(path))
+            except OSError as e:
+                raise RuntimeError(f"cannot load the pyad C runtime {path}: {e}. {_REBUILD_HINT}") from e
+            version = handle.pyad_rt_version()
+            if version != RT_VERSION:
+                raise RuntimeError(
+                    f"pyad C runtime {path} has ABI version {version}, expected {RT_VERSION} "
+                    f"(stale build?). {_REBUILD_HINT}"
+                )
+            _lib = handle
+        return _lib

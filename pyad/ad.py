@@ -1,0 +1,227 @@
+"""Reverse-mode AD: a primal Func to a forward Func and a backward (adjoint) Func.
+
+    fwd(params)          -> (results..., saved...)
+    bwd(saved..., cts...) -> (grad of each differentiated param...)
+
+`cts` has one cotangent per f64 result. The backward sweep walks the Wengert list in reverse,
+applies each op's adjoint rule from the op table, and adds up the contributions to a value
+used several times (the seeds' `accum`). Only values that depend on a differentiated
+parameter (active values) are differentiated. An `If` is reversed as an `If` on the same
+condition; values computed inside a branch that the backward branch needs are exported from
+the forward `If` as extra results. Constants are re-created in the backward function instead
+of being saved; everything else it reads from the forward sweep is saved.
+
+`fused(grad)` glues the two into one function (forward then backward, saved values stay in
+registers): the value-and-gradient kernel.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .builder import Builder, NameGen
+from .errors import PyadInternalError
+from .ir import F64, Block, Func, If, Op, Stmt, Var, free_vars, rename_block, walk
+from .opt import dce_block
+from .ops import OPS
+
+
+@dataclass(frozen=True)
+class Gradient:
+    primal: Func
+    fwd: Func
+    bwd: Func
+    wrt: tuple[int, ...]      # indices of the differentiated params
+    n_results: int            # results of the primal (fwd returns these, then the saved values)
+    saved: tuple[Var, ...]    # fwd results after the primal ones == first bwd params
+    cts: tuple[Var, ...]      # bwd params after the saved ones: one per f64 result
+
+
+def differentiate(func: Func, wrt: tuple[int, ...]) -> Gradient:
+    names = NameGen({v.name for s in walk(func.block) for v in s.outs}
+                    | {p.name for p in func.params})
+    active = _activity(func.block, {func.params[i].name for i in wrt
+                                    if func.params[i].type == F64})
+    bb = Builder(names)
+    cts: list[Var] = []
+    adj: dict[str, Var] = {}
+    for r in func.results:
+        if r.type == F64:
+            ct = Var(names.fresh("ct"), F64)
+            cts.append(ct)
+            if r.name in active:
+                _accumulate(bb, adj, r, ct)
+    _reverse(func.block.body, adj, active, bb)
+    grads = []
+    for i in wrt:
+        p = func.params[i]
+        g = adj.get(p.name)
+        grads.append(g if g is not None else bb.const(0.0))
+    bwd_block = dce_block(Block((), tuple(bb.stmts), tuple(grads)), set())
+
+    fwd_block, bwd_block, saved = _close(func.block, bwd_block, names, {c.name for c in cts})
+    fwd_block = dce_block(Block(fwd_block.params, fwd_block.body,
+                                fwd_block.results + tuple(saved)), set())
+    fwd = Func(f"{func.name}.fwd", fwd_block, func.filename, func.arg_names)
+    bwd = Func(f"{func.name}.bwd", Block(tuple(saved) + tuple(cts), bwd_block.body,
+                                         bwd_block.results), func.filename)
+    return Gradient(func, fwd, bwd, tuple(wrt), len(func.results), tuple(saved), tuple(cts))
+
+
+def fused(g: Gradient, seed: float | None = None) -> Func:
+    """One function computing results and gradients. With `seed`, the (single) cotangent is
+    that constant; otherwise the cotangents are extra params after the primal ones."""
+    fwd, bwd = g.fwd, g.bwd
+    body: list[Stmt] = list(fwd.block.body)
+    params = list(fwd.params)
+    for ct in g.cts:
+        if seed is None:
+            params.append(ct)
+        else:
+            body.append(Op((ct,), "const", (), (float(seed),)))
+    body.extend(bwd.block.body)
+    results = fwd.results[:g.n_results] + bwd.results
+    return Func(f"{g.primal.name}.vg", Block(tuple(params), tuple(body), results),
+                g.primal.filename, g.primal.arg_names)
+
+
+# ----------------------------------------------------------------------------- activity
+
+def _activity(block: Block, active: set[str]) -> set[str]:
+    """Names of the f64 values that depend on an active value (nested blocks included)."""
+    for s in block.body:
+        if isinstance(s, Op):
+            if any(a.name in active for a in s.args):
+                active.update(o.name for o in s.outs if o.type == F64)
+        else:
+            _activity(s.then, active)
+            _activity(s.orelse, active)
+            for o, t, e in zip(s.outs, s.then.results, s.orelse.results):
+                if o.type == F64 and (t.name in active or e.name in active):
+                    active.add(o.name)
+    return active
+
+
+# ----------------------------------------------------------------------------- reverse sweep
+
+def _accumulate(b: Builder, adj: dict[str, Var], v: Var, contribution: Var) -> None:
+    prev = adj.get(v.name)
+    adj[v.name] = contribution if prev is None else b.add(prev, contribution)
+
+
+def _reverse(body: tuple[Stmt, ...], adj: dict[str, Var], active: set[str], b: Builder) -> None:
+    """Emit into `b` the adjoint of `body`; `adj` maps names to their accumulated cotangent
+    and ends up holding the cotangents of the values `body` reads from outside."""
+    for s in reversed(body):
+        if isinstance(s, Op):
+            out = s.outs[0] if s.outs else None
+            ct = adj.pop(out.name, None) if out is not None else None
+            if ct is None or out.name not in active:
+                continue
+            row = OPS[s.op]
+            if row.adjoint is None:
+                raise PyadInternalError(f"op {s.op} has no adjoint but is on a gradient path")
+            b.loc = s.loc
+            contribs = row.adjoint(b, ct, out, *s.args)
+            for a, c in zip(s.args, contribs):
+                if c is not None and a.name in active:
+                    _accumulate(b, adj, a, c)
+        else:
+            _reverse_if(s, adj, active, b)
+
+
+def _reverse_if(s: If, adj: dict[str, Var], active: set[str], b: Builder) -> None:
+    cts = [adj.pop(o.name, None) for o in s.outs]
+    if all(c is None for c in cts):
+        return
+    b.loc = s.loc
+    branch_adj, branch_code = [], []
+    for block in (s.then, s.orelse):
+        sub = Builder(b.names, s.loc)
+        local: dict[str, Var] = {}
+        for o, y, ct in zip(s.outs, block.results, cts):
+            if ct is not None and o.name in active and y.name in active:
+                _accumulate(sub, local, y, ct)
+        _reverse(block.body, local, active, sub)
+        branch_adj.append(local)
+        branch_code.append(sub)
+    outer = sorted(set(branch_adj[0]) | set(branch_adj[1]))
+    if not outer:
+        return
+    blocks = []
+    for local, sub in zip(branch_adj, branch_code):
+        ys = tuple(local[n] if n in local else sub.const(0.0) for n in outer)
+        blocks.append(Block((), tuple(sub.stmts), ys))
+    outs = tuple(Var(b.names.fresh("d" + n), F64) for n in outer)
+    b.stmts.append(If(outs, s.cond, blocks[0], blocks[1], s.loc))
+    by_name = {v.name: v for blk in (s.then, s.orelse) for v in free_vars(blk)}
+    for n, o in zip(outer, outs):
+        _accumulate(b, adj, by_name[n], o)
+
+
+# ----------------------------------------------------------------------------- closing over the primal
+
+def _close(primal: Block, bwd: Block, names: NameGen,
+           inputs: set[str]) -> tuple[Block, Block, list[Var]]:
+    """Make every primal value the backward block reads available to it: constants are
+    re-created, values inside If branches are exported as extra If results, and the rest
+    become saved values (returned in order). `inputs` are the bwd's own params (cts). Returns (fwd block, bwd block, saved)."""
+    needed = {v.name: v for v in free_vars(bwd) if v.name not in inputs}
+    consts: dict[str, Op] = {}
+    for s in walk(primal):
+        if isinstance(s, Op) and s.op == "const" and s.outs[0].name in needed:
+            consts[s.outs[0].name] = s
+    prologue, mapping = [], {}
+    for n, c in consts.items():
+        v = Var(names.fresh(n), c.outs[0].type)
+        prologue.append(Op((v,), "const", (), c.attrs, c.loc))
+        mapping[n] = v
+    want = {n for n in needed if n not in consts}
+    fwd = _export(primal, want, mapping, names)
+    bwd = rename_block(Block((), tuple(prologue) + bwd.body, bwd.results), mapping)
+    top = {p.name for p in primal.params} | {o.name for s in fwd.body for o in s.outs}
+    saved = []
+    for n in needed:
+        if n in consts:
+            continue
+        v = mapping.get(n, needed[n])
+        if v.name not in top:
+            raise PyadInternalError(f"backward pass reads %{n}, which the forward pass lacks")
+        saved.append(v)
+    return fwd, bwd, saved
+
+
+def _export(block: Block, want: set[str], mapping: dict[str, Var], names: NameGen) -> Block:
+    """Rebuild `block` so each wanted name defined inside one of its Ifs is also a result of
+    that If (recursively); `mapping` records the outer name of each exported value."""
+    body: list[Stmt] = []
+    for s in block.body:
+        if not isinstance(s, If):
+            body.append(s)
+            continue
+        inner = {o.name: o for blk in (s.then, s.orelse) for st in walk(blk) for o in st.outs}
+        exported = [inner[n] for n in sorted(want & inner.keys())]
+        if not exported:
+            body.append(s)
+            continue
+        then = _export(s.then, want, mapping, names)
+        orelse = _export(s.orelse, want, mapping, names)
+        extra = []
+        branches = []
+        for blk in (then, orelse):
+            sub = Builder(names, s.loc)
+            here = {o.name for st in blk.body for o in st.outs}
+            ys = []
+            for v in exported:
+                src = mapping.get(v.name, v)
+                if src.name in here:
+                    ys.append(src)
+                else:
+                    ys.append(sub.const(0.0 if v.type == F64 else 0, v.type) if v.type != "bool"
+                              else sub.const(False, "bool"))
+            branches.append(Block((), blk.body + tuple(sub.stmts), blk.results + tuple(ys)))
+        for v in exported:
+            out = Var(names.fresh(v.name + ".s"), v.type)
+            extra.append(out)
+            mapping[v.name] = out
+        body.append(If(s.outs + tuple(extra), s.cond, branches[0], branches[1], s.loc))
+    return Block(block.params, tuple(body), block.results)

@@ -1,0 +1,304 @@
+"""The user-facing API: `@pyad.jit_grad` and the compiled-function object.
+
+    @pyad.jit_grad                  # or @pyad.jit_grad(argnums=0, fastmath=True)
+    def f(a, b): ...
+
+    f(a, b)                         # native primal
+    f.grad(a, b)                    # gradient: a tuple, one entry per parameter (None for ints)
+    f.value_and_grad(a, b)          # (value, gradient)
+    y, back = f.pullback(a, b)      # back(ct) -> gradient structure, callable many times
+
+Each tuple of argument types (a signature: float -> f64, int -> i64, bool -> bool) is
+compiled on first use and cached. The most recently compiled signature is called straight
+from a native CPython wrapper; any other argument types fall back to the Python dispatcher
+here, which compiles or looks up the right specialization (and raises TypeError for bad
+arguments, naming the parameter).
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from typing import Any, Callable
+
+from . import ad, frontend, opt
+from .errors import PyadError, PyadInternalError
+from .ir import BOOL, F64, I64, Func
+from .verify import verify
+
+_GRADIENT_ENTRY = ("grad", "value_and_grad")
+
+
+def signature_of(names: tuple[str, ...], fname: str, args: tuple) -> tuple[str, ...]:
+    if len(args) != len(names):
+        if len(args) < len(names):
+            missing = ", ".join(repr(n) for n in names[len(args):])
+            raise TypeError(f"{fname}() missing {len(names) - len(args)} required positional "
+                            f"argument{'s' if len(names) - len(args) > 1 else ''}: {missing}")
+        raise TypeError(f"{fname}() takes {len(names)} positional arguments but {len(args)} "
+                        "were given")
+    return tuple(_arg_type(fname, n, a) for n, a in zip(names, args))
+
+
+def _arg_type(fname: str, name: str, a: Any) -> str:
+    import numpy as np
+    if isinstance(a, (bool, np.bool_)):
+        return BOOL
+    if isinstance(a, (int, np.integer)):
+        return I64
+    if isinstance(a, (float, np.floating)) and not isinstance(a, np.longdouble):
+        return F64
+    raise TypeError(f"{fname}() argument {name!r} must be a float, int or bool, "
+                    f"not {type(a).__name__}")
+
+
+_PY = {F64: float, I64: int, BOOL: bool}
+
+
+class _Specialization:
+    """Everything compiled for one signature."""
+
+    def __init__(self, owner: "JitGrad", sig: tuple[str, ...]) -> None:
+        self.owner, self.sig = owner, sig
+        func, self.shape = frontend.lower(owner.fn, sig)
+        self.func = verify(opt.simplify(verify(func)))
+        self.lock = threading.Lock()
+        self.primal_unit = None
+        self.grads: dict[tuple[int, ...], Any] = {}
+
+    # ------------------------------------------------------------------ primal
+    def primal(self) -> Callable:
+        with self.lock:
+            if self.primal_unit is None:
+                from .codegen.build import KernelSpec, WrapperSpec, compile_unit
+                self.primal_unit = compile_unit(
+                    self.func.name, [KernelSpec("primal", self.func)],
+                    [WrapperSpec("primal", "primal", self.shape, self.owner.__doc__ or "",
+                                 self.owner._dispatch_call)],
+                    fastmath=self.owner.fastmath, pyname=self.owner.__name__)
+            return self.primal_unit.callables["primal"]
+
+    # ------------------------------------------------------------------ gradients
+    def wrt(self, argnums) -> tuple[int, ...]:
+        n = len(self.sig)
+        names = self.func.arg_names
+        if argnums is None:
+            return tuple(i for i, t in enumerate(self.sig) if t == F64)
+        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        for k in nums:
+            if not -n <= k < n:
+                raise ValueError(f"argnums {k} is out of range for {n} parameters")
+            if self.sig[k] != F64:
+                raise TypeError(f"cannot differentiate {self.owner.__name__} with respect to "
+                                f"parameter {names[k]!r} of type {self.sig[k]} (only float "
+                                "arguments have gradients)")
+        return tuple(sorted({k % n for k in nums}))
+
+    def grad_spec(self, argnums, wrt: tuple[int, ...], offset: int) -> Any:
+        """Result spec of the gradient structure over kernel outs starting at `offset`."""
+        pos = {p: offset + k for k, p in enumerate(wrt)}
+        if argnums is None:
+            return tuple(pos.get(i) for i in range(len(self.sig)))
+        if isinstance(argnums, int):
+            return pos[argnums % len(self.sig)]
+        return tuple(pos[k % len(self.sig)] for k in argnums)
+
+    def gradient(self, argnums):
+        key = argnums if isinstance(argnums, (int, type(None))) else tuple(argnums)
+        with self.lock:
+            if key in self.grads:
+                return self.grads[key]
+            wrt = self.wrt(argnums)
+            self.grads[key] = g = _GradientUnit(self, argnums, wrt)
+            return g
+
+
+class _GradientUnit:
+    """The gradient kernels of one signature and one argnums: fused value-and-gradient with
+    cotangent 1.0 (grad, value_and_grad) and the forward/backward pair (pullback)."""
+
+    def __init__(self, spec: _Specialization, argnums, wrt: tuple[int, ...]) -> None:
+        from .codegen.build import KernelSpec, WrapperSpec, compile_unit
+        func, owner = spec.func, spec.owner
+        self.spec = spec
+        self.g = g = ad.differentiate(func, wrt)
+        self.fwd = verify(g.fwd)
+        self.bwd = verify(g.bwd)
+        n_res = len(func.results)
+        scalar = n_res == 1 and func.results[0].type == F64 and spec.shape == 0
+        kernels = [KernelSpec("fwd", g.fwd, pack_saved=len(g.saved)),
+                   KernelSpec("bwd", g.bwd, unpack_saved=len(g.saved))]
+        nres = len(func.results)
+        wrappers = [
+            WrapperSpec("fwd", "fwd", tuple(range(nres + 1))),
+            WrapperSpec("bwd", "bwd", spec.grad_spec(argnums, wrt, 0)),
+        ]
+        self.fused = None
+        if scalar:
+            self.fused = verify(ad.fused(g, seed=1.0))
+            kernels.append(KernelSpec("vg", self.fused))
+            gs = spec.grad_spec(argnums, wrt, 1)
+            wrappers += [
+                WrapperSpec("grad", "vg", gs, f"gradient of {owner.__name__}",
+                            functools.partial(owner._dispatch_grad, argnums, False)),
+                WrapperSpec("value_and_grad", "vg", (0, gs), f"value and gradient of {owner.__name__}",
+                            functools.partial(owner._dispatch_grad, argnums, True)),
+            ]
+        self.unit = compile_unit(f"{func.name}.grad", kernels, wrappers,
+                                 fastmath=owner.fastmath, pyname=owner.__name__)
+        self.scalar = scalar
+        self.callables = self.unit.callables
+
+    def entry(self, which: str) -> Callable:
+        if not self.scalar:
+            raise TypeError(f"{which} requires {self.spec.owner.__name__} to return a single "
+                            "float; use pullback for functions with several or integer results")
+        return self.callables[which]
+
+
+class Pullback:
+    """`back` of `y, back = f.pullback(*args)`: maps a cotangent shaped like `y` to the
+    gradient structure. Owns the saved values (freed when collected); may be called any
+    number of times, also after the compiled function is gone."""
+
+    __slots__ = ("_bwd", "_addr", "_shape", "_types", "__weakref__")
+
+    def __init__(self, bwd: Callable, addr: int, shape, types: tuple[str, ...]) -> None:
+        self._bwd, self._addr, self._shape, self._types = bwd, addr, shape, types
+
+    def __call__(self, ct):
+        flat: list = []
+        _flatten_ct(self._shape, ct, flat)
+        cts = [float(c) for c, t in zip(flat, self._types) if t == F64]
+        return self._bwd(self._addr, *cts)
+
+    def __del__(self) -> None:
+        addr, self._addr = self._addr, 0
+        if addr:
+            from . import _runtime
+            _runtime.lib().pyad_pullback_free(_runtime.ffi().cast("void *", addr))
+
+
+def _flatten_ct(shape, ct, out: list) -> None:
+    if isinstance(shape, tuple):
+        if not isinstance(ct, (tuple, list)) or len(ct) != len(shape):
+            raise TypeError(f"cotangent must have the structure of the result: a tuple of "
+                            f"{len(shape)}, got {ct!r}")
+        for s, c in zip(shape, ct):
+            _flatten_ct(s, c, out)
+    else:
+        out.append(ct)
+
+
+def _build(shape, flat):
+    if isinstance(shape, tuple):
+        return tuple(_build(s, flat) for s in shape)
+    return flat[shape]
+
+
+class JitGrad:
+    """A compiled function with its gradients; see the module docstring."""
+
+    def __init__(self, fn: Callable, *, argnums=None, fastmath: bool = False) -> None:
+        if not inspect.isfunction(fn):
+            raise TypeError(f"pyad.jit_grad expects a Python function, got {type(fn).__name__}")
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.argnums = argnums
+        self.fastmath = fastmath
+        self._names = tuple(inspect.signature(fn).parameters)
+        self._specs: dict[tuple[str, ...], _Specialization] = {}
+        self._lock = threading.Lock()
+
+    # ---------------------------------------------------------------- dispatch
+    def specialization(self, args: tuple) -> _Specialization:
+        sig = signature_of(self._names, self.__name__, args)
+        spec = self._specs.get(sig)
+        if spec is None:
+            with self._lock:
+                spec = self._specs.get(sig)
+                if spec is None:
+                    spec = self._specs[sig] = _guard(lambda: _Specialization(self, sig))
+        return spec
+
+    def _convert(self, spec: _Specialization, args: tuple) -> tuple:
+        return tuple(_PY[t](a) for t, a in zip(spec.sig, args))
+
+    def _dispatch_call(self, *args):
+        spec = self.specialization(args)
+        fn = _guard(spec.primal)
+        if spec is next(iter(self._specs.values())):
+            type(self).__call__ = fn  # the first signature gets the native fast path
+        return fn(*self._convert(spec, args))
+
+    def __call__(self, *args):
+        return self._dispatch_call(*args)
+
+    def _dispatch_grad(self, argnums, with_value: bool, *args):
+        spec = self.specialization(args)
+        unit = _guard(lambda: spec.gradient(argnums))
+        which = "value_and_grad" if with_value else "grad"
+        fn = unit.entry(which)
+        if argnums is self.argnums and spec is next(iter(self._specs.values())):
+            self.__dict__[which] = fn  # native fast path for later calls
+        return fn(*self._convert(spec, args))
+
+    def grad(self, *args):
+        """The gradient at `args` (structure set by `argnums`)."""
+        return self._dispatch_grad(self.argnums, False, *args)
+
+    def value_and_grad(self, *args):
+        """`(f(*args), grad(*args))` computed in one native call."""
+        return self._dispatch_grad(self.argnums, True, *args)
+
+    def pullback(self, *args):
+        """`(y, back)`: the value and a function mapping a cotangent of `y` to gradients."""
+        spec = self.specialization(args)
+        unit = _guard(lambda: spec.gradient(self.argnums))
+        out = unit.callables["fwd"](*self._convert(spec, args))
+        flat, addr = out[:-1], out[-1]
+        back = Pullback(unit.callables["bwd"], addr, spec.shape,
+                        tuple(r.type for r in spec.func.results))
+        return _build(spec.shape, flat), back
+
+    # ---------------------------------------------------------------- introspection
+    def ir(self, *args) -> str:
+        """The primal IR for the signature of `args`."""
+        return str(self.specialization(args).func)
+
+    def grad_ir(self, *args) -> str:
+        """The forward and backward IR (and the fused value-and-gradient IR when the result
+        is a single float) for the signature of `args`."""
+        unit = _guard(lambda: self.specialization(args).gradient(self.argnums))
+        parts = [str(unit.fwd), str(unit.bwd)] + ([str(unit.fused)] if unit.fused else [])
+        return "\n".join(parts)
+
+    def llvm_ir(self, *args, gradient: bool = False) -> str:
+        """The optimized LLVM IR of the primal (or of the gradient kernels)."""
+        spec = self.specialization(args)
+        if gradient:
+            return _guard(lambda: spec.gradient(self.argnums)).unit.llvm_ir
+        _guard(spec.primal)
+        return spec.primal_unit.llvm_ir
+
+    def __repr__(self) -> str:
+        return f"<pyad.jit_grad {self.__qualname__}>"
+
+
+def _guard(thunk: Callable):
+    """Run compiler code; report unexpected exceptions as pyad internal errors."""
+    try:
+        return thunk()
+    except (PyadError, TypeError, ValueError):
+        raise
+    except Exception as exc:  # a bug in pyad: never surface a bare KeyError/AttributeError
+        raise PyadInternalError(f"internal compiler error: {type(exc).__name__}: {exc}") from exc
+
+
+def jit_grad(fn: Callable | None = None, *, argnums=None, fastmath: bool = False):
+    """Compile `fn` and its gradient. Use as `@jit_grad` or `@jit_grad(argnums=..., ...)`."""
+    def wrap(f: Callable) -> JitGrad:
+        # One class per function, so that the native primal can be installed as `__call__`.
+        cls = type(f"jit_grad[{f.__name__}]", (JitGrad,), {})
+        return cls(f, argnums=argnums, fastmath=fastmath)
+    return wrap(fn) if fn is not None else wrap

@@ -1,0 +1,61 @@
+"""An IR builder: appends typed ops to a statement list, so rules read like math.
+
+    b = Builder(names)
+    y = b.mul(ct, b.cos(x))       # emits `cos` then `mul`, result types from the op table
+
+Constants are always f64 unless a type is given. `b.loc` is stamped on every op emitted,
+so code generated from a user's line (adjoints included) keeps that line.
+"""
+from __future__ import annotations
+
+from .ir import F64, Loc, Op, Stmt, Var
+from .ops import OPS
+
+
+class NameGen:
+    """Fresh SSA names, unique within one function."""
+
+    def __init__(self, taken: set[str] | None = None) -> None:
+        self.taken = set(taken or ())
+        self.counter = 0
+
+    def fresh(self, hint: str = "") -> str:
+        base = hint or "t"
+        if hint and hint not in self.taken:
+            self.taken.add(hint)
+            return hint
+        while True:
+            self.counter += 1
+            name = f"{base}.{self.counter}" if hint else str(self.counter)
+            if name not in self.taken:
+                self.taken.add(name)
+                return name
+
+
+class Builder:
+    def __init__(self, names: NameGen, loc: Loc | None = None) -> None:
+        self.names = names
+        self.stmts: list[Stmt] = []
+        self.loc = loc
+
+    def emit(self, op: str, *args: Var, attrs: tuple = (), type: str | None = None,
+             hint: str = "") -> Var:
+        row = OPS[op]
+        if type is None:
+            type = row.result_type(tuple(a.type for a in args))
+            if type is None:
+                sig = ", ".join(a.type for a in args)
+                raise TypeError(f"internal error: op {op} has no signature ({sig})")
+        out = Var(self.names.fresh(hint), type)
+        self.stmts.append(Op((out,), op, tuple(args), attrs, self.loc))
+        return out
+
+    def const(self, value: float | int | bool, type: str = F64) -> Var:
+        if type == F64:
+            value = float(value)
+        return self.emit("const", attrs=(value,), type=type)
+
+    def __getattr__(self, op: str):
+        if op not in OPS:
+            raise AttributeError(op)
+        return lambda *args: self.emit(op, *args)

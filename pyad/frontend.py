@@ -1,0 +1,549 @@
+"""Frontend: a Python function's source, plus its argument types, to a typed SSA `Func`.
+
+The source comes from `inspect`; globals and closure variables are resolved at compile time
+(modules such as `math`, functions, and int/float/bool constants, whose values are frozen
+into the compiled code). Python semantics are kept: int/int true division gives a float,
+`//` and `%` round toward -inf, `and`/`or`/`x if c else y` and chained comparisons
+short-circuit (they become `If` regions), bools act as ints in arithmetic.
+Anything outside the supported subset raises `PyadSyntaxError` pointing at the construct.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import math
+import textwrap
+import types
+from dataclasses import dataclass
+from typing import Any, Union
+
+from .builder import Builder, NameGen
+from .errors import PyadSyntaxError, PyadTypeError
+from .ir import BOOL, F64, I64, Block, Func, If, Loc, Op, Var
+from .ops import OPS
+
+Value = Union[Var, tuple]  # a tuple holds Values (compile-time tuples)
+
+
+@dataclass(frozen=True)
+class Static:
+    """A compile-time object: a module, a function, or another non-numeric global."""
+
+    obj: Any
+    name: str
+
+
+@dataclass(frozen=True)
+class Undefined:
+    """A name assigned on some paths only (reading it is an error, like UnboundLocalError)."""
+
+    name: str
+
+
+_CONSTRUCT_NAMES = {
+    ast.For: "for loop", ast.AsyncFor: "async for loop", ast.While: "while loop",
+    ast.With: "with statement", ast.Try: "try statement", ast.Raise: "raise statement",
+    ast.Assert: "assert statement", ast.Global: "global statement",
+    ast.Nonlocal: "nonlocal statement", ast.Delete: "del statement", ast.Import: "import",
+    ast.ImportFrom: "import", ast.ClassDef: "class definition",
+    ast.FunctionDef: "nested function definition", ast.Lambda: "lambda",
+    ast.ListComp: "list comprehension", ast.SetComp: "set comprehension",
+    ast.DictComp: "dict comprehension", ast.GeneratorExp: "generator expression",
+    ast.List: "list", ast.Dict: "dict", ast.Set: "set", ast.JoinedStr: "f-string",
+    ast.Starred: "starred expression", ast.Await: "await", ast.Yield: "yield",
+    ast.YieldFrom: "yield from", ast.NamedExpr: "assignment expression (:=)",
+    ast.Slice: "slice", ast.Break: "break statement", ast.Continue: "continue statement",
+}
+_HINTS = {
+    ast.For: "loops are not supported yet", ast.While: "loops are not supported yet",
+    ast.ListComp: "write the loop out with an accumulator",
+    ast.GeneratorExp: "write the loop out with an accumulator",
+    ast.Lambda: "define a module-level function instead",
+}
+_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
+           ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow"}
+_OPERATOR_NAMES = {ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
+                   ast.LShift: "<<", ast.RShift: ">>", ast.Invert: "~"}
+_CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq",
+           ast.NotEq: "ne"}
+_CMP_SPELLING = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+
+
+def _spelled(spelling: str) -> Any:
+    module, _, attr = spelling.partition(".")
+    return getattr({"math": math}[module], attr)
+
+
+# math function object -> op name, from the op table's spellings
+_FUNC_OPS: dict[int, str] = {id(_spelled(s)): row.name for row in OPS.values() for s in row.spell}
+
+
+class _Source:
+    """The function's source text and the mapping from its AST back to the file."""
+
+    def __init__(self, fn: types.FunctionType) -> None:
+        try:
+            lines, start = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as exc:
+            raise PyadSyntaxError(f"cannot read the source of {fn.__qualname__}: {exc}",
+                                  hint="pyad compiles functions defined in a .py file") from None
+        self.filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        self.first_line = max(start, 1)
+        text = "".join(lines)
+        self.indent = len(lines[0]) - len(lines[0].lstrip())
+        self.lines = lines
+        self.tree = ast.parse(textwrap.dedent(text))
+
+    def loc(self, node: ast.AST) -> Loc:
+        line = self.first_line + getattr(node, "lineno", 1) - 1
+        col = getattr(node, "col_offset", 0) + self.indent
+        end = getattr(node, "end_col_offset", None)
+        same_line = getattr(node, "end_lineno", None) == getattr(node, "lineno", None)
+        return Loc(line, col, end + self.indent if end is not None and same_line else None)
+
+    def error(self, node: ast.AST, message: str, hint: str = "", cls=PyadSyntaxError):
+        loc = self.loc(node)
+        idx = loc.line - self.first_line
+        src = self.lines[idx] if 0 <= idx < len(self.lines) else ""
+        return cls(message, filename=self.filename, line=loc.line, col=loc.col,
+                   end_col=loc.end_col, source_line=src, hint=hint)
+
+
+class Lowering:
+    """Lowers one function body for one tuple of argument types."""
+
+    def __init__(self, fn: types.FunctionType, arg_types: tuple[str, ...]) -> None:
+        self.fn = fn
+        self.src = _Source(fn)
+        fdef = self.src.tree.body[0]
+        if not isinstance(fdef, ast.FunctionDef):
+            raise self.src.error(fdef, "pyad compiles plain `def` functions")
+        self.fdef = fdef
+        self.arg_types = arg_types
+        self.names = NameGen()
+        self.b = Builder(self.names)
+        self.env: dict[str, Value | Undefined] = {}
+        self.closure = {}
+        if fn.__closure__:
+            self.closure = {name: cell.cell_contents for name, cell
+                            in zip(fn.__code__.co_freevars, fn.__closure__)}
+
+    # ------------------------------------------------------------------ entry point
+    def run(self) -> Func:
+        a = self.fdef.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
+            raise self.src.error(self.fdef, "unsupported signature: only plain positional "
+                                 "parameters without defaults are supported")
+        params = []
+        for arg, t in zip(a.args, self.arg_types):
+            v = Var(self.names.fresh(arg.arg), t)
+            params.append(v)
+            self.env[arg.arg] = v
+        body = list(self.fdef.body)
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            body = body[1:]  # docstring
+        result = None
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, ast.Return):
+                if i != len(body) - 1:
+                    raise self.src.error(body[i + 1], "unreachable code after return")
+                result = self.returned(stmt)
+            else:
+                self.stmt(stmt)
+        if result is None:
+            raise self.src.error(self.fdef, f"function {self.fdef.name} does not end with a "
+                                 "return statement", hint="return a number or a tuple of numbers")
+        self.result = result
+        results = tuple(_flatten(result))
+        return Func(self.fdef.name, Block(tuple(params), tuple(self.b.stmts), results),
+                    self.src.filename, tuple(x.arg for x in a.args))
+
+    def returned(self, stmt: ast.Return) -> Value:
+        if stmt.value is None:
+            raise self.src.error(stmt, "return without a value",
+                                 hint="return a number or a tuple of numbers")
+        return self.expr(stmt.value)
+
+    # ------------------------------------------------------------------ statements
+    def stmt(self, node: ast.stmt) -> None:
+        self.b.loc = self.src.loc(node)
+        if isinstance(node, ast.Assign):
+            value = self.expr(node.value)
+            for target in node.targets:
+                self.assign(target, value)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            self.assign(node.target, self.expr(node.value))
+        elif isinstance(node, ast.AugAssign):
+            if not isinstance(node.target, ast.Name):
+                raise self.unsupported(node.target)
+            current = self.name(node.target)
+            self.assign(node.target, self.binop(node.op, current, self.expr(node.value), node))
+        elif isinstance(node, ast.If):
+            self.if_stmt(node)
+        elif isinstance(node, ast.Pass):
+            pass
+        elif isinstance(node, ast.Expr):
+            if not (isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
+                self.expr(node.value)  # evaluated for its errors; the value is unused
+        elif isinstance(node, ast.Return):
+            raise self.src.error(node, "return inside a branch is not supported yet",
+                                 hint="assign the result to a variable and return it at the end")
+        else:
+            raise self.unsupported(node)
+
+    def assign(self, target: ast.expr, value: Value) -> None:
+        if isinstance(target, ast.Name):
+            if isinstance(value, Var):
+                value = self.named(value, target.id)
+            self.env[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            if not isinstance(value, tuple):
+                raise self.src.error(target, "cannot unpack a number", cls=PyadTypeError)
+            if len(value) != len(target.elts):
+                raise self.src.error(target, f"cannot unpack {len(value)} values into "
+                                     f"{len(target.elts)} names", cls=PyadTypeError)
+            for t, v in zip(target.elts, value):
+                self.assign(t, v)
+        else:
+            raise self.unsupported(target, "assignment target")
+
+    def named(self, v: Var, name: str) -> Var:
+        """Give the value just computed for `name = ...` a readable SSA name."""
+        last = self.b.stmts[-1] if self.b.stmts else None
+        if isinstance(last, Op) and last.outs == (v,) and v.name[0].isdigit():
+            new = Var(self.names.fresh(name), v.type)
+            self.b.stmts[-1] = Op((new,), last.op, last.args, last.attrs, last.loc)
+            return new
+        return v
+
+    def if_stmt(self, node: ast.If) -> None:
+        cond = self.truth(self.expr(node.test), node.test)
+        before = dict(self.env)
+        then_b, then_env = self.region(node.body, before)
+        else_b, else_env = self.region(node.orelse, before)
+        changed = [n for n in {**then_env, **else_env}
+                   if then_env.get(n) is not before.get(n) or else_env.get(n) is not before.get(n)]
+        outs, then_res, else_res = [], [], []
+        for n in changed:
+            tv, ev = then_env.get(n), else_env.get(n)
+            if not isinstance(tv, Var) or not isinstance(ev, Var):
+                if isinstance(tv, tuple) or isinstance(ev, tuple):
+                    raise self.src.error(node, f"`{n}` is a tuple in one branch and changes in "
+                                         "the other; tuples cannot be merged across branches")
+                self.env[n] = Undefined(n)
+                continue
+            t = _unify(tv.type, ev.type)
+            then_res.append((n, tv, t))
+            else_res.append((n, ev, t))
+            outs.append(Var(self.names.fresh(n), t))
+        then_block = self.finish_region(then_b, [(v, t) for _, v, t in then_res])
+        else_block = self.finish_region(else_b, [(v, t) for _, v, t in else_res])
+        self.b.loc = self.src.loc(node)
+        self.b.stmts.append(If(tuple(outs), cond, then_block, else_block, self.src.loc(node)))
+        for (n, _, _), out in zip(then_res, outs):
+            self.env[n] = out
+
+    def region(self, stmts: list[ast.stmt], env: dict) -> tuple[Builder, dict]:
+        saved_b, saved_env = self.b, self.env
+        self.b, self.env = Builder(self.names, saved_b.loc), dict(env)
+        try:
+            for s in stmts:
+                self.stmt(s)
+            return self.b, self.env
+        finally:
+            self.b, self.env = saved_b, saved_env
+
+    def finish_region(self, b: Builder, results: list[tuple[Var, str]]) -> Block:
+        saved, self.b = self.b, b
+        try:
+            vals = tuple(self.convert(v, t) for v, t in results)
+        finally:
+            self.b = saved
+        return Block((), tuple(b.stmts), vals)
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, node: ast.expr) -> Value:
+        saved = self.b.loc
+        self.b.loc = self.src.loc(node)
+        try:
+            return self._expr(node)
+        finally:
+            self.b.loc = saved
+
+    def _expr(self, node: ast.expr) -> Value:
+        if isinstance(node, ast.Constant):
+            return self.constant(node.value, node)
+        if isinstance(node, ast.Name):
+            return self.name(node)
+        if isinstance(node, ast.Attribute):
+            return self.static_value(self.resolve_static(node), node)
+        if isinstance(node, ast.BinOp):
+            return self.binop(node.op, self.expr(node.left), self.expr(node.right), node)
+        if isinstance(node, ast.UnaryOp):
+            return self.unaryop(node)
+        if isinstance(node, ast.BoolOp):
+            return self.boolop(node, node.values)
+        if isinstance(node, ast.Compare):
+            return self.compare(node, self.scalar(self.expr(node.left), node.left), 0)
+        if isinstance(node, ast.IfExp):
+            cond = self.truth(self.expr(node.test), node.test)
+            return self.branch(cond, lambda: self.expr(node.body), lambda: self.expr(node.orelse),
+                               node)
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.Tuple):
+            return tuple(self.expr(e) for e in node.elts)
+        if isinstance(node, ast.Subscript):
+            return self.subscript(node)
+        raise self.unsupported(node)
+
+    def constant(self, value: Any, node: ast.AST) -> Var:
+        if isinstance(value, bool):
+            return self.b.const(value, BOOL)
+        if isinstance(value, int):
+            if not -2**63 <= value < 2**63:
+                raise self.src.error(node, "integer constant does not fit in 64 bits")
+            return self.b.const(value, I64)
+        if isinstance(value, float):
+            return self.b.const(value, F64)
+        raise self.src.error(node, f"unsupported constant {value!r} of type "
+                             f"{type(value).__name__}", hint="only numbers and bools are supported")
+
+    def name(self, node: ast.Name) -> Value:
+        if node.id in self.env:
+            v = self.env[node.id]
+            if isinstance(v, Undefined):
+                raise self.src.error(node, f"`{node.id}` is not assigned on every path that "
+                                     "reaches this use (it would raise UnboundLocalError)",
+                                     hint=f"assign `{node.id}` before the if statement")
+            return v
+        return self.static_value(self.resolve_static(node), node)
+
+    def resolve_static(self, node: ast.expr) -> Static:
+        if isinstance(node, ast.Name):
+            if node.id in self.closure:
+                return Static(self.closure[node.id], node.id)
+            g = self.fn.__globals__
+            if node.id in g:
+                return Static(g[node.id], node.id)
+            if hasattr(builtins, node.id):
+                return Static(getattr(builtins, node.id), node.id)
+            raise self.src.error(node, f"name `{node.id}` is not defined", cls=PyadSyntaxError)
+        if isinstance(node, ast.Attribute):
+            base = self.resolve_static(node.value) if isinstance(
+                node.value, (ast.Name, ast.Attribute)) else None
+            if base is None or (isinstance(node.value, ast.Name) and node.value.id in self.env):
+                raise self.src.error(node, f"unsupported attribute access `.{node.attr}`")
+            if not hasattr(base.obj, node.attr):
+                raise self.src.error(node, f"`{base.name}` has no attribute `{node.attr}`")
+            return Static(getattr(base.obj, node.attr), f"{base.name}.{node.attr}")
+        raise self.unsupported(node)
+
+    def static_value(self, s: Static, node: ast.AST) -> Value:
+        if isinstance(s.obj, (bool, int, float)):
+            return self.constant(s.obj, node)
+        if isinstance(s.obj, tuple) and all(isinstance(x, (bool, int, float)) for x in s.obj):
+            return tuple(self.constant(x, node) for x in s.obj)
+        raise self.src.error(node, f"`{s.name}` ({type(s.obj).__name__}) cannot be used as a "
+                             "value in a compiled function",
+                             hint="only numbers, bools and tuples of them are values")
+
+    def subscript(self, node: ast.Subscript) -> Value:
+        base = self.expr(node.value)
+        if isinstance(base, tuple) and isinstance(node.slice, ast.Constant) \
+                and isinstance(node.slice.value, int):
+            i = node.slice.value
+            if not -len(base) <= i < len(base):
+                raise self.src.error(node, "tuple index out of range", cls=PyadSyntaxError)
+            return base[i]
+        raise self.unsupported(node, "indexing (only a tuple with a constant index)")
+
+    # ------------------------------------------------------------------ operators
+    def binop(self, op: ast.operator, a: Value, b: Value, node: ast.AST) -> Var:
+        if type(op) not in _BINOPS:
+            sym = _OPERATOR_NAMES.get(type(op), type(op).__name__)
+            raise self.src.error(node, f"unsupported operator `{sym}`")
+        a, b = self.scalar(a, node), self.scalar(b, node)
+        name = _BINOPS[type(op)]
+        t = _unify(_arith(a.type), _arith(b.type))
+        if name == "div" or (name == "pow" and t == F64):
+            t = F64
+        elif name == "pow":
+            name = "ipow"
+        return self.b.emit(name, self.convert(a, t), self.convert(b, t))
+
+    def unaryop(self, node: ast.UnaryOp) -> Var:
+        v = self.expr(node.operand)
+        if isinstance(node.op, ast.Not):
+            return self.b.emit("not", self.truth(v, node.operand))
+        v = self.scalar(v, node)
+        if isinstance(node.op, ast.USub):
+            return self.b.neg(self.convert(v, _arith(v.type)))
+        if isinstance(node.op, ast.UAdd):
+            return self.convert(v, _arith(v.type))
+        raise self.src.error(node, f"unsupported operator `{_OPERATOR_NAMES[type(node.op)]}`")
+
+    def boolop(self, node: ast.BoolOp, values: list[ast.expr]) -> Value:
+        """`a and b`: b if a is truthy else a;  `a or b`: a if a is truthy else b."""
+        first = self.scalar(self.expr(values[0]), values[0])
+        if len(values) == 1:
+            return first
+        rest = lambda: self.boolop(node, values[1:])  # noqa: E731
+        keep = lambda: first  # noqa: E731
+        cond = self.truth(first, values[0])
+        if isinstance(node.op, ast.And):
+            return self.branch(cond, rest, keep, node)
+        return self.branch(cond, keep, rest, node)
+
+    def compare(self, node: ast.Compare, left: Var, i: int) -> Var:
+        op = node.ops[i]
+        if type(op) not in _CMPOPS:
+            raise self.src.error(node, f"unsupported comparison `{_CMP_SPELLING[type(op)]}`")
+        right = self.scalar(self.expr(node.comparators[i]), node.comparators[i])
+        t = _unify(left.type, right.type) if left.type != right.type else left.type
+        result = self.b.emit(_CMPOPS[type(op)], self.convert(left, t), self.convert(right, t))
+        if i + 1 == len(node.ops):
+            return result
+        return self.branch(result, lambda: self.compare(node, right, i + 1),
+                           lambda: self.b.const(False, BOOL), node)
+
+    def branch(self, cond: Var, then, orelse, node: ast.AST) -> Var:
+        """An If region computing one value: `then()` or `orelse()` runs, not both."""
+        results = []
+        for make in (then, orelse):
+            saved, self.b = self.b, Builder(self.names, self.b.loc)
+            try:
+                results.append((self.b, self.scalar(make(), node)))
+            finally:
+                self.b = saved
+        t = _unify(results[0][1].type, results[1][1].type)
+        blocks = [self.finish_region(b, [(v, t)]) for b, v in results]
+        out = Var(self.names.fresh(), t)
+        self.b.stmts.append(If((out,), cond, blocks[0], blocks[1], self.src.loc(node)))
+        return out
+
+    # ------------------------------------------------------------------ calls
+    def call(self, node: ast.Call) -> Value:
+        if not isinstance(node.func, (ast.Name, ast.Attribute)):
+            raise self.unsupported(node.func, "call target")
+        fn = self.resolve_static(node.func)
+        if node.keywords:
+            raise self.src.error(node.keywords[0].value, "keyword arguments are not supported "
+                                 f"in calls to `{fn.name}`", hint="pass them positionally")
+        args = [self.scalar(self.expr(a), a) for a in node.args]
+        obj = fn.obj
+        n = len(args)
+
+        def need(k, exact=True):
+            if (n != k) if exact else (n < k):
+                raise self.src.error(node, f"`{fn.name}` takes {'' if exact else 'at least '}"
+                                     f"{k} argument{'s' if k != 1 else ''} ({n} given)",
+                                     cls=PyadTypeError)
+
+        if obj is abs:
+            need(1)
+            return self.b.emit("abs", self.convert(args[0], _arith(args[0].type)))
+        if obj is min or obj is max:
+            need(2, exact=False)
+            t = F64 if any(a.type == F64 for a in args) else I64
+            acc = self.convert(args[0], t)
+            for a in args[1:]:
+                acc = self.b.emit("min" if obj is min else "max", acc, self.convert(a, t))
+            return acc
+        if obj is float:
+            need(1)
+            return self.convert(args[0], F64)
+        if obj is int:
+            need(1)
+            return self.b.toint(args[0]) if args[0].type != I64 else args[0]
+        if obj is bool:
+            need(1)
+            return self.truth(args[0], node)
+        if obj is pow:
+            need(2)
+            return self.binop(ast.Pow(), args[0], args[1], node)
+        if obj is math.floor or obj is math.ceil:
+            need(1)
+            if args[0].type != F64:
+                return self.convert(args[0], I64)
+            return self.b.toint(self.b.emit("floor" if obj is math.floor else "ceil", args[0]))
+        if obj is math.log and n == 2:
+            x, base = (self.convert(a, F64) for a in args)
+            return self.b.div(self.b.log(x), self.b.log(base))
+        if obj is math.hypot:
+            need(1, exact=False)
+            acc = self.convert(args[0], F64)
+            if n == 1:
+                return self.b.abs(acc)
+            for a in args[1:]:
+                acc = self.b.hypot(acc, self.convert(a, F64))
+            return acc
+        op = _FUNC_OPS.get(id(obj))
+        if op is not None:
+            need(len(next(iter(OPS[op].sigs))))
+            return self.b.emit(op, *(self.convert(a, F64) for a in args))
+        raise self.src.error(node.func, f"call to unsupported function `{fn.name}`",
+                             hint="pyad supports the math module, abs/min/max/float/int/bool/pow")
+
+    # ------------------------------------------------------------------ conversions
+    def scalar(self, v: Value, node: ast.AST) -> Var:
+        if isinstance(v, tuple):
+            raise self.src.error(node, "a tuple cannot be used as a number here", cls=PyadTypeError)
+        return v
+
+    def convert(self, v: Var, t: str) -> Var:
+        if v.type == t:
+            return v
+        if t == F64:
+            return self.b.tofloat(v)
+        if t == I64:
+            return self.b.toint(v)
+        return self.b.tobool(v)
+
+    def truth(self, v: Value, node: ast.AST) -> Var:
+        v = self.scalar(v, node)
+        return v if v.type == BOOL else self.b.tobool(v)
+
+    def unsupported(self, node: ast.AST, what: str = "") -> PyadSyntaxError:
+        name = _CONSTRUCT_NAMES.get(type(node), what or type(node).__name__)
+        return self.src.error(node, f"unsupported syntax: {name}", hint=_HINTS.get(
+            type(node), "see the supported subset in the README"))
+
+
+def _arith(t: str) -> str:
+    """Bools act as ints in arithmetic."""
+    return I64 if t == BOOL else t
+
+
+def _unify(a: str, b: str) -> str:
+    if a == b:
+        return a
+    if F64 in (a, b):
+        return F64
+    return I64
+
+
+def _flatten(v: Value) -> list[Var]:
+    if isinstance(v, tuple):
+        out: list[Var] = []
+        for x in v:
+            out.extend(_flatten(x))
+        return out
+    return [v]
+
+
+def _shape(v: Value, counter: list[int]) -> Any:
+    if isinstance(v, tuple):
+        return tuple(_shape(x, counter) for x in v)
+    counter[0] += 1
+    return counter[0] - 1
+
+
+def lower(fn: types.FunctionType, arg_types: tuple[str, ...]) -> tuple[Func, Any]:
+    """Lower `fn` for `arg_types`. Returns the Func and the shape of its return value
+    (an int index into the results, or a nested tuple of them) to rebuild Python tuples."""
+    lw = Lowering(fn, arg_types)
+    func = lw.run()
+    return func, _shape(lw.result, [0])

@@ -1,0 +1,199 @@
+"""The pyad IR: a typed SSA Wengert list with structured control flow, and its text form.
+
+A `Func` is a `Block` whose params are the function's arguments and whose results are its
+return values. A block is a straight list of statements:
+
+- `Op`: one primitive from the op table (`pyad/ops.py`) applied to SSA values;
+- `If`: a structured branch whose two blocks yield the If's results (no side effects).
+
+Every value is a `Var` (unique name, scalar type). There are no tuples in the IR: Python
+tuples are unpacked by the frontend into several values. Types are the strings "f64", "i64"
+and "bool". Printing is `str(func)`; `pyad.irparse.parse_func` reads the same text back.
+
+    func f(%a: f64, %b: f64) -> (f64) {
+      %0: f64 = mul %b, %b  !3:22
+      ...
+      return %3
+    }
+
+`!line:col` is the statement's source location (line in the file, 0-based column).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Union
+
+F64, I64, BOOL = "f64", "i64", "bool"
+SCALAR_TYPES = (F64, I64, BOOL)
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    name: str
+    type: str
+
+    def __str__(self) -> str:
+        return f"%{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Loc:
+    line: int
+    col: int = 0
+    end_col: int | None = None
+
+    def __str__(self) -> str:
+        return f"!{self.line}:{self.col}"
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    """outs = op(args) with constant attributes (e.g. the value of a `const`)."""
+
+    outs: tuple[Var, ...]
+    op: str
+    args: tuple[Var, ...] = ()
+    attrs: tuple = ()
+    loc: Loc | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    params: tuple[Var, ...]
+    body: tuple["Stmt", ...]
+    results: tuple[Var, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    """outs = cond ? then.results : orelse.results (only the taken block runs)."""
+
+    outs: tuple[Var, ...]
+    cond: Var
+    then: Block
+    orelse: Block
+    loc: Loc | None = None
+
+
+Stmt = Union[Op, If]
+
+
+@dataclass(frozen=True, slots=True)
+class Func:
+    name: str
+    block: Block
+    filename: str = "<unknown>"
+    # Argument names as the user wrote them (the block params may be renamed).
+    arg_names: tuple[str, ...] = field(default=())
+
+    @property
+    def params(self) -> tuple[Var, ...]:
+        return self.block.params
+
+    @property
+    def results(self) -> tuple[Var, ...]:
+        return self.block.results
+
+    def __str__(self) -> str:
+        return format_func(self)
+
+
+# ----------------------------------------------------------------------------- traversal
+
+def walk(block: Block) -> Iterator[Stmt]:
+    """Every statement of `block`, nested ones included, in program order."""
+    for s in block.body:
+        yield s
+        if isinstance(s, If):
+            yield from walk(s.then)
+            yield from walk(s.orelse)
+
+
+def stmt_uses(s: Stmt) -> tuple[Var, ...]:
+    """The values a statement reads from its enclosing scope (nested blocks included)."""
+    if isinstance(s, Op):
+        return s.args
+    used: list[Var] = [s.cond]
+    for b in (s.then, s.orelse):
+        used.extend(free_vars(b))
+    return tuple(used)
+
+
+def free_vars(block: Block) -> list[Var]:
+    """Values used in `block` (or its nested blocks) but defined outside it, in first-use order."""
+    defined = {p.name for p in block.params}
+    seen: dict[str, Var] = {}
+    for s in block.body:
+        for v in stmt_uses(s):
+            if v.name not in defined and v.name not in seen:
+                seen[v.name] = v
+        defined.update(o.name for o in s.outs)
+    for v in block.results:
+        if v.name not in defined and v.name not in seen:
+            seen[v.name] = v
+    return list(seen.values())
+
+
+def rename_block(block: Block, mapping: dict[str, Var]) -> Block:
+    """`block` with every use of a name in `mapping` replaced (definitions are untouched)."""
+    if not mapping:
+        return block
+
+    def r(v: Var) -> Var:
+        return mapping.get(v.name, v)
+
+    body: list[Stmt] = []
+    for s in block.body:
+        if isinstance(s, Op):
+            body.append(Op(s.outs, s.op, tuple(map(r, s.args)), s.attrs, s.loc))
+        else:
+            body.append(If(s.outs, r(s.cond), rename_block(s.then, mapping),
+                           rename_block(s.orelse, mapping), s.loc))
+    return Block(block.params, tuple(body), tuple(map(r, block.results)))
+
+
+# ----------------------------------------------------------------------------- printing
+
+def format_const(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)  # 'inf', 'nan', '-inf' parse back via float()
+    return str(value)
+
+
+def _fmt_outs(outs: tuple[Var, ...]) -> str:
+    return ", ".join(f"{o}: {o.type}" for o in outs)
+
+
+def _fmt_stmt(s: Stmt, indent: str, lines: list[str]) -> None:
+    loc = f"  {s.loc}" if s.loc is not None else ""
+    if isinstance(s, Op):
+        parts = [str(a) for a in s.args] + [format_const(a) for a in s.attrs]
+        rhs = s.op + (" " + ", ".join(parts) if parts else "")
+        lhs = _fmt_outs(s.outs) + " = " if s.outs else ""
+        lines.append(f"{indent}{lhs}{rhs}{loc}")
+        return
+    lhs = _fmt_outs(s.outs) + " = " if s.outs else ""
+    lines.append(f"{indent}{lhs}if {s.cond} {{{loc}")
+    _fmt_block_body(s.then, indent + "  ", lines)
+    lines.append(f"{indent}}} else {{")
+    _fmt_block_body(s.orelse, indent + "  ", lines)
+    lines.append(f"{indent}}}")
+
+
+def _fmt_block_body(b: Block, indent: str, lines: list[str]) -> None:
+    for s in b.body:
+        _fmt_stmt(s, indent, lines)
+    lines.append(f"{indent}yield " + ", ".join(map(str, b.results)))
+
+
+def format_func(f: Func) -> str:
+    params = ", ".join(f"{p}: {p.type}" for p in f.params)
+    rtypes = ", ".join(r.type for r in f.results)
+    lines = [f"func {f.name}({params}) -> ({rtypes}) {{"]
+    for s in f.block.body:
+        _fmt_stmt(s, "  ", lines)
+    lines.append("  return " + ", ".join(map(str, f.results)))
+    lines.append("}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,312 @@
+"""The op table: every primitive pyad knows, declared once.
+
+Each row gives an op's
+- type rule (`sigs`: argument types -> result type),
+- meaning (`py`: a plain-Python reference implementation; the IR interpreter runs it),
+- adjoint (`adjoint(b, ct, y, *args)`: the cotangent of each argument, written with the IR
+  builder `b` so it reads like math; `None` for an argument means a zero contribution),
+- lowering (`lower`: plain data that `pyad.codegen` turns into LLVM IR),
+- Python spellings (`spell`: functions that the frontend maps onto the op),
+- sample points (`samples`: argument tuples inside the domain, used by the test harness).
+
+Ops whose derivative is zero almost everywhere (comparisons, floor, ceil, floordiv, casts to
+int or bool, sign) have `adjoint=ZERO`: they pass no gradient back. Ops that may only appear
+in adjoint code (digamma) have `adjoint=None` and are refused by the AD pass if met.
+Integer and bool values never carry gradients.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from .ir import BOOL, F64, I64
+
+FF_F = {(F64, F64): F64}
+II_I = {(I64, I64): I64}
+F_F = {(F64,): F64}
+ARITH = {**FF_F, **II_I}
+CMP = {(F64, F64): BOOL, (I64, I64): BOOL, (BOOL, BOOL): BOOL}
+
+
+def ZERO(b, ct, y, *args):
+    """Adjoint of an op that is piecewise constant: no argument receives anything."""
+    return (None,) * len(args)
+
+
+@dataclass(frozen=True)
+class OpDef:
+    name: str
+    sigs: dict
+    py: Callable
+    adjoint: Callable | None
+    lower: tuple
+    doc: str
+    spell: tuple[str, ...] = ()
+    samples: tuple[tuple, ...] = ()
+
+    def result_type(self, arg_types: tuple[str, ...]) -> str | None:
+        return self.sigs.get(tuple(arg_types))
+
+
+# ----------------------------------------------------------------------------- reference semantics
+# The interpreter must compute what native code computes: IEEE results (nan, inf) where
+# CPython's math module would raise, and 64-bit wrap-around for integers.
+
+def _wrap(i: int) -> int:
+    return (i + 2**63) % 2**64 - 2**63
+
+
+def _ieee(fn: Callable) -> Callable:
+    import numpy as np
+
+    def run(*xs):
+        try:
+            return float(fn(*xs))
+        except (ValueError, OverflowError):
+            with np.errstate(all="ignore"):
+                return float(getattr(np, _NP_FALLBACK[fn.__name__])(*map(np.float64, xs)))
+    return run
+
+
+_NP_FALLBACK = {
+    "exp": "exp", "log": "log", "log2": "log2", "log10": "log10", "log1p": "log1p",
+    "expm1": "expm1", "sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan",
+    "asin": "arcsin", "acos": "arccos", "atan": "arctan", "sinh": "sinh", "cosh": "cosh",
+    "tanh": "tanh", "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh",
+    "pow": "power", "hypot": "hypot", "atan2": "arctan2",
+}
+
+
+def _lgamma(x: float) -> float:
+    try:
+        return math.lgamma(x)
+    except (ValueError, OverflowError):
+        return math.inf
+
+
+def _true_div(a: float, b: float) -> float:
+    if b == 0.0:
+        raise ZeroDivisionError("float division by zero")
+    return a / b
+
+
+def _floordiv(a, b):
+    if b == 0:
+        raise ZeroDivisionError("division by zero")
+    return _wrap(a // b) if isinstance(a, int) else a // b
+
+
+def _mod(a, b):
+    if b == 0:
+        raise ZeroDivisionError("division by zero")
+    return a % b
+
+
+def _ipow(a: int, b: int) -> int:
+    if b < 0:
+        raise ValueError("negative integer exponent")
+    return _wrap(pow(a, b, 2**64))
+
+
+def _toint(x) -> int:
+    if isinstance(x, float) and math.isnan(x):
+        raise ValueError("cannot convert float NaN to integer")
+    if isinstance(x, float) and not (-2.0**63 <= x < 2.0**63):
+        raise OverflowError("float too large to convert to a 64-bit integer")
+    return int(x)
+
+
+def _pyfloat_floor(x: float) -> float:
+    return float(math.floor(x)) if math.isfinite(x) else x
+
+
+def _pyfloat_ceil(x: float) -> float:
+    return float(math.ceil(x)) if math.isfinite(x) else x
+
+
+def digamma(x: float) -> float:
+    """psi(x) = d/dx lgamma(x); the same algorithm as pyad_digamma in the C runtime."""
+    if x <= 0.0 and x == math.floor(x):
+        return math.nan
+    result = 0.0
+    if x < 0.0:  # reflection: psi(1-x) - psi(x) = pi / tan(pi x)
+        result -= math.pi / math.tan(math.pi * x)
+        x = 1.0 - x
+    while x < 10.0:
+        result -= 1.0 / x
+        x += 1.0
+    f = 1.0 / (x * x)
+    series = f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (
+        1.0 / 132 - f * (691.0 / 32760 - f / 12.0))))))
+    return result + math.log(x) - 0.5 / x - series
+
+
+# ----------------------------------------------------------------------------- adjoint helpers
+
+def _neg_ct(b, ct):
+    return b.neg(ct)
+
+
+# ----------------------------------------------------------------------------- the table
+
+_ROWS: list[OpDef] = [
+    # --- structure and arithmetic
+    OpDef("const", {(): None}, lambda: None, ZERO, ("const",),
+          "a constant; attrs = (value,); the result type is given by the out var"),
+    OpDef("add", ARITH, lambda a, b: _wrap(a + b) if isinstance(a, int) else a + b,
+          lambda b, ct, y, x1, x2: (ct, ct),
+          ("inst", {F64: "fadd", I64: "add"}), "a + b", samples=((1.5, -2.25), (-3.0, 0.5))),
+    OpDef("sub", ARITH, lambda a, b: _wrap(a - b) if isinstance(a, int) else a - b,
+          lambda b, ct, y, x1, x2: (ct, b.neg(ct)),
+          ("inst", {F64: "fsub", I64: "sub"}), "a - b", samples=((1.5, -2.25), (-3.0, 0.5))),
+    OpDef("mul", ARITH, lambda a, b: _wrap(a * b) if isinstance(a, int) else a * b,
+          lambda b, ct, y, x1, x2: (b.mul(ct, x2), b.mul(ct, x1)),
+          ("inst", {F64: "fmul", I64: "mul"}), "a * b", samples=((1.5, -2.25), (-3.0, 0.5))),
+    OpDef("div", FF_F, _true_div,
+          lambda b, ct, y, x1, x2: (b.div(ct, x2), b.neg(b.div(b.mul(ct, y), x2))),
+          ("custom",), "a / b (true division; raises ZeroDivisionError for b == 0)",
+          samples=((1.5, -2.25), (-3.0, 0.5))),
+    OpDef("floordiv", ARITH, _floordiv, ZERO, ("custom",),
+          "a // b with Python's rounding toward -inf; ZeroDivisionError for b == 0",
+          samples=((7.5, -2.0), (-7.0, 2.5))),
+    OpDef("mod", ARITH, _mod,
+          lambda b, ct, y, x1, x2: (ct, b.neg(b.mul(ct, b.floordiv(x1, x2)))),
+          ("custom",), "a % b with the sign of b (Python); ZeroDivisionError for b == 0",
+          samples=((7.5, -2.0), (-7.2, 2.5))),
+    OpDef("pow", FF_F, _ieee(math.pow),
+          lambda b, ct, y, x1, x2: (
+              b.mul(ct, b.mul(x2, b.pow(x1, b.sub(x2, b.const(1.0))))),
+              b.select(b.eq(x1, b.const(0.0)), b.const(0.0), b.mul(ct, b.mul(y, b.log(x1))))),
+          ("intrinsic", "llvm.pow"), "a ** b for floats (IEEE: nan for a < 0 and fractional b)",
+          spell=("math.pow",), samples=((1.5, -2.25), (0.7, 3.0), (2.0, 0.5))),
+    OpDef("ipow", II_I, _ipow, ZERO, ("custom",),
+          "a ** b for ints; ValueError for b < 0 (Python would return a float)"),
+    OpDef("neg", {(F64,): F64, (I64,): I64}, lambda a: _wrap(-a) if isinstance(a, int) else -a,
+          lambda b, ct, y, x: (b.neg(ct),), ("custom",), "-a", samples=((1.5,), (-0.25,))),
+    OpDef("select", {(BOOL, F64, F64): F64, (BOOL, I64, I64): I64, (BOOL, BOOL, BOOL): BOOL},
+          lambda c, a, b: a if c else b,
+          lambda b, ct, y, c, x1, x2: (None, b.select(c, ct, b.const(0.0)),
+                                       b.select(c, b.const(0.0), ct)),
+          ("inst", "select"), "c ? a : b, both evaluated (used by rules, not by the frontend)"),
+    # --- comparisons and logic
+    OpDef("lt", CMP, lambda a, b: a < b, ZERO, ("cmp", "<"), "a < b"),
+    OpDef("le", CMP, lambda a, b: a <= b, ZERO, ("cmp", "<="), "a <= b"),
+    OpDef("gt", CMP, lambda a, b: a > b, ZERO, ("cmp", ">"), "a > b"),
+    OpDef("ge", CMP, lambda a, b: a >= b, ZERO, ("cmp", ">="), "a >= b"),
+    OpDef("eq", CMP, lambda a, b: a == b, ZERO, ("cmp", "=="), "a == b"),
+    OpDef("ne", CMP, lambda a, b: a != b, ZERO, ("cmp", "!="), "a != b (true for nan)"),
+    OpDef("not", {(BOOL,): BOOL}, lambda a: not a, ZERO, ("custom",), "not a"),
+    # --- conversions
+    OpDef("tofloat", {(I64,): F64, (BOOL,): F64}, float, ZERO, ("custom",), "float(a)"),
+    OpDef("toint", {(F64,): I64, (BOOL,): I64}, _toint, ZERO, ("custom",),
+          "int(a): truncation toward zero; ValueError for nan, OverflowError outside i64"),
+    OpDef("tobool", {(F64,): BOOL, (I64,): BOOL}, bool, ZERO, ("custom",), "bool(a): a != 0"),
+    # --- piecewise functions
+    OpDef("abs", {(F64,): F64, (I64,): I64}, lambda a: _wrap(abs(a)) if isinstance(a, int) else abs(a),
+          lambda b, ct, y, x: (b.mul(ct, b.sign(x)),), ("custom",),
+          "|a|; the derivative at 0 is 0 (sign(0) = 0, as in JAX)",
+          spell=("math.fabs",), samples=((1.5,), (-0.25,))),
+    OpDef("sign", F_F, lambda a: (a > 0) - (a < 0) + 0.0 if a == a else a, ZERO, ("custom",),
+          "sign(a) in {-1, 0, 1} (nan for nan); used by rules"),
+    OpDef("max", ARITH, lambda a, b: b if b > a else a,
+          lambda b, ct, y, x1, x2: (b.select(b.gt(x2, x1), b.const(0.0), ct),
+                                    b.select(b.gt(x2, x1), ct, b.const(0.0))),
+          ("custom",), "max(a, b) as Python computes it: b if b > a else a (ties go to a)",
+          samples=((1.5, -2.25), (-3.0, 0.5))),
+    OpDef("min", ARITH, lambda a, b: b if b < a else a,
+          lambda b, ct, y, x1, x2: (b.select(b.lt(x2, x1), b.const(0.0), ct),
+                                    b.select(b.lt(x2, x1), ct, b.const(0.0))),
+          ("custom",), "min(a, b) as Python computes it: b if b < a else a (ties go to a)",
+          samples=((1.5, -2.25), (-3.0, 0.5))),
+    OpDef("floor", F_F, _pyfloat_floor, ZERO, ("intrinsic", "llvm.floor"),
+          "floor as a float (math.floor = toint(floor(a)))", samples=((1.5,), (-0.25,))),
+    OpDef("ceil", F_F, _pyfloat_ceil, ZERO, ("intrinsic", "llvm.ceil"),
+          "ceil as a float (math.ceil = toint(ceil(a)))", samples=((1.5,), (-0.25,))),
+    OpDef("copysign", FF_F, math.copysign,
+          lambda b, ct, y, x1, x2: (b.mul(ct, b.mul(b.copysign(b.const(1.0), x1),
+                                                    b.copysign(b.const(1.0), x2))), None),
+          ("intrinsic", "llvm.copysign"), "|a| with the sign of b",
+          spell=("math.copysign",), samples=((1.5, -2.0), (-0.25, 3.0))),
+    # --- elementary functions
+    OpDef("exp", F_F, _ieee(math.exp), lambda b, ct, y, x: (b.mul(ct, y),),
+          ("intrinsic", "llvm.exp"), "e ** a", spell=("math.exp",), samples=((0.5,), (-1.25,))),
+    OpDef("log", F_F, _ieee(math.log), lambda b, ct, y, x: (b.div(ct, x),),
+          ("intrinsic", "llvm.log"), "natural log (nan for a < 0, -inf at 0)",
+          spell=("math.log",), samples=((0.5,), (3.25,))),
+    OpDef("log2", F_F, _ieee(math.log2),
+          lambda b, ct, y, x: (b.div(ct, b.mul(x, b.const(math.log(2.0)))),),
+          ("intrinsic", "llvm.log2"), "base-2 log", spell=("math.log2",), samples=((0.5,), (3.25,))),
+    OpDef("log10", F_F, _ieee(math.log10),
+          lambda b, ct, y, x: (b.div(ct, b.mul(x, b.const(math.log(10.0)))),),
+          ("intrinsic", "llvm.log10"), "base-10 log", spell=("math.log10",),
+          samples=((0.5,), (3.25,))),
+    OpDef("log1p", F_F, _ieee(math.log1p), lambda b, ct, y, x: (b.div(ct, b.add(x, b.const(1.0))),),
+          ("libm", "log1p"), "log(1 + a)", spell=("math.log1p",), samples=((0.5,), (-0.75,))),
+    OpDef("expm1", F_F, _ieee(math.expm1), lambda b, ct, y, x: (b.mul(ct, b.add(y, b.const(1.0))),),
+          ("libm", "expm1"), "exp(a) - 1", spell=("math.expm1",), samples=((0.5,), (-1.25,))),
+    OpDef("sqrt", F_F, _ieee(math.sqrt), lambda b, ct, y, x: (b.div(ct, b.mul(b.const(2.0), y)),),
+          ("intrinsic", "llvm.sqrt"), "square root (nan for a < 0)", spell=("math.sqrt",),
+          samples=((0.5,), (3.25,))),
+    OpDef("sin", F_F, _ieee(math.sin), lambda b, ct, y, x: (b.mul(ct, b.cos(x)),),
+          ("intrinsic", "llvm.sin"), "sine", spell=("math.sin",), samples=((0.5,), (-2.0,))),
+    OpDef("cos", F_F, _ieee(math.cos), lambda b, ct, y, x: (b.neg(b.mul(ct, b.sin(x))),),
+          ("intrinsic", "llvm.cos"), "cosine", spell=("math.cos",), samples=((0.5,), (-2.0,))),
+    OpDef("tan", F_F, _ieee(math.tan),
+          lambda b, ct, y, x: (b.mul(ct, b.add(b.const(1.0), b.mul(y, y))),),
+          ("libm", "tan"), "tangent", spell=("math.tan",), samples=((0.5,), (-1.0,))),
+    OpDef("asin", F_F, _ieee(math.asin),
+          lambda b, ct, y, x: (b.div(ct, b.sqrt(b.sub(b.const(1.0), b.mul(x, x)))),),
+          ("libm", "asin"), "arcsine", spell=("math.asin",), samples=((0.5,), (-0.75,))),
+    OpDef("acos", F_F, _ieee(math.acos),
+          lambda b, ct, y, x: (b.neg(b.div(ct, b.sqrt(b.sub(b.const(1.0), b.mul(x, x))))),),
+          ("libm", "acos"), "arccosine", spell=("math.acos",), samples=((0.5,), (-0.75,))),
+    OpDef("atan", F_F, _ieee(math.atan),
+          lambda b, ct, y, x: (b.div(ct, b.add(b.const(1.0), b.mul(x, x))),),
+          ("libm", "atan"), "arctangent", spell=("math.atan",), samples=((0.5,), (-2.0,))),
+    OpDef("atan2", FF_F, _ieee(math.atan2),
+          lambda b, ct, y, x1, x2: (
+              b.div(b.mul(ct, x2), b.add(b.mul(x1, x1), b.mul(x2, x2))),
+              b.neg(b.div(b.mul(ct, x1), b.add(b.mul(x1, x1), b.mul(x2, x2))))),
+          ("libm", "atan2"), "atan(a / b) in the right quadrant", spell=("math.atan2",),
+          samples=((0.5, -1.5), (-2.0, 0.75))),
+    OpDef("sinh", F_F, _ieee(math.sinh), lambda b, ct, y, x: (b.mul(ct, b.cosh(x)),),
+          ("libm", "sinh"), "hyperbolic sine", spell=("math.sinh",), samples=((0.5,), (-2.0,))),
+    OpDef("cosh", F_F, _ieee(math.cosh), lambda b, ct, y, x: (b.mul(ct, b.sinh(x)),),
+          ("libm", "cosh"), "hyperbolic cosine", spell=("math.cosh",), samples=((0.5,), (-2.0,))),
+    OpDef("tanh", F_F, _ieee(math.tanh),
+          lambda b, ct, y, x: (b.mul(ct, b.sub(b.const(1.0), b.mul(y, y))),),
+          ("libm", "tanh"), "hyperbolic tangent", spell=("math.tanh",), samples=((0.5,), (-2.0,))),
+    OpDef("asinh", F_F, _ieee(math.asinh),
+          lambda b, ct, y, x: (b.div(ct, b.sqrt(b.add(b.mul(x, x), b.const(1.0)))),),
+          ("libm", "asinh"), "inverse hyperbolic sine", spell=("math.asinh",),
+          samples=((0.5,), (-2.0,))),
+    OpDef("acosh", F_F, _ieee(math.acosh),
+          lambda b, ct, y, x: (b.div(ct, b.sqrt(b.sub(b.mul(x, x), b.const(1.0)))),),
+          ("libm", "acosh"), "inverse hyperbolic cosine", spell=("math.acosh",),
+          samples=((1.5,), (3.0,))),
+    OpDef("atanh", F_F, _ieee(math.atanh),
+          lambda b, ct, y, x: (b.div(ct, b.sub(b.const(1.0), b.mul(x, x))),),
+          ("libm", "atanh"), "inverse hyperbolic tangent", spell=("math.atanh",),
+          samples=((0.5,), (-0.75,))),
+    OpDef("erf", F_F, math.erf,
+          lambda b, ct, y, x: (b.mul(ct, b.mul(b.const(2.0 / math.sqrt(math.pi)),
+                                               b.exp(b.neg(b.mul(x, x))))),),
+          ("libm", "erf"), "error function", spell=("math.erf",), samples=((0.5,), (-1.25,))),
+    OpDef("erfc", F_F, math.erfc,
+          lambda b, ct, y, x: (b.mul(ct, b.mul(b.const(-2.0 / math.sqrt(math.pi)),
+                                               b.exp(b.neg(b.mul(x, x))))),),
+          ("libm", "erfc"), "1 - erf(a)", spell=("math.erfc",), samples=((0.5,), (-1.25,))),
+    OpDef("hypot", FF_F, _ieee(math.hypot),
+          lambda b, ct, y, x1, x2: (b.mul(ct, b.div(x1, y)), b.mul(ct, b.div(x2, y))),
+          ("libm", "hypot"), "sqrt(a*a + b*b) without overflow", spell=("math.hypot",),
+          samples=((0.5, -1.5), (-2.0, 0.75))),
+    OpDef("lgamma", F_F, _lgamma, lambda b, ct, y, x: (b.mul(ct, b.digamma(x)),),
+          ("libm", "lgamma"), "log |gamma(a)| (+inf at poles)", spell=("math.lgamma",),
+          samples=((0.5,), (3.25,), (-1.5,))),
+    OpDef("digamma", F_F, digamma, None, ("runtime", "pyad_digamma"),
+          "psi(a), the derivative of lgamma; adjoint code only"),
+]
+
+OPS: dict[str, OpDef] = {row.name: row for row in _ROWS}
+assert len(OPS) == len(_ROWS), "duplicate op name"

@@ -1,0 +1,72 @@
+"""Simplifying passes on IR blocks: dead-code elimination and constant folding.
+
+All ops are pure (errors aside), so an op whose results are unused is removed, and an If
+whose results are unused loses those results (and is removed when none is left). An op that
+can raise (division, int conversion) is removed too when unused: like Numba, pyad does not
+keep work alive only for its errors.
+"""
+from __future__ import annotations
+
+from .ir import Block, Func, If, Op, Stmt, Var, free_vars
+from .ops import OPS
+
+
+def dce_block(block: Block, live: set[str]) -> Block:
+    """Remove statements of `block` that nothing in `live` (names needed after it) uses.
+    `live` is updated with the names the kept statements use."""
+    live.update(r.name for r in block.results)
+    kept: list[Stmt] = []
+    for s in reversed(block.body):
+        if isinstance(s, Op):
+            if not any(o.name in live for o in s.outs):
+                continue
+            live.update(a.name for a in s.args)
+            kept.append(s)
+            continue
+        idx = [i for i, o in enumerate(s.outs) if o.name in live]
+        if not idx:
+            continue
+        branches = []
+        for b in (s.then, s.orelse):
+            pruned = Block(b.params, b.body, tuple(b.results[i] for i in idx))
+            branches.append(dce_block(pruned, set()))
+        live.add(s.cond.name)
+        for b in branches:
+            live.update(v.name for v in free_vars(b))
+        kept.append(If(tuple(s.outs[i] for i in idx), s.cond, branches[0], branches[1], s.loc))
+    return Block(block.params, tuple(reversed(kept)), block.results)
+
+
+def dce(func: Func) -> Func:
+    return Func(func.name, dce_block(func.block, set()), func.filename, func.arg_names)
+
+
+def fold_constants(func: Func) -> Func:
+    """Evaluate ops whose arguments are all constants (when evaluation cannot raise)."""
+    consts: dict[str, object] = {}
+
+    def fold(block: Block) -> Block:
+        body: list[Stmt] = []
+        for s in block.body:
+            if isinstance(s, If):
+                s = If(s.outs, s.cond, fold(s.then), fold(s.orelse), s.loc)
+            elif s.op == "const":
+                consts[s.outs[0].name] = s.attrs[0]
+            elif s.args and all(a.name in consts for a in s.args) and len(s.outs) == 1:
+                try:
+                    value = OPS[s.op].py(*(consts[a.name] for a in s.args))
+                except (ArithmeticError, ValueError):
+                    value = None
+                if isinstance(value, (bool, int, float)):
+                    out: Var = s.outs[0]
+                    value = {"f64": float, "i64": int, "bool": bool}[out.type](value)
+                    consts[out.name] = value
+                    s = Op(s.outs, "const", (), (value,), s.loc)
+            body.append(s)
+        return Block(block.params, tuple(body), block.results)
+
+    return Func(func.name, fold(func.block), func.filename, func.arg_names)
+
+
+def simplify(func: Func) -> Func:
+    return dce(fold_constants(func))

@@ -1,0 +1,71 @@
+"""The IR verifier: SSA (each name defined once, used after its definition and in scope),
+types agree with the op table, If blocks yield what the If declares. Run after every pass
+in tests; a failure is a pyad bug (PyadInternalError)."""
+from __future__ import annotations
+
+from .errors import PyadInternalError
+from .ir import SCALAR_TYPES, Block, Func, If, Op
+from .ops import OPS
+
+
+def verify(func: Func) -> Func:
+    defined: set[str] = set()
+    _block(func.block, {}, defined, func.name)
+    return func
+
+
+def _fail(fname: str, msg: str) -> None:
+    raise PyadInternalError(f"IR verification failed in {fname}: {msg}")
+
+
+def _block(block: Block, scope: dict[str, str], defined: set[str], fname: str) -> None:
+    scope = dict(scope)
+
+    def define(v) -> None:
+        if v.name in defined:
+            _fail(fname, f"%{v.name} defined twice")
+        if v.type not in SCALAR_TYPES:
+            _fail(fname, f"%{v.name} has unknown type {v.type}")
+        defined.add(v.name)
+        scope[v.name] = v.type
+
+    def use(v, where: str) -> None:
+        if v.name not in scope:
+            _fail(fname, f"%{v.name} used before definition or out of scope in {where}")
+        if scope[v.name] != v.type:
+            _fail(fname, f"%{v.name} used as {v.type} but defined as {scope[v.name]} in {where}")
+
+    for p in block.params:
+        define(p)
+    for s in block.body:
+        if isinstance(s, Op):
+            row = OPS.get(s.op)
+            if row is None:
+                _fail(fname, f"unknown op {s.op}")
+            for a in s.args:
+                use(a, s.op)
+            if s.op == "const":
+                if len(s.attrs) != 1 or len(s.outs) != 1:
+                    _fail(fname, "const takes one value and has one result")
+            else:
+                want = row.result_type(tuple(a.type for a in s.args))
+                if want is None or len(s.outs) != 1 or s.outs[0].type != want:
+                    sig = ", ".join(a.type for a in s.args)
+                    _fail(fname, f"{s.op}({sig}) cannot produce "
+                          f"{', '.join(o.type for o in s.outs)}")
+        elif isinstance(s, If):
+            use(s.cond, "if")
+            if s.cond.type != "bool":
+                _fail(fname, "if condition must be bool")
+            for b in (s.then, s.orelse):
+                if b.params:
+                    _fail(fname, "if blocks take no params")
+                _block(b, scope, defined, fname)
+                if [r.type for r in b.results] != [o.type for o in s.outs]:
+                    _fail(fname, "if block yields do not match the if's results")
+        else:
+            _fail(fname, f"unknown statement {type(s).__name__}")
+        for o in s.outs:
+            define(o)
+    for r in block.results:
+        use(r, "yield/return")

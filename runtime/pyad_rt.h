@@ -1,0 +1,75 @@
+/* pyad_rt.h: the public contract of the pyad C runtime.
+ *
+ * The runtime holds what generated code cannot keep in registers: the per-call context
+ * (error channel), pullback structs that carry saved values from a forward sweep to a
+ * later backward sweep, and (later) the tape. There is no global state: everything goes
+ * through an explicit pyad_ctx pointer that the caller owns (usually on its stack).
+ * Allocation failure is reported as an error code, never by aborting.
+ */
+#ifndef PYAD_RT_H
+#define PYAD_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define PYAD_API __attribute__((visibility("default")))
+#else
+#define PYAD_API
+#endif
+
+/* Error kinds. Generated code returns a non-zero status after storing one of these
+ * (and a static message) into its context. The Python wrapper maps them onto the
+ * exception of the same name. Keep in sync with codegen/abi.py (ERROR_KINDS). */
+enum pyad_error_kind {
+    PYAD_OK = 0,
+    PYAD_ERR_ZERO_DIVISION = 1,
+    PYAD_ERR_VALUE = 2,
+    PYAD_ERR_INDEX = 3,
+    PYAD_ERR_MEMORY = 4,
+    PYAD_ERR_RECURSION = 5,
+    PYAD_ERR_OVERFLOW = 6,
+    PYAD_ERR_RUNTIME = 7
+};
+
+/* The per-call context. Generated code reads and writes these fields directly, so the
+ * layout is part of the ABI (codegen/abi.py declares the same struct). A context must be
+ * zero-initialised before a call (pyad_ctx_init does that). */
+typedef struct pyad_ctx {
+    int32_t err_kind;     /* enum pyad_error_kind; PYAD_OK while no error happened */
+    int32_t err_line;     /* source line of the failing statement, 0 if unknown */
+    const char *err_msg;  /* static, NUL-terminated message; NULL while no error */
+    void *reserved[4];    /* tape state (control-flow issue); zero for now */
+} pyad_ctx;
+
+/* Zero a context so it can be passed to a generated function. */
+PYAD_API void pyad_ctx_init(pyad_ctx *ctx);
+
+/* Record an error in ctx (first error wins). Returns kind, so generated code may
+ * `return pyad_set_error(...)`. msg must outlive the context (a static string). */
+PYAD_API int32_t pyad_set_error(pyad_ctx *ctx, int32_t kind, int32_t line, const char *msg);
+
+/* Allocate a zeroed pullback struct of `size` bytes (size 0 is allowed and returns a
+ * valid, unique pointer). Returns NULL on allocation failure. Release it with
+ * pyad_pullback_free exactly once. */
+PYAD_API void *pyad_pullback_alloc(size_t size);
+
+/* Release a struct from pyad_pullback_alloc. NULL is ignored. */
+PYAD_API void pyad_pullback_free(void *pb);
+
+/* psi(x), the derivative of lgamma (libm has none). nan at the poles 0, -1, -2, ...
+ * Same algorithm as pyad.ops.digamma: reflection for x < 0, recurrence up to x >= 10,
+ * then the asymptotic series. */
+PYAD_API double pyad_digamma(double x);
+
+/* Runtime ABI version; bumped when pyad_ctx or any signature above changes. */
+PYAD_API int32_t pyad_rt_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PYAD_RT_H */

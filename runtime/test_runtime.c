@@ -1,0 +1,100 @@
+/* test_runtime.c: C-level tests of the pyad runtime API (run by ctest, see CMakeLists.txt).
+ * Uses its own CHECK macro rather than assert(), so it also checks in Release (NDEBUG) builds. */
+#include "pyad_rt.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int failures = 0;
+
+#define CHECK(cond)                                                             \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+            ++failures;                                                         \
+        }                                                                       \
+    } while (0)
+
+static void test_ctx_init(void) {
+    pyad_ctx ctx;
+    memset(&ctx, 0xAB, sizeof ctx);
+    pyad_ctx_init(&ctx);
+    CHECK(ctx.err_kind == PYAD_OK);
+    CHECK(ctx.err_line == 0);
+    CHECK(ctx.err_msg == NULL);
+    for (int i = 0; i < 4; ++i) CHECK(ctx.reserved[i] == NULL);
+    /* The layout is part of the ABI (codegen/abi.py: CTX_SIZE = 48 on 64-bit targets). */
+    CHECK(sizeof(void *) != 8 || sizeof(pyad_ctx) == 48);
+}
+
+static void test_set_error_first_wins(void) {
+    static const char first[] = "division by zero";
+    static const char second[] = "index out of range";
+    pyad_ctx ctx;
+    pyad_ctx_init(&ctx);
+    CHECK(pyad_set_error(&ctx, PYAD_ERR_ZERO_DIVISION, 12, first) == PYAD_ERR_ZERO_DIVISION);
+    CHECK(ctx.err_kind == PYAD_ERR_ZERO_DIVISION);
+    CHECK(ctx.err_line == 12);
+    CHECK(ctx.err_msg == first);
+    /* A second error returns its own kind but leaves the first one in place. */
+    CHECK(pyad_set_error(&ctx, PYAD_ERR_INDEX, 40, second) == PYAD_ERR_INDEX);
+    CHECK(ctx.err_kind == PYAD_ERR_ZERO_DIVISION);
+    CHECK(ctx.err_line == 12);
+    CHECK(ctx.err_msg == first);
+    /* After re-initialisation the context accepts a new error. */
+    pyad_ctx_init(&ctx);
+    CHECK(pyad_set_error(&ctx, PYAD_ERR_VALUE, 3, second) == PYAD_ERR_VALUE);
+    CHECK(ctx.err_kind == PYAD_ERR_VALUE && ctx.err_line == 3 && ctx.err_msg == second);
+}
+
+static void test_pullback_alloc(void) {
+    /* Size 0: valid and unique. */
+    void *a = pyad_pullback_alloc(0);
+    void *b = pyad_pullback_alloc(0);
+    CHECK(a != NULL);
+    CHECK(b != NULL);
+    CHECK(a != b);
+    pyad_pullback_free(a);
+    pyad_pullback_free(b);
+
+    /* Size N: zeroed and writable. */
+    for (size_t n = 1; n <= 4096; n *= 4) {
+        unsigned char *p = pyad_pullback_alloc(n);
+        CHECK(p != NULL);
+        if (!p) continue;
+        size_t nonzero = 0;
+        for (size_t i = 0; i < n; ++i) nonzero += p[i] != 0;
+        CHECK(nonzero == 0);
+        memset(p, 0xFF, n);
+        pyad_pullback_free(p);
+    }
+
+    /* A typed pullback struct, as generated code would use it. */
+    struct { double saved[3]; int64_t idx; } *s = pyad_pullback_alloc(sizeof *s);
+    CHECK(s != NULL);
+    if (s) {
+        CHECK(s->saved[0] == 0.0 && s->saved[2] == 0.0 && s->idx == 0);
+        s->saved[1] = 2.5;
+        CHECK(s->saved[1] == 2.5);
+    }
+    pyad_pullback_free(s);
+
+    pyad_pullback_free(NULL); /* must be a no-op */
+}
+
+static void test_version(void) {
+    CHECK(pyad_rt_version() >= 1);
+}
+
+int main(void) {
+    test_ctx_init();
+    test_set_error_first_wins();
+    test_pullback_alloc();
+    test_version();
+    if (failures) {
+        fprintf(stderr, "test_runtime: %d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("test_runtime: all checks passed (runtime version %d)\n", (int)pyad_rt_version());
+    return 0;
+}
