@@ -59,7 +59,7 @@ def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpe
     module = ir.Module(name=f"{name}.{uid}")
     fns = {}
     for k in kernels:
-        fns[k.name] = (emit_kernel(module, k.func, f"{k.name}.kernel", fastmath=fastmath,
+        fns[k.name] = (emit_kernel(module, k.func, f"{k.func.name}.kernel", fastmath=fastmath,
                                    pack_saved=k.pack_saved, unpack_saved=k.unpack_saved), k)
     for w in wrappers:
         fn, k = fns[w.kernel]

@@ -30,7 +30,7 @@ import itertools
 import re
 import struct
 import threading
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import llvmlite.binding as llvm
 from llvmlite import ir
@@ -44,6 +44,7 @@ __all__ = [
     "require_export",
     "host_cpu",
     "resolve_symbol",
+    "undefined_symbols",
     "LIBM_SYMBOLS",
     "LIBC_SYMBOLS",
     "LIBGCC_SYMBOLS",
@@ -502,6 +503,6 @@ def emit_object(module: ir.Module, *, cpu: str | None = None, features: str | No
         return tm.emit_object(mod)
 
 
-def undefined_symbols(obj: bytes) -> Iterable[str]:
+def undefined_symbols(obj: bytes) -> list[str]:
     """Undefined symbols of an ELF object (helper for tests and the AOT path)."""
     return _undefined_symbols_elf(obj) or []

@@ -28,6 +28,9 @@ from llvmlite import ir
 from . import abi
 from . import jit
 
+if sys.implementation.name != "cpython":  # pragma: no cover
+    raise ImportError("pyad.codegen.pywrap requires CPython (it emits C-API calls)")
+
 __all__ = ["emit_wrapper", "make_callable", "set_fallback", "library_of", "def_symbol", "fallback_symbol",
            "INPUT_KINDS", "OUTPUT_KINDS", "LAYOUT"]
 
@@ -41,7 +44,7 @@ INPUT_KINDS = {"f64": F64, "i64": I64, "bool": I1, "ptr": PTR}
 #: LLVM type stored through each output pointer
 OUTPUT_KINDS = {"f64": F64, "i64": I64, "bool": I8, "ptr": PTR}
 
-_KIND_DESC = {"f64": "float", "i64": "int", "bool": "bool", "ptr": "int (address)"}
+_KIND_DESC = {"f64": "float", "i64": "int", "bool": "bool", "ptr": "int address"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -223,7 +226,10 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
             for a, e in zip(ftype.args, expected)) or ftype.return_type != I32:
         raise ValueError(f"kernel {kernel.name} has type {ftype}, but params={params} outs={outs} "
                          f"need i32 ({', '.join(map(str, expected))})")
+    if kernel.module is not module:
+        raise ValueError(f"kernel {kernel.name} must be defined in the same module as its wrapper")
     pyname = pyname or name
+    pyfmt = pyname.replace("%", "%%")  # for PyErr_Format messages
     for sym in (name, def_symbol(name), fallback_symbol(name)):
         if sym in module.globals:
             raise ValueError(f"symbol {sym!r} already exists in the module")
@@ -275,7 +281,7 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
     n = len(params)
     bad_count = mismatch_block(
         "bad_nargs",
-        f"{pyname}() takes {n} argument{'s' if n != 1 else ''} ({kinds_text}), got %zd",
+        f"{pyfmt}() takes {n} argument{'s' if n != 1 else ''} ({kinds_text}), got %zd",
         extra=lambda blk: [nargs])
 
     # -- argument conversion ------------------------------------------------------------------
@@ -291,7 +297,7 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
         if LAYOUT["tp_name"] is not None:
             def tpname(blk, o=o):
                 return [b.load(_byte_gep(b, e.type_of(o), LAYOUT["tp_name"]), typ=PTR)]
-            bad = mismatch_block(f"bad_arg{i}", f"{pyname}(): argument {i + 1} must be {desc}, not %.200s",
+            bad = mismatch_block(f"bad_arg{i}", f"{pyfmt}(): argument {i + 1} must be {desc}, not %.200s",
                                  extra=tpname)
         else:
             bad = mismatch_block(f"bad_arg{i}", f"{pyname}(): argument {i + 1} must be {desc}")
@@ -489,6 +495,3 @@ def library_of(func) -> "jit.CompiledLibrary":
         raise TypeError(f"{func!r} was not made by pyad.codegen.pywrap.make_callable")
     return owner.library
 
-
-if sys.implementation.name != "cpython":  # pragma: no cover
-    raise ImportError("pyad.codegen.pywrap requires CPython")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import weakref
 from typing import Any, Callable
 
 from . import ad, frontend, opt
@@ -74,7 +75,7 @@ class _Specialization:
                 self.primal_unit = compile_unit(
                     self.func.name, [KernelSpec("primal", self.func)],
                     [WrapperSpec("primal", "primal", self.shape, self.owner.__doc__ or "",
-                                 self.owner._dispatch_call)],
+                                 _weak_call(self.owner, "_dispatch_call"))],
                     fastmath=self.owner.fastmath, pyname=self.owner.__name__)
             return self.primal_unit.callables["primal"]
 
@@ -140,9 +141,9 @@ class _GradientUnit:
             gs = spec.grad_spec(argnums, wrt, 1)
             wrappers += [
                 WrapperSpec("grad", "vg", gs, f"gradient of {owner.__name__}",
-                            functools.partial(owner._dispatch_grad, argnums, False)),
+                            _weak_call(owner, "_dispatch_grad", argnums, False)),
                 WrapperSpec("value_and_grad", "vg", (0, gs), f"value and gradient of {owner.__name__}",
-                            functools.partial(owner._dispatch_grad, argnums, True)),
+                            _weak_call(owner, "_dispatch_grad", argnums, True)),
             ]
         self.unit = compile_unit(f"{func.name}.grad", kernels, wrappers,
                                  fastmath=owner.fastmath, pyname=owner.__name__)
@@ -161,10 +162,11 @@ class Pullback:
     gradient structure. Owns the saved values (freed when collected); may be called any
     number of times, also after the compiled function is gone."""
 
-    __slots__ = ("_bwd", "_addr", "_shape", "_types", "__weakref__")
+    __slots__ = ("_bwd", "_addr", "_shape", "_types", "_free", "__weakref__")
 
     def __init__(self, bwd: Callable, addr: int, shape, types: tuple[str, ...]) -> None:
         self._bwd, self._addr, self._shape, self._types = bwd, addr, shape, types
+        self._free = _pullback_free()
 
     def __call__(self, ct):
         flat: list = []
@@ -175,8 +177,15 @@ class Pullback:
     def __del__(self) -> None:
         addr, self._addr = self._addr, 0
         if addr:
-            from . import _runtime
-            _runtime.lib().pyad_pullback_free(_runtime.ffi().cast("void *", addr))
+            self._free(addr)
+
+
+@functools.lru_cache(maxsize=None)
+def _pullback_free() -> Callable[[int], None]:
+    from . import _runtime
+    lib, ffi = _runtime.lib(), _runtime.ffi()
+    free = lib.pyad_pullback_free
+    return lambda addr: free(ffi.cast("void *", addr))
 
 
 def _flatten_ct(shape, ct, out: list) -> None:
@@ -283,6 +292,19 @@ class JitGrad:
 
     def __repr__(self) -> str:
         return f"<pyad.jit_grad {self.__qualname__}>"
+
+
+def _weak_call(owner: "JitGrad", method: str, *prefix) -> Callable:
+    """A fallback for native wrappers that does not keep `owner` alive: compiled code (and
+    the pullbacks holding it) may outlive the JitGrad object."""
+    ref = weakref.ref(owner)
+
+    def call(*args):
+        obj = ref()
+        if obj is None:
+            raise ReferenceError("the pyad.jit_grad function was deleted")
+        return getattr(obj, method)(*prefix, *args)
+    return call
 
 
 def _guard(thunk: Callable):

@@ -87,6 +87,18 @@ def test_no_args_none_result():
         f(1)
 
 
+def test_percent_in_python_name():
+    m = ir.Module("pct")
+    k = make_kernel(m, "k", ["f64"], ["f64"], lambda b, ctx, ins, outs: (b.store(ins[0], outs[0]), OK)[1])
+    sym = pywrap.emit_wrapper(m, k, name="pct", params=["f64"], outs=["f64"], result=0, pyname="a%sb")
+    f = pywrap.make_callable(jit.compile_module(m, [sym]), "pct")
+    assert f.__name__ == "a%sb" and f(2.5) == 2.5
+    with pytest.raises(TypeError, match=r"a%sb\(\) takes 1 argument \(float\), got 2"):
+        f(1.0, 2.0)
+    with pytest.raises(TypeError, match=r"a%sb\(\): argument 1 must be float \(exact type\), not int"):
+        f(1)
+
+
 def test_i64_and_bool():
     def body(b, ctx, ins, outs):
         n, flag = ins
