@@ -24,6 +24,7 @@ unresolved symbol must never become a crash at call time).
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import ctypes.util
 import itertools
@@ -258,14 +259,32 @@ def _release(token: int) -> None:
         del tracker  # ResourceTracker.__del__ unloads the library here, under the lock
 
 
+_SHUTTING_DOWN = False
+
+
+@atexit.register
+def _stop_releasing() -> None:
+    # Code still alive at interpreter exit is left to the OS: unloading it while modules
+    # (and LLVM) are being torn down is what crashes, and nothing can call it any more.
+    global _SHUTTING_DOWN
+    _SHUTTING_DOWN = True
+
+
 @ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 def _capsule_destructor(capsule):  # called from the capsule's tp_dealloc; must not raise
     try:
+        if _SHUTTING_DOWN:
+            return
         token = _PyCapsule_GetPointer(capsule, _CAPSULE_NAME)
         if token:
             _release(token)
     except BaseException:  # noqa: BLE001 -- e.g. interpreter shutdown; nothing sensible to do
         pass
+
+
+# Capsules may be destroyed after this module's globals are cleared at exit; the C thunk of
+# the destructor must outlive them, so it is never freed (one reference is leaked on purpose).
+ctypes.pythonapi.Py_IncRef(ctypes.py_object(_capsule_destructor))
 
 
 class CodeOwner(tuple):

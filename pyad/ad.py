@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from .builder import Builder, NameGen
 from .errors import PyadInternalError
 from .ir import F64, Block, Func, If, Op, Stmt, Var, free_vars, rename_block, walk
-from .opt import dce_block
+from .opt import cse_block, dce_block
 from .ops import OPS
 
 
@@ -56,7 +56,7 @@ def differentiate(func: Func, wrt: tuple[int, ...]) -> Gradient:
         p = func.params[i]
         g = adj.get(p.name)
         grads.append(g if g is not None else bb.const(0.0))
-    bwd_block = dce_block(Block((), tuple(bb.stmts), tuple(grads)), set())
+    bwd_block = dce_block(cse_block(Block((), tuple(bb.stmts), tuple(grads))), set())
 
     fwd_block, bwd_block, saved = _close(func.block, bwd_block, names, {c.name for c in cts})
     fwd_block = dce_block(Block(fwd_block.params, fwd_block.body,

@@ -1,4 +1,4 @@
-"""Simplifying passes on IR blocks: dead-code elimination and constant folding.
+"""Simplifying passes on IR blocks: dead-code elimination, constant folding and CSE.
 
 All ops are pure (errors aside), so an op whose results are unused is removed, and an If
 whose results are unused loses those results (and is removed when none is left). An op that
@@ -7,7 +7,7 @@ keep work alive only for its errors.
 """
 from __future__ import annotations
 
-from .ir import Block, Func, If, Op, Stmt, Var, free_vars
+from .ir import Block, Func, If, Op, Stmt, Var, free_vars, rename_block
 from .ops import OPS
 
 
@@ -68,5 +68,36 @@ def fold_constants(func: Func) -> Func:
     return Func(func.name, fold(func.block), func.filename, func.arg_names)
 
 
+def cse_block(block: Block, known: dict | None = None) -> Block:
+    """Common-subexpression elimination: an op repeated with the same arguments reuses the
+    first result (ops are pure). Values of enclosing blocks are visible in nested ones."""
+    known = dict(known or {})
+    mapping: dict[str, Var] = {}
+    body: list[Stmt] = []
+
+    def r(v: Var) -> Var:
+        return mapping.get(v.name, v)
+
+    for s in block.body:
+        if isinstance(s, If):
+            then = cse_block(rename_block(s.then, mapping), known)
+            orelse = cse_block(rename_block(s.orelse, mapping), known)
+            body.append(If(s.outs, r(s.cond), then, orelse, s.loc))
+            continue
+        s = Op(s.outs, s.op, tuple(map(r, s.args)), s.attrs, s.loc)
+        key = (s.op, tuple(a.name for a in s.args), s.attrs, tuple(o.type for o in s.outs))
+        if key in known and len(s.outs) == 1:
+            mapping[s.outs[0].name] = known[key]
+            continue
+        if len(s.outs) == 1:
+            known[key] = s.outs[0]
+        body.append(s)
+    return Block(block.params, tuple(body), tuple(map(r, block.results)))
+
+
+def cse(func: Func) -> Func:
+    return Func(func.name, cse_block(func.block), func.filename, func.arg_names)
+
+
 def simplify(func: Func) -> Func:
-    return dce(fold_constants(func))
+    return dce(cse(fold_constants(func)))

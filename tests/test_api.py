@@ -143,3 +143,15 @@ def test_introspection():
     assert "func f.fwd" in text and "func f.bwd" in text and "func f.vg" in text
     assert "define" in f.llvm_ir(2.0, 3.0)
     assert "f.vg" in f.llvm_ir(2.0, 3.0, gradient=True)
+
+
+def test_interpreter_exit_with_live_code_and_pullbacks(tmp_path):
+    # Compiled code and pullbacks alive at exit must not crash the interpreter's shutdown.
+    import subprocess
+    import sys
+    mod = tmp_path / "m.py"
+    mod.write_text("import math, pyad\n@pyad.jit_grad\ndef f(a, b):\n    return math.sin(a) * b\n"
+                   "y, back = f.pullback(1.0, 2.0)\ng = f.grad(1.0, 2.0)\nprint(f(1.0, 2.0), back(1.0))\n")
+    r = subprocess.run([sys.executable, str(mod)], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip()
