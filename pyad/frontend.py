@@ -330,12 +330,15 @@ class Lowering:
                 return Static(g[node.id], node.id)
             if hasattr(builtins, node.id):
                 return Static(getattr(builtins, node.id), node.id)
-            raise self.src.error(node, f"name `{node.id}` is not defined", cls=PyadSyntaxError)
+            raise self.src.error(node, f"name `{node.id}` is not defined",
+                                 hint="define it (at module level) before the first call")
         if isinstance(node, ast.Attribute):
-            base = self.resolve_static(node.value) if isinstance(
-                node.value, (ast.Name, ast.Attribute)) else None
-            if base is None or (isinstance(node.value, ast.Name) and node.value.id in self.env):
-                raise self.src.error(node, f"unsupported attribute access `.{node.attr}`")
+            local = isinstance(node.value, ast.Name) and node.value.id in self.env
+            if local or not isinstance(node.value, (ast.Name, ast.Attribute)):
+                raise self.src.error(node, f"unsupported attribute access `.{node.attr}` on a "
+                                     "value", hint="only attributes of modules (math.pi, "
+                                     "math.exp) are supported on scalars")
+            base = self.resolve_static(node.value)
             if not hasattr(base.obj, node.attr):
                 raise self.src.error(node, f"`{base.name}` has no attribute `{node.attr}`")
             return Static(getattr(base.obj, node.attr), f"{base.name}.{node.attr}")
@@ -364,7 +367,8 @@ class Lowering:
     def binop(self, op: ast.operator, a: Value, b: Value, node: ast.AST) -> Var:
         if type(op) not in _BINOPS:
             sym = _OPERATOR_NAMES.get(type(op), type(op).__name__)
-            raise self.src.error(node, f"unsupported operator `{sym}`")
+            raise self.src.error(node, f"unsupported operator `{sym}`",
+                                 hint="scalars support + - * / // % **")
         a, b = self.scalar(a, node), self.scalar(b, node)
         name = _BINOPS[type(op)]
         t = _unify(_arith(a.type), _arith(b.type))
@@ -400,7 +404,8 @@ class Lowering:
     def compare(self, node: ast.Compare, left: Var, i: int) -> Var:
         op = node.ops[i]
         if type(op) not in _CMPOPS:
-            raise self.src.error(node, f"unsupported comparison `{_CMP_SPELLING[type(op)]}`")
+            raise self.src.error(node, f"unsupported comparison `{_CMP_SPELLING[type(op)]}`",
+                                 hint="compare numbers with <, <=, >, >=, == or !=")
         right = self.scalar(self.expr(node.comparators[i]), node.comparators[i])
         t = _unify(left.type, right.type) if left.type != right.type else left.type
         result = self.b.emit(_CMPOPS[type(op)], self.convert(left, t), self.convert(right, t))
@@ -490,7 +495,9 @@ class Lowering:
     # ------------------------------------------------------------------ conversions
     def scalar(self, v: Value, node: ast.AST) -> Var:
         if isinstance(v, tuple):
-            raise self.src.error(node, "a tuple cannot be used as a number here", cls=PyadTypeError)
+            raise self.src.error(node, "a tuple cannot be used as a number here",
+                                 hint="unpack it first: `a, b = t`, or index it: `t[0]`",
+                                 cls=PyadTypeError)
         return v
 
     def convert(self, v: Var, t: str) -> Var:

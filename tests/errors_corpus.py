@@ -1,0 +1,79 @@
+"""Functions pyad must refuse, each with a located error (golden files in golden/errors/).
+Line numbers matter: append new cases at the end."""
+import math
+
+LIMIT = 3
+
+
+def list_comp(x):
+    return sum([x * i for i in range(3)])
+
+
+def for_loop(x):
+    for i in range(3):
+        x = x * 2.0
+    return x
+
+
+def lambda_expr(x):
+    g = lambda y: y * 2  # noqa: E731
+    return g(x)
+
+
+def unknown_call(x):
+    print(x)
+    return x
+
+
+def undefined_name(x):
+    return x * not_defined_anywhere  # noqa: F821
+
+
+def string_constant(x):
+    return x + "a"
+
+
+def keyword_call(x):
+    return math.log(x, base=2.0)
+
+
+def return_in_branch(x):
+    if x > 0:
+        return x
+    return -x
+
+
+def maybe_unbound(x):
+    if x > 0:
+        y = x
+    return y * 2.0
+
+
+def matmul_operator(x):
+    return x @ x
+
+
+def is_comparison(x):
+    return 1.0 if x is None else x
+
+
+def tuple_as_number(x):
+    t = (x, x)
+    return t * 2.0
+
+
+def unpack_mismatch(x):
+    a, b, c = x, x
+    return a
+
+
+def wrong_arity(x):
+    return math.exp(x, 2.0)
+
+
+def attribute_of_local(x):
+    return x.real
+
+
+def no_return(x):
+    x = x + 1.0

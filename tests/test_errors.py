@@ -1,0 +1,54 @@
+"""Golden error messages: file:line:col, the source line, carets under the construct, a hint.
+Regenerate with PYAD_UPDATE_GOLDEN=1."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import pyad
+from pyad import frontend
+
+from . import errors_corpus
+
+GOLDEN = Path(__file__).parent / "golden" / "errors"
+CASES = [name for name in vars(errors_corpus) if not name.startswith("_")
+         and callable(getattr(errors_corpus, name)) and name != "math"]
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_error_message(name):
+    fn = pyad.jit_grad(getattr(errors_corpus, name))
+    with pytest.raises(pyad.PyadError) as info:
+        fn(1.5)
+    text = str(info.value).replace(errors_corpus.__file__, "errors_corpus.py") + "\n"
+    assert text.startswith("errors_corpus.py:")
+    path = GOLDEN / f"{name}.txt"
+    if os.environ.get("PYAD_UPDATE_GOLDEN"):
+        GOLDEN.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    assert text == path.read_text()
+
+
+def test_errors_are_raised_for_grad_and_pullback_too():
+    fn = pyad.jit_grad(errors_corpus.list_comp)
+    with pytest.raises(pyad.PyadSyntaxError, match="list comprehension"):
+        fn.grad(1.0)
+    with pytest.raises(pyad.PyadSyntaxError, match="list comprehension"):
+        fn.pullback(1.0)
+
+
+def test_internal_errors_are_reported_as_such(monkeypatch):
+    def broken(self):
+        raise KeyError("oops")
+
+    monkeypatch.setattr(frontend.Lowering, "run", broken)
+    fn = pyad.jit_grad(errors_corpus.no_return)
+    with pytest.raises(pyad.PyadInternalError, match="internal compiler error: KeyError"):
+        fn(1.0)
+
+
+def test_not_a_function():
+    with pytest.raises(TypeError, match="expects a Python function"):
+        pyad.jit_grad(len)
