@@ -119,42 +119,55 @@ class _GradientUnit:
     cotangent 1.0 (grad, value_and_grad) and the forward/backward pair (pullback)."""
 
     def __init__(self, spec: _Specialization, argnums, wrt: tuple[int, ...]) -> None:
-        from .codegen.build import KernelSpec, WrapperSpec, compile_unit
-        func, owner = spec.func, spec.owner
-        self.spec = spec
+        func = spec.func
+        self.spec, self.argnums, self.wrt = spec, argnums, wrt
         self.g = g = ad.differentiate(func, wrt)
         self.fwd = verify(g.fwd)
         self.bwd = verify(g.bwd)
-        n_res = len(func.results)
-        scalar = n_res == 1 and func.results[0].type == F64 and spec.shape == 0
-        kernels = [KernelSpec("fwd", g.fwd, pack_saved=len(g.saved)),
-                   KernelSpec("bwd", g.bwd, unpack_saved=len(g.saved))]
-        nres = len(func.results)
-        wrappers = [
-            WrapperSpec("fwd", "fwd", tuple(range(nres + 1))),
-            WrapperSpec("bwd", "bwd", spec.grad_spec(argnums, wrt, 0)),
-        ]
-        self.fused = None
-        if scalar:
-            self.fused = verify(ad.fused(g, seed=1.0))
-            kernels.append(KernelSpec("vg", self.fused))
-            gs = spec.grad_spec(argnums, wrt, 1)
-            wrappers += [
-                WrapperSpec("grad", "vg", gs, f"gradient of {owner.__name__}",
-                            _weak_call(owner, "_dispatch_grad", argnums, False)),
-                WrapperSpec("value_and_grad", "vg", (0, gs), f"value and gradient of {owner.__name__}",
-                            _weak_call(owner, "_dispatch_grad", argnums, True)),
-            ]
-        self.unit = compile_unit(f"{func.name}.grad", kernels, wrappers,
-                                 fastmath=owner.fastmath, pyname=owner.__name__)
-        self.scalar = scalar
-        self.callables = self.unit.callables
+        self.scalar = len(func.results) == 1 and func.results[0].type == F64 and spec.shape == 0
+        self.fused = verify(ad.fused(g, seed=1.0)) if self.scalar else None
+        self.lock = threading.Lock()
+        self._units: dict[str, Any] = {}
+
+    def _compile(self, which: str):
+        """Compile the 'vg' unit (grad, value_and_grad) or the 'pullback' unit (fwd, bwd)
+        on first use: a user of grad never pays for the pullback kernels, and vice versa."""
+        from .codegen.build import KernelSpec, WrapperSpec, compile_unit
+        with self.lock:
+            if which in self._units:
+                return self._units[which]
+            spec, owner, g, argnums = self.spec, self.spec.owner, self.g, self.argnums
+            if which == "vg":
+                gs = spec.grad_spec(argnums, self.wrt, 1)
+                kernels = [KernelSpec("vg", self.fused)]
+                wrappers = [
+                    WrapperSpec("grad", "vg", gs, f"gradient of {owner.__name__}",
+                                _weak_call(owner, "_dispatch_grad", argnums, False)),
+                    WrapperSpec("value_and_grad", "vg", (0, gs),
+                                f"value and gradient of {owner.__name__}",
+                                _weak_call(owner, "_dispatch_grad", argnums, True)),
+                ]
+            else:
+                kernels = [KernelSpec("fwd", g.fwd, pack_saved=len(g.saved)),
+                           KernelSpec("bwd", g.bwd, unpack_saved=len(g.saved))]
+                wrappers = [WrapperSpec("fwd", "fwd", tuple(range(len(spec.func.results) + 1))),
+                            WrapperSpec("bwd", "bwd", spec.grad_spec(argnums, self.wrt, 0))]
+            unit = compile_unit(f"{spec.func.name}.{which}", kernels, wrappers,
+                                fastmath=owner.fastmath, pyname=owner.__name__)
+            self._units[which] = unit
+            return unit
 
     def entry(self, which: str) -> Callable:
-        if not self.scalar:
+        """The native callable `which`: grad, value_and_grad, fwd or bwd."""
+        if which in _GRADIENT_ENTRY and not self.scalar:
             raise TypeError(f"{which} requires {self.spec.owner.__name__} to return a single "
                             "float; use pullback for functions with several or integer results")
-        return self.callables[which]
+        unit = self._compile("vg" if which in _GRADIENT_ENTRY else "pullback")
+        return unit.callables[which]
+
+    def llvm_ir(self) -> str:
+        units = [self._compile("pullback")] + ([self._compile("vg")] if self.scalar else [])
+        return "\n".join(u.llvm_ir for u in units)
 
 
 class Pullback:
@@ -247,7 +260,7 @@ class JitGrad:
         spec = self.specialization(args)
         unit = _guard(lambda: spec.gradient(argnums))
         which = "value_and_grad" if with_value else "grad"
-        fn = unit.entry(which)
+        fn = _guard(lambda: unit.entry(which))
         if argnums is self.argnums and spec is next(iter(self._specs.values())):
             self.__dict__[which] = fn  # native fast path for later calls
         return fn(*self._convert(spec, args))
@@ -264,9 +277,10 @@ class JitGrad:
         """`(y, back)`: the value and a function mapping a cotangent of `y` to gradients."""
         spec = self.specialization(args)
         unit = _guard(lambda: spec.gradient(self.argnums))
-        out = unit.callables["fwd"](*self._convert(spec, args))
+        fwd, bwd = _guard(lambda: (unit.entry("fwd"), unit.entry("bwd")))
+        out = fwd(*self._convert(spec, args))
         flat, addr = out[:-1], out[-1]
-        back = Pullback(unit.callables["bwd"], addr, spec.shape,
+        back = Pullback(bwd, addr, spec.shape,
                         tuple(r.type for r in spec.func.results))
         return _build(spec.shape, flat), back
 
@@ -286,7 +300,7 @@ class JitGrad:
         """The optimized LLVM IR of the primal (or of the gradient kernels)."""
         spec = self.specialization(args)
         if gradient:
-            return _guard(lambda: spec.gradient(self.argnums)).unit.llvm_ir
+            return _guard(lambda: spec.gradient(self.argnums).llvm_ir())
         _guard(spec.primal)
         return spec.primal_unit.llvm_ir
 
