@@ -58,12 +58,11 @@ def _wrap(i: int) -> int:
 
 
 def _ieee(fn: Callable) -> Callable:
-    import numpy as np
-
     def run(*xs):
         try:
             return float(fn(*xs))
         except (ValueError, OverflowError):
+            import numpy as np  # only on the error path: keeps `import pyad` fast
             with np.errstate(all="ignore"):
                 return float(getattr(np, _NP_FALLBACK[fn.__name__])(*map(np.float64, xs)))
     return run
