@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from pyad.ir import BOOL, F64, Block, Func, If, Op, Var
+from pyad.ir import BOOL, F64, Func, If, Op, Var
 from pyad.ops import OPS
 
 from . import abi
 from .lower_custom import CUSTOM
 
-_FCMP = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=="}
 
 
 class KernelEmitter:

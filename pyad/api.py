@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from . import ad, frontend, opt
 from .errors import PyadError, PyadInternalError
-from .ir import BOOL, F64, I64, Func
+from .ir import BOOL, F64, I64
 from .verify import verify
 
 _GRADIENT_ENTRY = ("grad", "value_and_grad")
@@ -46,6 +46,8 @@ def _arg_type(fname: str, name: str, a: Any) -> str:
     if isinstance(a, (bool, np.bool_)):
         return BOOL
     if isinstance(a, (int, np.integer)):
+        if not -2**63 <= a < 2**63:
+            raise OverflowError(f"{fname}() argument {name!r} does not fit in a 64-bit integer")
         return I64
     if isinstance(a, (float, np.floating)) and not isinstance(a, np.longdouble):
         return F64

@@ -118,6 +118,17 @@ def test_wrong_arguments_name_the_parameter():
         f.grad([1.0], 2.0)
 
 
+def test_big_ints_and_bools():
+    @pyad.jit_grad
+    def scale(x, n, flag):
+        return x * n if flag else -x
+
+    assert scale(1.5, 2, True) == 3.0 and scale(1.5, 2, False) == -1.5
+    assert scale.grad(1.5, 2, True) == (2.0, None, None)
+    with pytest.raises(OverflowError, match="argument 'n' does not fit in a 64-bit integer"):
+        scale(1.5, 2**70, True)
+
+
 def test_numpy_scalars_are_accepted():
     import numpy as np
     assert f(np.float64(2.0), 3.0) == 2.0 / 11.0
