@@ -48,7 +48,7 @@ def _floordiv_mod(e, s, t, a, b):
         _zero_check(e, s, t, b, "float divmod()")
         m = _fmod(e, a, b)
         div = bld.fdiv(bld.fsub(a, m), b)
-        m_nz = bld.fcmp_ordered("!=", m, _f(0.0))
+        m_nz = bld.fcmp_unordered("!=", m, _f(0.0))  # C `if (mod)`: true for nan
         sign_differs = bld.xor(bld.fcmp_ordered("<", b, _f(0.0)), bld.fcmp_ordered("<", m, _f(0.0)))
         fix = bld.and_(m_nz, sign_differs)
         m = bld.select(fix, bld.fadd(m, b), m)
@@ -58,7 +58,7 @@ def _floordiv_mod(e, s, t, a, b):
         floor = e_floor(e, div)
         floor = bld.select(bld.fcmp_ordered(">", bld.fsub(div, floor), _f(0.5)),
                            bld.fadd(floor, _f(1.0)), floor)
-        div_nz = bld.fcmp_ordered("!=", div, _f(0.0))
+        div_nz = bld.fcmp_unordered("!=", div, _f(0.0))
         q = bld.select(div_nz, floor, e_copysign(e, _f(0.0), bld.fdiv(a, b)))
         return q, m
     _zero_check(e, s, t, b, "integer division or modulo by zero")

@@ -59,7 +59,7 @@ def check_grad(f, *args, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e
                 continue
             err = abs(got - want)
             worst = max(worst, err / max(abs(want), abs(got), 1.0))
-            if err > atol + 100 * rtol * max(abs(want), abs(got), 1.0):
+            if not err <= atol + 100 * rtol * max(abs(want), abs(got), 1.0):  # nan fails
                 raise AssertionError(f"gradient of result {j} w.r.t. argument {i}: pyad {got!r}, "
                                      f"finite differences {want!r}")
     rng = random.Random(seed)
@@ -69,6 +69,6 @@ def check_grad(f, *args, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e
     rhs = sum(v[i] * g[i] for i in fidx if g.get(i) is not None)
     lhs = sum(w[j] * sum(cols[i][j] * v[i] for i in fidx if g.get(i) is not None)
               for j in range(len(ys)))
-    if abs(lhs - rhs) > atol + 100 * rtol * max(abs(lhs), abs(rhs), 1.0):
+    if not abs(lhs - rhs) <= atol + 100 * rtol * max(abs(lhs), abs(rhs), 1.0):
         raise AssertionError(f"dot-product test failed: <J v, w> = {lhs!r}, <v, J^T w> = {rhs!r}")
     return {"fd_max_rel_error": worst, "jv_w": lhs, "v_jtw": rhs}

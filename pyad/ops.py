@@ -90,6 +90,14 @@ def _true_div(a: float, b: float) -> float:
     return a / b
 
 
+def _ieee_div(a: float, b: float) -> float:
+    if b == 0.0:
+        import numpy as np
+        with np.errstate(all="ignore"):
+            return float(np.float64(a) / np.float64(b))
+    return a / b
+
+
 def _floordiv(a, b):
     if b == 0:
         raise ZeroDivisionError("division by zero")
@@ -163,9 +171,12 @@ _ROWS: list[OpDef] = [
           lambda b, ct, y, x1, x2: (b.mul(ct, x2), b.mul(ct, x1)),
           ("inst", {F64: "fmul", I64: "mul"}), "a * b", samples=((1.5, -2.25), (-3.0, 0.5))),
     OpDef("div", FF_F, _true_div,
-          lambda b, ct, y, x1, x2: (b.div(ct, x2), b.neg(b.div(b.mul(ct, y), x2))),
+          lambda b, ct, y, x1, x2: (b.fdiv(ct, x2), b.neg(b.fdiv(b.mul(ct, y), x2))),
           ("custom",), "a / b (true division; raises ZeroDivisionError for b == 0)",
           samples=((1.5, -2.25), (-3.0, 0.5))),
+    OpDef("fdiv", FF_F, _ieee_div, None, ("inst", {F64: "fdiv"}),
+          "a / b with IEEE results (inf, nan) for b == 0; used by adjoint rules, which must "
+          "not raise where the primal did not"),
     OpDef("floordiv", ARITH, _floordiv, ZERO, ("custom",),
           "a // b with Python's rounding toward -inf; ZeroDivisionError for b == 0",
           samples=((7.5, -2.0), (-7.0, 2.5))),
@@ -230,21 +241,21 @@ _ROWS: list[OpDef] = [
     # --- elementary functions
     OpDef("exp", F_F, _ieee(math.exp), lambda b, ct, y, x: (b.mul(ct, y),),
           ("intrinsic", "llvm.exp"), "e ** a", spell=("math.exp",), samples=((0.5,), (-1.25,))),
-    OpDef("log", F_F, _ieee(math.log), lambda b, ct, y, x: (b.div(ct, x),),
+    OpDef("log", F_F, _ieee(math.log), lambda b, ct, y, x: (b.fdiv(ct, x),),
           ("intrinsic", "llvm.log"), "natural log (nan for a < 0, -inf at 0)",
           spell=("math.log",), samples=((0.5,), (3.25,))),
     OpDef("log2", F_F, _ieee(math.log2),
-          lambda b, ct, y, x: (b.div(ct, b.mul(x, b.const(math.log(2.0)))),),
+          lambda b, ct, y, x: (b.fdiv(ct, b.mul(x, b.const(math.log(2.0)))),),
           ("intrinsic", "llvm.log2"), "base-2 log", spell=("math.log2",), samples=((0.5,), (3.25,))),
     OpDef("log10", F_F, _ieee(math.log10),
-          lambda b, ct, y, x: (b.div(ct, b.mul(x, b.const(math.log(10.0)))),),
+          lambda b, ct, y, x: (b.fdiv(ct, b.mul(x, b.const(math.log(10.0)))),),
           ("intrinsic", "llvm.log10"), "base-10 log", spell=("math.log10",),
           samples=((0.5,), (3.25,))),
-    OpDef("log1p", F_F, _ieee(math.log1p), lambda b, ct, y, x: (b.div(ct, b.add(x, b.const(1.0))),),
+    OpDef("log1p", F_F, _ieee(math.log1p), lambda b, ct, y, x: (b.fdiv(ct, b.add(x, b.const(1.0))),),
           ("libm", "log1p"), "log(1 + a)", spell=("math.log1p",), samples=((0.5,), (-0.75,))),
     OpDef("expm1", F_F, _ieee(math.expm1), lambda b, ct, y, x: (b.mul(ct, b.add(y, b.const(1.0))),),
           ("libm", "expm1"), "exp(a) - 1", spell=("math.expm1",), samples=((0.5,), (-1.25,))),
-    OpDef("sqrt", F_F, _ieee(math.sqrt), lambda b, ct, y, x: (b.div(ct, b.mul(b.const(2.0), y)),),
+    OpDef("sqrt", F_F, _ieee(math.sqrt), lambda b, ct, y, x: (b.fdiv(ct, b.mul(b.const(2.0), y)),),
           ("intrinsic", "llvm.sqrt"), "square root (nan for a < 0)", spell=("math.sqrt",),
           samples=((0.5,), (3.25,))),
     OpDef("sin", F_F, _ieee(math.sin), lambda b, ct, y, x: (b.mul(ct, b.cos(x)),),
@@ -255,18 +266,18 @@ _ROWS: list[OpDef] = [
           lambda b, ct, y, x: (b.mul(ct, b.add(b.const(1.0), b.mul(y, y))),),
           ("libm", "tan"), "tangent", spell=("math.tan",), samples=((0.5,), (-1.0,))),
     OpDef("asin", F_F, _ieee(math.asin),
-          lambda b, ct, y, x: (b.div(ct, b.sqrt(b.sub(b.const(1.0), b.mul(x, x)))),),
+          lambda b, ct, y, x: (b.fdiv(ct, b.sqrt(b.sub(b.const(1.0), b.mul(x, x)))),),
           ("libm", "asin"), "arcsine", spell=("math.asin",), samples=((0.5,), (-0.75,))),
     OpDef("acos", F_F, _ieee(math.acos),
-          lambda b, ct, y, x: (b.neg(b.div(ct, b.sqrt(b.sub(b.const(1.0), b.mul(x, x))))),),
+          lambda b, ct, y, x: (b.neg(b.fdiv(ct, b.sqrt(b.sub(b.const(1.0), b.mul(x, x))))),),
           ("libm", "acos"), "arccosine", spell=("math.acos",), samples=((0.5,), (-0.75,))),
     OpDef("atan", F_F, _ieee(math.atan),
-          lambda b, ct, y, x: (b.div(ct, b.add(b.const(1.0), b.mul(x, x))),),
+          lambda b, ct, y, x: (b.fdiv(ct, b.add(b.const(1.0), b.mul(x, x))),),
           ("libm", "atan"), "arctangent", spell=("math.atan",), samples=((0.5,), (-2.0,))),
     OpDef("atan2", FF_F, _ieee(math.atan2),
           lambda b, ct, y, x1, x2: (
-              b.div(b.mul(ct, x2), b.add(b.mul(x1, x1), b.mul(x2, x2))),
-              b.neg(b.div(b.mul(ct, x1), b.add(b.mul(x1, x1), b.mul(x2, x2))))),
+              b.fdiv(b.mul(ct, x2), b.add(b.mul(x1, x1), b.mul(x2, x2))),
+              b.neg(b.fdiv(b.mul(ct, x1), b.add(b.mul(x1, x1), b.mul(x2, x2))))),
           ("libm", "atan2"), "atan(a / b) in the right quadrant", spell=("math.atan2",),
           samples=((0.5, -1.5), (-2.0, 0.75))),
     OpDef("sinh", F_F, _ieee(math.sinh), lambda b, ct, y, x: (b.mul(ct, b.cosh(x)),),
@@ -277,15 +288,15 @@ _ROWS: list[OpDef] = [
           lambda b, ct, y, x: (b.mul(ct, b.sub(b.const(1.0), b.mul(y, y))),),
           ("libm", "tanh"), "hyperbolic tangent", spell=("math.tanh",), samples=((0.5,), (-2.0,))),
     OpDef("asinh", F_F, _ieee(math.asinh),
-          lambda b, ct, y, x: (b.div(ct, b.sqrt(b.add(b.mul(x, x), b.const(1.0)))),),
+          lambda b, ct, y, x: (b.fdiv(ct, b.sqrt(b.add(b.mul(x, x), b.const(1.0)))),),
           ("libm", "asinh"), "inverse hyperbolic sine", spell=("math.asinh",),
           samples=((0.5,), (-2.0,))),
     OpDef("acosh", F_F, _ieee(math.acosh),
-          lambda b, ct, y, x: (b.div(ct, b.sqrt(b.sub(b.mul(x, x), b.const(1.0)))),),
+          lambda b, ct, y, x: (b.fdiv(ct, b.sqrt(b.sub(b.mul(x, x), b.const(1.0)))),),
           ("libm", "acosh"), "inverse hyperbolic cosine", spell=("math.acosh",),
           samples=((1.5,), (3.0,))),
     OpDef("atanh", F_F, _ieee(math.atanh),
-          lambda b, ct, y, x: (b.div(ct, b.sub(b.const(1.0), b.mul(x, x))),),
+          lambda b, ct, y, x: (b.fdiv(ct, b.sub(b.const(1.0), b.mul(x, x))),),
           ("libm", "atanh"), "inverse hyperbolic tangent", spell=("math.atanh",),
           samples=((0.5,), (-0.75,))),
     OpDef("erf", F_F, math.erf,
@@ -297,7 +308,7 @@ _ROWS: list[OpDef] = [
                                                b.exp(b.neg(b.mul(x, x))))),),
           ("libm", "erfc"), "1 - erf(a)", spell=("math.erfc",), samples=((0.5,), (-1.25,))),
     OpDef("hypot", FF_F, _ieee(math.hypot),
-          lambda b, ct, y, x1, x2: (b.mul(ct, b.div(x1, y)), b.mul(ct, b.div(x2, y))),
+          lambda b, ct, y, x1, x2: (b.mul(ct, b.fdiv(x1, y)), b.mul(ct, b.fdiv(x2, y))),
           ("libm", "hypot"), "sqrt(a*a + b*b) without overflow", spell=("math.hypot",),
           samples=((0.5, -1.5), (-2.0, 0.75))),
     OpDef("lgamma", F_F, _lgamma, lambda b, ct, y, x: (b.mul(ct, b.digamma(x)),),
