@@ -186,9 +186,11 @@ _ROWS: list[OpDef] = [
           samples=((7.5, -2.0), (-7.2, 2.5))),
     OpDef("pow", FF_F, _ieee(math.pow),
           lambda b, ct, y, x1, x2: (
-              b.mul(ct, b.mul(x2, b.pow(x1, b.sub(x2, b.const(1.0))))),
+              b.select(b.eq(x2, b.const(0.0)), b.const(0.0),
+                       b.mul(ct, b.mul(x2, b.pow(x1, b.sub(x2, b.const(1.0)))))),
               b.select(b.eq(x1, b.const(0.0)), b.const(0.0), b.mul(ct, b.mul(y, b.log(x1))))),
-          ("intrinsic", "llvm.pow"), "a ** b for floats (IEEE: nan for a < 0 and fractional b)",
+          ("intrinsic", "llvm.pow"), "a ** b for floats (IEEE: nan for a < 0 and fractional b); d/da is 0 where b == 0 and "
+          "d/db is 0 where a == 0",
           spell=("math.pow",), samples=((1.5, -2.25), (0.7, 3.0), (2.0, 0.5))),
     OpDef("ipow", II_I, _ipow, ZERO, ("custom",),
           "a ** b for ints; ValueError for b < 0 (Python would return a float)"),

@@ -419,3 +419,14 @@ class _NanGradient:
 def test_check_grad_rejects_nan_gradients():
     with pytest.raises(AssertionError):
         pyad.check_grad(_NanGradient(), 1.5)
+
+
+def pow_py(a, b):
+    return a ** b
+
+
+def test_pow_gradient_at_zero_exponent_and_base():
+    f = compiled(pow_py)
+    assert f.grad(0.0, 0.0) == (0.0, 0.0)  # 0 ** b and a ** 0 are locally constant in a
+    assert f.grad(3.0, 0.0) == (0.0, math.log(3.0))
+    assert f.grad(0.0, 2.0) == (0.0, 0.0)
