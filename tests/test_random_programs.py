@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import math
+import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -45,7 +46,7 @@ def programs(draw):
         else:
             e2 = draw(expressions())
             lines += ["    if t > 0.3:", f"        t = {e}", "    else:", f"        t = t + {e2}"]
-    lines.append(f"    return {draw(expressions())} + t")
+    lines.append(f"    return 0.5 * {draw(expressions())} + t")  # always a float result
     return "\n".join(lines)
 
 
@@ -61,19 +62,22 @@ def _load(body: str, tmp_path_factory):
     return mod.prog
 
 
-def _away_from_kinks(py, x, y, eps=1e-4):
+def _away_from_kinks(py, x, y, eps=1e-6):
     # branch outcomes (x > y, t > 0.3, max) must not flip within the FD step: compare
-    # one-sided slopes; if they disagree a lot, the point is near a kink
+    # one-sided slopes; for a smooth function they differ by about eps * f'' only
     f0 = py(x, y)
     for dx, dy in ((eps, 0), (0, eps)):
         left = (f0 - py(x - dx, y - dy)) / eps
         right = (py(x + dx, y + dy) - f0) / eps
-        if abs(left - right) > 1e-2 * (1 + abs(left)):
+        if abs(left - right) > 1e-4 * (1 + abs(left)):
             return False
     return True
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# Derandomized so CI is reproducible; run with PYAD_HYPOTHESIS_EXAMPLES=5000 to explore more.
+@settings(max_examples=int(os.environ.get("PYAD_HYPOTHESIS_EXAMPLES", 80)), deadline=None,
+          derandomize=not os.environ.get("PYAD_HYPOTHESIS_EXAMPLES"),
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(body=programs(), x=st.floats(-2.0, 2.0), y=st.floats(-2.0, 2.0))
 def test_random_program(body, x, y, tmp_path_factory):
     py = _load(body, tmp_path_factory)
