@@ -22,10 +22,9 @@ import threading
 import weakref
 from typing import Any, Callable
 
-from . import ad, frontend, opt
+from . import pipeline
 from .errors import PyadError, PyadInternalError
 from .ir import BOOL, F64, I64
-from .verify import verify
 
 _GRADIENT_ENTRY = ("grad", "value_and_grad")
 
@@ -63,8 +62,7 @@ class _Specialization:
 
     def __init__(self, owner: "JitGrad", sig: tuple[str, ...]) -> None:
         self.owner, self.sig = owner, sig
-        func, self.shape = frontend.lower(owner.fn, sig)
-        self.func = verify(opt.simplify(verify(func)))
+        self.func, self.shape = pipeline.primal_ir(owner.fn, sig)
         self.lock = threading.Lock()
         self.primal_unit = None
         self.grads: dict[tuple[int, ...], Any] = {}
@@ -123,11 +121,9 @@ class _GradientUnit:
     def __init__(self, spec: _Specialization, argnums, wrt: tuple[int, ...]) -> None:
         func = spec.func
         self.spec, self.argnums, self.wrt = spec, argnums, wrt
-        self.g = g = ad.differentiate(func, wrt)
-        self.fwd = verify(g.fwd)
-        self.bwd = verify(g.bwd)
-        self.scalar = len(func.results) == 1 and func.results[0].type == F64 and spec.shape == 0
-        self.fused = verify(ad.fused(g, seed=1.0)) if self.scalar else None
+        gir = pipeline.gradient_ir(func, wrt)
+        self.g, self.fwd, self.bwd, self.fused = gir.g, gir.g.fwd, gir.g.bwd, gir.fused
+        self.scalar = self.fused is not None and spec.shape == 0
         self.lock = threading.Lock()
         self._units: dict[str, Any] = {}
 

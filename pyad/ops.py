@@ -149,12 +149,6 @@ def digamma(x: float) -> float:
     return result + math.log(x) - 0.5 / x - series
 
 
-# ----------------------------------------------------------------------------- adjoint helpers
-
-def _neg_ct(b, ct):
-    return b.neg(ct)
-
-
 # ----------------------------------------------------------------------------- the table
 
 _ROWS: list[OpDef] = [

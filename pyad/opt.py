@@ -98,6 +98,3 @@ def cse_block(block: Block, known: dict | None = None) -> Block:
 def cse(func: Func) -> Func:
     return Func(func.name, cse_block(func.block), func.filename, func.arg_names)
 
-
-def simplify(func: Func) -> Func:
-    return dce(cse(fold_constants(func)))
