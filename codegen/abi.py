@@ -20,10 +20,14 @@ I64 = ir.IntType(64)
 F64 = ir.DoubleType()
 PTR = ir.PointerType()
 
-# struct pyad_ctx { i32 err_kind; i32 err_line; ptr err_msg; ptr reserved[4]; }
-CTX = ir.LiteralStructType([I32, I32, PTR, ir.ArrayType(PTR, 4)])
+# struct pyad_ctx { i32 err_kind; i32 err_line; ptr err_msg; ptr tape_base, tape_top, tape_end;
+#                   ptr reserved; }
+CTX = ir.LiteralStructType([I32, I32, PTR, PTR, PTR, PTR, PTR])
 CTX_SIZE = 48
-CTX_ERR_KIND, CTX_ERR_LINE, CTX_ERR_MSG = 0, 1, 2
+CTX_ERR_KIND, CTX_ERR_LINE, CTX_ERR_MSG, CTX_TAPE_BASE, CTX_TAPE_TOP, CTX_TAPE_END = range(6)
+# struct pyad_pullback_header { ptr tape_base, tape_top, tape_end; }: the start of every
+# pullback struct; saved values follow it.
+PULLBACK_HEADER = [PTR, PTR, PTR]
 
 # Error kind -> Python exception (builtins name). Index = kind; keep in sync with pyad_rt.h.
 ERROR_KINDS = (

@@ -50,7 +50,8 @@ class KernelEmitter:
             saved = f.params[:self.unpack_saved]
             st = saved_struct(saved)
             for k, v in enumerate(saved):
-                p = b.gep(pb, [abi.I32(0), abi.I32(k)], inbounds=True, source_etype=st)
+                p = b.gep(pb, [abi.I32(0), abi.I32(SAVED_FIELD0 + k)], inbounds=True,
+                          source_etype=st)
                 self.values[v.name] = from_mem(b, b.load(p, typ=abi.SCALAR_MEM[v.type]), v.type)
             i = 2
         for p in f.params[self.unpack_saved:]:
@@ -71,7 +72,8 @@ class KernelEmitter:
             with b.if_then(b.icmp_unsigned("==", pb, ir.Constant(abi.PTR, None)), likely=False):
                 self.fail(abi.ERR_MEMORY, "out of memory allocating a pullback", 0)
             for k, v in enumerate(saved):
-                p = b.gep(pb, [abi.I32(0), abi.I32(k)], inbounds=True, source_etype=st)
+                p = b.gep(pb, [abi.I32(0), abi.I32(SAVED_FIELD0 + k)], inbounds=True,
+                          source_etype=st)
                 b.store(to_mem(b, results[n_plain + k], v.type), p)
             b.store(pb, self.fn.args[i + n_plain])
         b.ret(abi.I32(0))
@@ -172,7 +174,12 @@ class KernelEmitter:
 
 
 def saved_struct(saved: tuple[Var, ...] | list[Var]) -> ir.LiteralStructType:
-    return ir.LiteralStructType([abi.SCALAR_MEM[v.type] for v in saved] or [abi.I64])
+    """A pullback struct: the runtime's header (the forward sweep's tape), then the saved
+    values; field k + SAVED_FIELD0 holds saved value k."""
+    return ir.LiteralStructType(abi.PULLBACK_HEADER + [abi.SCALAR_MEM[v.type] for v in saved])
+
+
+SAVED_FIELD0 = len(abi.PULLBACK_HEADER)
 
 
 def const(t: str, value) -> ir.Constant:

@@ -28,7 +28,7 @@ STATIC_LIBRARY_NAME = "libpyad_rt.a"
 HEADER_NAME = "pyad_rt.h"
 
 # The runtime ABI version this Python code was written against (pyad_rt_version()).
-RT_VERSION = 1
+RT_VERSION = 2
 
 _REBUILD_HINT = (
     "Rebuild and reinstall the runtime with `pip install -e .` (or `pip install .`) "
@@ -52,8 +52,17 @@ typedef struct pyad_ctx {
     int32_t err_kind;
     int32_t err_line;
     const char *err_msg;
-    void *reserved[4];
+    char *tape_base;
+    char *tape_top;
+    char *tape_end;
+    void *reserved;
 } pyad_ctx;
+
+typedef struct pyad_pullback_header {
+    char *tape_base;
+    char *tape_top;
+    char *tape_end;
+} pyad_pullback_header;
 
 void pyad_ctx_init(pyad_ctx *ctx);
 int32_t pyad_set_error(pyad_ctx *ctx, int32_t kind, int32_t line, const char *msg);
@@ -61,6 +70,10 @@ void *pyad_pullback_alloc(size_t size);
 void pyad_pullback_free(void *pb);
 int32_t pyad_rt_version(void);
 double pyad_digamma(double x);
+int32_t pyad_tape_grow(pyad_ctx *ctx, size_t need);
+void pyad_tape_release(pyad_ctx *ctx);
+void pyad_tape_move_to_pullback(pyad_ctx *ctx, void *pb);
+size_t pyad_pullback_tape_bytes(const void *pb);
 """
 
 _lock = threading.Lock()

@@ -16,12 +16,53 @@ int32_t pyad_set_error(pyad_ctx *ctx, int32_t kind, int32_t line, const char *ms
     return kind;
 }
 
-void *pyad_pullback_alloc(size_t size) {
-    /* calloc(0) may return NULL; a pullback must be a valid unique pointer. */
-    return calloc(1, size ? size : 1);
+int32_t pyad_tape_grow(pyad_ctx *ctx, size_t need) {
+    size_t used = (size_t)(ctx->tape_top - ctx->tape_base);
+    size_t cap = (size_t)(ctx->tape_end - ctx->tape_base);
+    size_t want = cap < 4096 ? 4096 : cap;
+    char *p;
+    if (used + need < used) /* overflow */
+        return pyad_set_error(ctx, PYAD_ERR_MEMORY, 0, "AD tape size overflow");
+    while (want < used + need) {
+        if (want > SIZE_MAX / 2)
+            return pyad_set_error(ctx, PYAD_ERR_MEMORY, 0, "AD tape size overflow");
+        want *= 2;
+    }
+    if (want <= cap) return PYAD_OK;
+    p = realloc(ctx->tape_base, want);
+    if (!p) return pyad_set_error(ctx, PYAD_ERR_MEMORY, 0, "out of memory growing the AD tape");
+    ctx->tape_base = p;
+    ctx->tape_top = p + used;
+    ctx->tape_end = p + want;
+    return PYAD_OK;
 }
 
-void pyad_pullback_free(void *pb) { free(pb); }
+void pyad_tape_release(pyad_ctx *ctx) {
+    free(ctx->tape_base);
+    ctx->tape_base = ctx->tape_top = ctx->tape_end = NULL;
+}
+
+void pyad_tape_move_to_pullback(pyad_ctx *ctx, void *pb) {
+    pyad_pullback_header *h = pb;
+    h->tape_base = ctx->tape_base;
+    h->tape_top = ctx->tape_top;
+    h->tape_end = ctx->tape_end;
+    ctx->tape_base = ctx->tape_top = ctx->tape_end = NULL;
+}
+
+size_t pyad_pullback_tape_bytes(const void *pb) {
+    const pyad_pullback_header *h = pb;
+    return (size_t)(h->tape_top - h->tape_base);
+}
+
+void *pyad_pullback_alloc(size_t size) {
+    return calloc(1, size < sizeof(pyad_pullback_header) ? sizeof(pyad_pullback_header) : size);
+}
+
+void pyad_pullback_free(void *pb) {
+    if (pb) free(((pyad_pullback_header *)pb)->tape_base);
+    free(pb);
+}
 
 double pyad_digamma(double x) {
     const double pi = 3.14159265358979323846;
@@ -41,4 +82,4 @@ double pyad_digamma(double x) {
     return result + log(x) - 0.5 / x - series;
 }
 
-int32_t pyad_rt_version(void) { return 1; }
+int32_t pyad_rt_version(void) { return 2; }

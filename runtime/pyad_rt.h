@@ -43,8 +43,19 @@ typedef struct pyad_ctx {
     int32_t err_kind;     /* enum pyad_error_kind; PYAD_OK while no error happened */
     int32_t err_line;     /* source line of the failing statement, 0 if unknown */
     const char *err_msg;  /* static, NUL-terminated message; NULL while no error */
-    void *reserved[4];    /* tape state (control-flow issue); zero for now */
+    char *tape_base;      /* the AD tape: a malloc'd buffer, NULL until the first push */
+    char *tape_top;       /* next free byte; generated code pushes and pops inline */
+    char *tape_end;       /* one past the end of the buffer */
+    void *reserved;
 } pyad_ctx;
+
+/* Every pullback struct starts with this header: the tape of the forward sweep that made
+ * it, moved out of the context (pyad_tape_move_to_pullback), followed by saved values. */
+typedef struct pyad_pullback_header {
+    char *tape_base;
+    char *tape_top;
+    char *tape_end;
+} pyad_pullback_header;
 
 /* Zero a context so it can be passed to a generated function. */
 PYAD_API void pyad_ctx_init(pyad_ctx *ctx);
@@ -53,12 +64,26 @@ PYAD_API void pyad_ctx_init(pyad_ctx *ctx);
  * `return pyad_set_error(...)`. msg must outlive the context (a static string). */
 PYAD_API int32_t pyad_set_error(pyad_ctx *ctx, int32_t kind, int32_t line, const char *msg);
 
-/* Allocate a zeroed pullback struct of `size` bytes (size 0 is allowed and returns a
- * valid, unique pointer). Returns NULL on allocation failure. Release it with
+/* Make room for `need` more bytes on ctx's tape (amortised doubling, at least 4 KiB).
+ * Returns PYAD_OK, or records and returns PYAD_ERR_MEMORY leaving the tape as it was. */
+PYAD_API int32_t pyad_tape_grow(pyad_ctx *ctx, size_t need);
+
+/* Free ctx's tape (if any) and reset its pointers. */
+PYAD_API void pyad_tape_release(pyad_ctx *ctx);
+
+/* Move ctx's tape into the header of pullback struct `pb`; ctx is left without a tape.
+ * The tape is freed with the pullback (pyad_pullback_free). */
+PYAD_API void pyad_tape_move_to_pullback(pyad_ctx *ctx, void *pb);
+
+/* Bytes of tape held by pullback struct `pb` (what its forward sweep pushed). */
+PYAD_API size_t pyad_pullback_tape_bytes(const void *pb);
+
+/* Allocate a zeroed pullback struct of `size` bytes, header included (smaller sizes are
+ * rounded up to the header). Returns NULL on allocation failure. Release it with
  * pyad_pullback_free exactly once. */
 PYAD_API void *pyad_pullback_alloc(size_t size);
 
-/* Release a struct from pyad_pullback_alloc. NULL is ignored. */
+/* Release a struct from pyad_pullback_alloc, and the tape in its header. NULL is ignored. */
 PYAD_API void pyad_pullback_free(void *pb);
 
 /* psi(x), the derivative of lgamma (libm has none). nan at the poles 0, -1, -2, ...

@@ -22,7 +22,8 @@ static void test_ctx_init(void) {
     CHECK(ctx.err_kind == PYAD_OK);
     CHECK(ctx.err_line == 0);
     CHECK(ctx.err_msg == NULL);
-    for (int i = 0; i < 4; ++i) CHECK(ctx.reserved[i] == NULL);
+    CHECK(ctx.tape_base == NULL && ctx.tape_top == NULL && ctx.tape_end == NULL);
+    CHECK(ctx.reserved == NULL);
     /* The layout is part of the ABI (codegen/abi.py: CTX_SIZE = 48 on 64-bit targets). */
     CHECK(sizeof(void *) != 8 || sizeof(pyad_ctx) == 48);
 }
@@ -82,6 +83,29 @@ static void test_pullback_alloc(void) {
     pyad_pullback_free(NULL); /* must be a no-op */
 }
 
+static void test_tape(void) {
+    pyad_ctx ctx;
+    pyad_ctx_init(&ctx);
+    for (int i = 0; i < 10000; ++i) {
+        if (ctx.tape_end - ctx.tape_top < (ptrdiff_t)sizeof(double))
+            CHECK(pyad_tape_grow(&ctx, sizeof(double)) == PYAD_OK);
+        memcpy(ctx.tape_top, &(double){(double)i}, sizeof(double));
+        ctx.tape_top += sizeof(double);
+    }
+    void *pb = pyad_pullback_alloc(sizeof(pyad_pullback_header));
+    CHECK(pb != NULL);
+    pyad_tape_move_to_pullback(&ctx, pb);
+    CHECK(ctx.tape_base == NULL);
+    CHECK(pyad_pullback_tape_bytes(pb) == 10000 * sizeof(double));
+    double last;
+    memcpy(&last, ((pyad_pullback_header *)pb)->tape_top - sizeof(double), sizeof last);
+    CHECK(last == 9999.0);
+    pyad_pullback_free(pb);
+    CHECK(pyad_tape_grow(&ctx, (size_t)1 << 62) == PYAD_ERR_MEMORY);
+    CHECK(ctx.err_kind == PYAD_ERR_MEMORY);
+    pyad_tape_release(&ctx);
+}
+
 static void test_version(void) {
     CHECK(pyad_rt_version() >= 1);
 }
@@ -90,6 +114,7 @@ int main(void) {
     test_ctx_init();
     test_set_error_first_wins();
     test_pullback_alloc();
+    test_tape();
     test_version();
     if (failures) {
         fprintf(stderr, "test_runtime: %d check(s) failed\n", failures);

@@ -44,11 +44,40 @@ def test_ctx_init_zeroes(rt, ffi):
     ctx = ffi.new("pyad_ctx *")
     ctx.err_kind = 99
     ctx.err_line = 7
-    ctx.reserved[2] = ffi.cast("void *", 1234)
+    ctx.tape_top = ffi.cast("char *", 1234)
     rt.pyad_ctx_init(ctx)
     assert (ctx.err_kind, ctx.err_line) == (rt.PYAD_OK, 0)
     assert ctx.err_msg == ffi.NULL
-    assert all(ctx.reserved[i] == ffi.NULL for i in range(4))
+    assert ctx.tape_base == ctx.tape_top == ctx.tape_end == ctx.reserved == ffi.NULL
+
+
+def test_tape_grows_keeps_contents_and_moves_to_a_pullback(rt, ffi):
+    ctx = ffi.new("pyad_ctx *")
+    rt.pyad_ctx_init(ctx)
+    n = 100_000
+    for i in range(n):  # push doubles the way generated code does
+        if ctx.tape_end - ctx.tape_top < 8:
+            assert rt.pyad_tape_grow(ctx, 8) == rt.PYAD_OK
+        ffi.cast("double *", ctx.tape_top)[0] = float(i)
+        ctx.tape_top += 8
+    assert ctx.tape_top - ctx.tape_base == 8 * n
+    assert ctx.tape_end - ctx.tape_base < 2 * 8 * n + 4096  # amortised doubling
+    pb = rt.pyad_pullback_alloc(ffi.sizeof("pyad_pullback_header") + 8)
+    rt.pyad_tape_move_to_pullback(ctx, pb)
+    assert ctx.tape_base == ffi.NULL
+    assert rt.pyad_pullback_tape_bytes(pb) == 8 * n
+    h = ffi.cast("pyad_pullback_header *", pb)
+    assert ffi.cast("double *", h.tape_top)[-1] == n - 1.0
+    assert ffi.cast("double *", h.tape_base)[0] == 0.0
+    rt.pyad_pullback_free(pb)  # frees the tape too (checked for leaks by the RSS tests)
+    rt.pyad_tape_release(ctx)  # releasing an empty tape is fine
+
+
+def test_tape_grow_failure_is_an_error_not_a_crash(rt, ffi):
+    ctx = ffi.new("pyad_ctx *")
+    rt.pyad_ctx_init(ctx)
+    assert rt.pyad_tape_grow(ctx, 2**62) == rt.PYAD_ERR_MEMORY
+    assert ctx.err_kind == rt.PYAD_ERR_MEMORY and ctx.tape_base == ffi.NULL
 
 
 def test_set_error_first_wins(rt, ffi):
@@ -96,7 +125,8 @@ def test_only_api_symbols_exported():
     names = {line.split()[-1] for line in out.splitlines() if line.split()[1:2] == ["T"]}
     assert names == {
         "pyad_ctx_init", "pyad_set_error", "pyad_pullback_alloc", "pyad_pullback_free", "pyad_rt_version",
-        "pyad_digamma",
+        "pyad_digamma", "pyad_tape_grow", "pyad_tape_release", "pyad_tape_move_to_pullback",
+        "pyad_pullback_tape_bytes",
     }
 
 
