@@ -58,23 +58,23 @@ static void test_pullback_alloc(void) {
     pyad_pullback_free(a);
     pyad_pullback_free(b);
 
-    /* Size N: zeroed and writable. */
-    for (size_t n = 1; n <= 4096; n *= 4) {
+    /* Size N: zeroed, and writable after the header (which the runtime owns). */
+    for (size_t n = sizeof(pyad_pullback_header); n <= 4096; n *= 4) {
         unsigned char *p = pyad_pullback_alloc(n);
         CHECK(p != NULL);
         if (!p) continue;
         size_t nonzero = 0;
         for (size_t i = 0; i < n; ++i) nonzero += p[i] != 0;
         CHECK(nonzero == 0);
-        memset(p, 0xFF, n);
+        memset(p + sizeof(pyad_pullback_header), 0xFF, n - sizeof(pyad_pullback_header));
         pyad_pullback_free(p);
     }
 
-    /* A typed pullback struct, as generated code would use it. */
-    struct { double saved[3]; int64_t idx; } *s = pyad_pullback_alloc(sizeof *s);
+    /* A typed pullback struct, as generated code lays it out. */
+    struct { pyad_pullback_header h; double saved[3]; int64_t idx; } *s = pyad_pullback_alloc(sizeof *s);
     CHECK(s != NULL);
     if (s) {
-        CHECK(s->saved[0] == 0.0 && s->saved[2] == 0.0 && s->idx == 0);
+        CHECK(s->h.tape_base == NULL && s->saved[0] == 0.0 && s->saved[2] == 0.0 && s->idx == 0);
         s->saved[1] = 2.5;
         CHECK(s->saved[1] == 2.5);
     }
