@@ -4,7 +4,8 @@ A `Func` is a `Block` whose params are the function's arguments and whose result
 return values. A block is a straight list of statements:
 
 - `Op`: one primitive from the op table (`pyad/ops.py`) applied to SSA values;
-- `If`: a structured branch whose two blocks yield the If's results (no side effects).
+- `If`: a structured branch whose two blocks yield the If's results;
+- `While`: a loop with explicit loop-carried values (a `cond` block and a `body` block).
 
 Every value is a `Var` (unique name, scalar type). There are no tuples in the IR: Python
 tuples are unpacked by the frontend into several values. Types are the strings "f64", "i64"
@@ -75,7 +76,33 @@ class If:
     loc: Loc | None = None
 
 
-Stmt = Union[Op, If]
+@dataclass(frozen=True, slots=True)
+class While:
+    """A loop with explicit loop-carried values:
+
+        carried = inits
+        while cond(carried): carried = body(carried)
+        outs = carried
+
+    `cond` and `body` take the carried values as their params (each block its own names);
+    `cond` yields one bool, `body` yields the next carried values."""
+
+    outs: tuple[Var, ...]
+    inits: tuple[Var, ...]
+    cond: Block
+    body: Block
+    loc: Loc | None = None
+
+
+Stmt = Union[Op, If, While]
+
+
+def blocks_of(s: "Stmt") -> tuple[Block, ...]:
+    if isinstance(s, If):
+        return (s.then, s.orelse)
+    if isinstance(s, While):
+        return (s.cond, s.body)
+    return ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,17 +131,16 @@ def walk(block: Block) -> Iterator[Stmt]:
     """Every statement of `block`, nested ones included, in program order."""
     for s in block.body:
         yield s
-        if isinstance(s, If):
-            yield from walk(s.then)
-            yield from walk(s.orelse)
+        for b in blocks_of(s):
+            yield from walk(b)
 
 
 def stmt_uses(s: Stmt) -> tuple[Var, ...]:
     """The values a statement reads from its enclosing scope (nested blocks included)."""
     if isinstance(s, Op):
         return s.args
-    used: list[Var] = [s.cond]
-    for b in (s.then, s.orelse):
+    used: list[Var] = [s.cond] if isinstance(s, If) else list(s.inits)
+    for b in blocks_of(s):
         used.extend(free_vars(b))
     return tuple(used)
 
@@ -146,9 +172,12 @@ def rename_block(block: Block, mapping: dict[str, Var]) -> Block:
     for s in block.body:
         if isinstance(s, Op):
             body.append(Op(s.outs, s.op, tuple(map(r, s.args)), s.attrs, s.loc))
-        else:
+        elif isinstance(s, If):
             body.append(If(s.outs, r(s.cond), rename_block(s.then, mapping),
                            rename_block(s.orelse, mapping), s.loc))
+        else:
+            body.append(While(s.outs, tuple(map(r, s.inits)), rename_block(s.cond, mapping),
+                              rename_block(s.body, mapping), s.loc))
     return Block(block.params, tuple(body), tuple(map(r, block.results)))
 
 
@@ -175,6 +204,14 @@ def _fmt_stmt(s: Stmt, indent: str, lines: list[str]) -> None:
         lines.append(f"{indent}{lhs}{rhs}{loc}")
         return
     lhs = _fmt_outs(s.outs) + " = " if s.outs else ""
+    if isinstance(s, While):
+        inits = ", ".join(map(str, s.inits))
+        lines.append(f"{indent}{lhs}while ({inits}) cond({_fmt_outs(s.cond.params)}) {{{loc}")
+        _fmt_block_body(s.cond, indent + "  ", lines)
+        lines.append(f"{indent}}} do({_fmt_outs(s.body.params)}) {{")
+        _fmt_block_body(s.body, indent + "  ", lines)
+        lines.append(f"{indent}}}")
+        return
     lines.append(f"{indent}{lhs}if {s.cond} {{{loc}")
     _fmt_block_body(s.then, indent + "  ", lines)
     lines.append(f"{indent}}} else {{")

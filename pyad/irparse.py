@@ -4,10 +4,12 @@ from __future__ import annotations
 import re
 
 from .errors import PyadError
-from .ir import Block, Func, If, Loc, Op, Var
+from .ir import Block, Func, If, Loc, Op, Var, While
 
 _HEAD = re.compile(r"func (?P<name>[\w.]+)\((?P<params>.*)\) -> \((?P<rtypes>.*)\) \{$")
 _LOC = re.compile(r"\s+!(\d+):(\d+)$")
+_WHILE = re.compile(r"while \((?P<inits>[^)]*)\) cond\((?P<cparams>[^)]*)\) \{$")
+_DO = re.compile(r"\} do\((?P<bparams>[^)]*)\) \{$")
 _DEF = re.compile(r"(?P<outs>%[\w.]+: \w+(?:, %[\w.]+: \w+)*) = (?P<rhs>.*)$")
 
 
@@ -74,6 +76,23 @@ class _Parser:
                 outs = tuple(self.decl(x) for x in _split(outs_text))
                 body.append(If(outs, cond, Block((), then_body, then_res),
                                Block((), else_body, else_res), loc))
+                i += 1
+                continue
+            wm = _WHILE.match(rhs)
+            if wm:
+                inits = tuple(self.use(t, i) for t in _split(wm["inits"]))
+                cparams = tuple(self.decl(x) for x in _split(wm["cparams"]))
+                cond_body, cond_res, i = self.block(i + 1, "yield")
+                dm = _DO.match(self.lines[i].strip())
+                if not dm:
+                    raise IRParseError(f"line {i + 1}: expected `}} do(...) {{`")
+                bparams = tuple(self.decl(x) for x in _split(dm["bparams"]))
+                body_body, body_res, i = self.block(i + 1, "yield")
+                if self.lines[i].strip() != "}":
+                    raise IRParseError(f"line {i + 1}: expected `}}`")
+                outs = tuple(self.decl(x) for x in _split(outs_text))
+                body.append(While(outs, inits, Block(cparams, cond_body, cond_res),
+                                  Block(bparams, body_body, body_res), loc))
                 i += 1
                 continue
             op, _, operands = rhs.partition(" ")

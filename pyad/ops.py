@@ -29,6 +29,9 @@ ARITH = {**FF_F, **II_I}
 CMP = {(F64, F64): BOOL, (I64, I64): BOOL, (BOOL, BOOL): BOOL}
 
 
+VOID = "void"  # the result type of ops without results
+
+
 def ZERO(b, ct, y, *args):
     """Adjoint of an op that is piecewise constant: no argument receives anything."""
     return (None,) * len(args)
@@ -44,6 +47,7 @@ class OpDef:
     doc: str
     spell: tuple[str, ...] = ()
     samples: tuple[tuple, ...] = ()
+    effect: bool = False   # never removed, merged or reordered (tape traffic, checks)
 
     def result_type(self, arg_types: tuple[str, ...]) -> str | None:
         return self.sigs.get(tuple(arg_types))
@@ -155,6 +159,13 @@ _ROWS: list[OpDef] = [
     # --- structure and arithmetic
     OpDef("const", {(): None}, lambda: None, ZERO, ("const",),
           "a constant; attrs = (value,); the result type is given by the out var"),
+    OpDef("push", {(F64,): VOID, (I64,): VOID, (BOOL,): VOID}, None, ZERO, ("custom",),
+          "push a value on the AD tape (forward sweep)", effect=True),
+    OpDef("pop", {(): None}, None, ZERO, ("custom",),
+          "pop a value of the out var's type from the AD tape (reverse sweep)", effect=True),
+    OpDef("raise_if", {(BOOL,): VOID}, None, ZERO, ("custom",),
+          "raise exception attrs[0] (a builtins name) with message attrs[1] when the "
+          "argument is true", effect=True),
     OpDef("add", ARITH, lambda a, b: _wrap(a + b) if isinstance(a, int) else a + b,
           lambda b, ct, y, x1, x2: (ct, ct),
           ("inst", {F64: "fadd", I64: "add"}), "a + b", samples=((1.5, -2.25), (-3.0, 0.5))),

@@ -1,14 +1,22 @@
 """Simplifying passes on IR blocks: dead-code elimination, constant folding and CSE.
 
-All ops are pure (errors aside), so an op whose results are unused is removed, and an If
-whose results are unused loses those results (and is removed when none is left). An op that
-can raise (division, int conversion) is removed too when unused: like Numba, pyad does not
-keep work alive only for its errors.
+All ops are pure except those marked `effect` in the op table (tape pushes and pops, error
+checks), which are never removed, merged or evaluated at compile time. An op whose results
+are unused is removed, and an If whose results are unused loses those results (and is
+removed when none is left and it has no effects). An op that can raise (division, int
+conversion) is removed too when unused: like Numba, pyad does not keep work alive only for
+its errors (explicit checks such as range()'s step are `raise_if` effects and stay).
 """
 from __future__ import annotations
 
-from .ir import Block, Func, If, Op, Stmt, Var, free_vars, rename_block
+from .ir import Block, Func, If, Op, Stmt, Var, While, blocks_of, free_vars, rename_block, walk
 from .ops import OPS
+
+
+def has_effects(s: Stmt) -> bool:
+    if isinstance(s, Op):
+        return OPS[s.op].effect
+    return any(has_effects(t) for b in blocks_of(s) for t in walk(b))
 
 
 def dce_block(block: Block, live: set[str]) -> Block:
@@ -18,13 +26,23 @@ def dce_block(block: Block, live: set[str]) -> Block:
     kept: list[Stmt] = []
     for s in reversed(block.body):
         if isinstance(s, Op):
-            if not any(o.name in live for o in s.outs):
+            if not OPS[s.op].effect and not any(o.name in live for o in s.outs):
                 continue
             live.update(a.name for a in s.args)
             kept.append(s)
             continue
+        if isinstance(s, While):
+            if not has_effects(s) and not any(o.name in live for o in s.outs):
+                continue
+            cond = dce_block(s.cond, set())
+            body = dce_block(s.body, set())
+            live.update(v.name for v in s.inits)
+            for b in (cond, body):
+                live.update(v.name for v in free_vars(b))
+            kept.append(While(s.outs, s.inits, cond, body, s.loc))
+            continue
         idx = [i for i, o in enumerate(s.outs) if o.name in live]
-        if not idx:
+        if not idx and not has_effects(s):
             continue
         branches = []
         for b in (s.then, s.orelse):
@@ -50,9 +68,12 @@ def fold_constants(func: Func) -> Func:
         for s in block.body:
             if isinstance(s, If):
                 s = If(s.outs, s.cond, fold(s.then), fold(s.orelse), s.loc)
+            elif isinstance(s, While):
+                s = While(s.outs, s.inits, fold(s.cond), fold(s.body), s.loc)
             elif s.op == "const":
                 consts[s.outs[0].name] = s.attrs[0]
-            elif s.args and all(a.name in consts for a in s.args) and len(s.outs) == 1:
+            elif s.args and all(a.name in consts for a in s.args) and len(s.outs) == 1 \
+                    and not OPS[s.op].effect:
                 try:
                     value = OPS[s.op].py(*(consts[a.name] for a in s.args))
                 except (ArithmeticError, ValueError):
@@ -84,17 +105,23 @@ def cse_block(block: Block, known: dict | None = None) -> Block:
             orelse = cse_block(rename_block(s.orelse, mapping), known)
             body.append(If(s.outs, r(s.cond), then, orelse, s.loc))
             continue
+        if isinstance(s, While):
+            cond = cse_block(rename_block(s.cond, mapping), known)
+            loop_body = cse_block(rename_block(s.body, mapping), known)
+            body.append(While(s.outs, tuple(map(r, s.inits)), cond, loop_body, s.loc))
+            continue
         s = Op(s.outs, s.op, tuple(map(r, s.args)), s.attrs, s.loc)
         key = (s.op, tuple(a.name for a in s.args), s.attrs, tuple(o.type for o in s.outs))
-        if key in known and len(s.outs) == 1:
+        if OPS[s.op].effect or len(s.outs) != 1:
+            body.append(s)
+            continue
+        if key in known:
             mapping[s.outs[0].name] = known[key]
             continue
-        if len(s.outs) == 1:
-            known[key] = s.outs[0]
+        known[key] = s.outs[0]
         body.append(s)
     return Block(block.params, tuple(body), tuple(map(r, block.results)))
 
 
 def cse(func: Func) -> Func:
     return Func(func.name, cse_block(func.block), func.filename, func.arg_names)
-

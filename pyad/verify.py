@@ -4,7 +4,7 @@ in tests; a failure is a pyad bug (PyadInternalError)."""
 from __future__ import annotations
 
 from .errors import PyadInternalError
-from .ir import SCALAR_TYPES, Block, Func, If, Op
+from .ir import SCALAR_TYPES, Block, Func, If, Op, While
 from .ops import OPS
 
 
@@ -44,12 +44,14 @@ def _block(block: Block, scope: dict[str, str], defined: set[str], fname: str) -
                 _fail(fname, f"unknown op {s.op}")
             for a in s.args:
                 use(a, s.op)
-            if s.op == "const":
-                if len(s.attrs) != 1 or len(s.outs) != 1:
-                    _fail(fname, "const takes one value and has one result")
+            if s.op in ("const", "pop"):
+                if len(s.attrs) != (s.op == "const") or len(s.outs) != 1:
+                    _fail(fname, f"{s.op} has one result (and const one value)")
             else:
                 want = row.result_type(tuple(a.type for a in s.args))
-                if want is None or len(s.outs) != 1 or s.outs[0].type != want:
+                if want == "void" and not s.outs:
+                    pass
+                elif want is None or len(s.outs) != 1 or s.outs[0].type != want:
                     sig = ", ".join(a.type for a in s.args)
                     _fail(fname, f"{s.op}({sig}) cannot produce "
                           f"{', '.join(o.type for o in s.outs)}")
@@ -63,6 +65,20 @@ def _block(block: Block, scope: dict[str, str], defined: set[str], fname: str) -
                 _block(b, scope, defined, fname)
                 if [r.type for r in b.results] != [o.type for o in s.outs]:
                     _fail(fname, "if block yields do not match the if's results")
+        elif isinstance(s, While):
+            for v in s.inits:
+                use(v, "while")
+            types = [v.type for v in s.inits]
+            if [o.type for o in s.outs] != types:
+                _fail(fname, "while results do not match its carried values")
+            for b in (s.cond, s.body):
+                if [p.type for p in b.params] != types:
+                    _fail(fname, "while block params do not match its carried values")
+                _block(b, scope, defined, fname)
+            if [r.type for r in s.cond.results] != ["bool"]:
+                _fail(fname, "while condition must yield one bool")
+            if [r.type for r in s.body.results] != types:
+                _fail(fname, "while body must yield the next carried values")
         else:
             _fail(fname, f"unknown statement {type(s).__name__}")
         for o in s.outs:
