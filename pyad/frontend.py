@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from .builder import Builder, NameGen
+from .control import RETVAL, ControlFlow, Undefined, always_returns
 from .errors import PyadSyntaxError, PyadTypeError
-from .ir import BOOL, F64, I64, Block, Func, If, Loc, Op, Var
+from .ir import BOOL, F64, I64, Block, Func, If, Loc, Var
 from .ops import OPS
 
 Value = Union[Var, tuple]  # a tuple holds Values (compile-time tuples)
@@ -31,13 +32,6 @@ class Static:
     """A compile-time object: a module, a function, or another non-numeric global."""
 
     obj: Any
-    name: str
-
-
-@dataclass(frozen=True)
-class Undefined:
-    """A name assigned on some paths only (reading it is an error, like UnboundLocalError)."""
-
     name: str
 
 
@@ -56,7 +50,6 @@ _CONSTRUCT_NAMES = {
     ast.Slice: "slice", ast.Break: "break statement", ast.Continue: "continue statement",
 }
 _HINTS = {
-    ast.For: "loops are not supported yet", ast.While: "loops are not supported yet",
     ast.ListComp: "write the loop out with an accumulator",
     ast.GeneratorExp: "write the loop out with an accumulator",
     ast.Lambda: "define a module-level function instead",
@@ -110,8 +103,8 @@ class _Source:
                    end_col=loc.end_col, source_line=src, hint=hint)
 
 
-class Lowering:
-    """Lowers one function body for one tuple of argument types."""
+class Lowering(ControlFlow):
+    """Lowers one function body for one tuple of argument types (statements: control.py)."""
 
     def __init__(self, fn: types.FunctionType, arg_types: tuple[str, ...]) -> None:
         self.fn = fn
@@ -124,6 +117,8 @@ class Lowering:
         self.names = NameGen()
         self.b = Builder(self.names)
         self.env: dict[str, Value | Undefined] = {}
+        self.loop_depth = 0
+        self._trial_shapes: dict = {}
         self.closure = {}
         if fn.__closure__:
             self.closure = {name: cell.cell_contents for name, cell
@@ -144,124 +139,16 @@ class Lowering:
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                 and isinstance(body[0].value.value, str):
             body = body[1:]  # docstring
-        result = None
-        for i, stmt in enumerate(body):
-            if isinstance(stmt, ast.Return):
-                if i != len(body) - 1:
-                    raise self.src.error(body[i + 1], "unreachable code after return")
-                result = self.returned(stmt)
-            else:
-                self.stmt(stmt)
-        if result is None:
-            raise self.src.error(self.fdef, f"function {self.fdef.name} does not end with a "
-                                 "return statement", hint="return a number or a tuple of numbers")
+        if not always_returns(body):
+            raise self.src.error(self.fdef, f"function {self.fdef.name} does not return a value "
+                                 "on every path", hint="end every path with a return "
+                                 "statement returning a number or a tuple of numbers")
+        self.stmts(body)
+        result = self.env[RETVAL]
         self.result = result
         results = tuple(_flatten(result))
         return Func(self.fdef.name, Block(tuple(params), tuple(self.b.stmts), results),
                     self.src.filename, tuple(x.arg for x in a.args))
-
-    def returned(self, stmt: ast.Return) -> Value:
-        if stmt.value is None:
-            raise self.src.error(stmt, "return without a value",
-                                 hint="return a number or a tuple of numbers")
-        return self.expr(stmt.value)
-
-    # ------------------------------------------------------------------ statements
-    def stmt(self, node: ast.stmt) -> None:
-        self.b.loc = self.src.loc(node)
-        if isinstance(node, ast.Assign):
-            value = self.expr(node.value)
-            for target in node.targets:
-                self.assign(target, value)
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            self.assign(node.target, self.expr(node.value))
-        elif isinstance(node, ast.AugAssign):
-            if not isinstance(node.target, ast.Name):
-                raise self.unsupported(node.target)
-            current = self.name(node.target)
-            self.assign(node.target, self.binop(node.op, current, self.expr(node.value), node))
-        elif isinstance(node, ast.If):
-            self.if_stmt(node)
-        elif isinstance(node, ast.Pass):
-            pass
-        elif isinstance(node, ast.Expr):
-            if not (isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
-                self.expr(node.value)  # evaluated for its errors; the value is unused
-        elif isinstance(node, ast.Return):
-            raise self.src.error(node, "return inside a branch is not supported yet",
-                                 hint="assign the result to a variable and return it at the end")
-        else:
-            raise self.unsupported(node)
-
-    def assign(self, target: ast.expr, value: Value) -> None:
-        if isinstance(target, ast.Name):
-            if isinstance(value, Var):
-                value = self.named(value, target.id)
-            self.env[target.id] = value
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            if not isinstance(value, tuple):
-                raise self.src.error(target, "cannot unpack a number", cls=PyadTypeError)
-            if len(value) != len(target.elts):
-                raise self.src.error(target, f"cannot unpack {len(value)} values into "
-                                     f"{len(target.elts)} names", cls=PyadTypeError)
-            for t, v in zip(target.elts, value):
-                self.assign(t, v)
-        else:
-            raise self.unsupported(target, "assignment target")
-
-    def named(self, v: Var, name: str) -> Var:
-        """Give the value just computed for `name = ...` a readable SSA name."""
-        last = self.b.stmts[-1] if self.b.stmts else None
-        if isinstance(last, Op) and last.outs == (v,) and v.name[0].isdigit():
-            new = Var(self.names.fresh(name), v.type)
-            self.b.stmts[-1] = Op((new,), last.op, last.args, last.attrs, last.loc)
-            return new
-        return v
-
-    def if_stmt(self, node: ast.If) -> None:
-        cond = self.truth(self.expr(node.test), node.test)
-        before = dict(self.env)
-        then_b, then_env = self.region(node.body, before)
-        else_b, else_env = self.region(node.orelse, before)
-        changed = [n for n in {**then_env, **else_env}
-                   if then_env.get(n) is not before.get(n) or else_env.get(n) is not before.get(n)]
-        outs, then_res, else_res = [], [], []
-        for n in changed:
-            tv, ev = then_env.get(n), else_env.get(n)
-            if not isinstance(tv, Var) or not isinstance(ev, Var):
-                if isinstance(tv, tuple) or isinstance(ev, tuple):
-                    raise self.src.error(node, f"`{n}` is a tuple in one branch and changes in "
-                                         "the other; tuples cannot be merged across branches")
-                self.env[n] = Undefined(n)
-                continue
-            t = _unify(tv.type, ev.type)
-            then_res.append((n, tv, t))
-            else_res.append((n, ev, t))
-            outs.append(Var(self.names.fresh(n), t))
-        then_block = self.finish_region(then_b, [(v, t) for _, v, t in then_res])
-        else_block = self.finish_region(else_b, [(v, t) for _, v, t in else_res])
-        self.b.loc = self.src.loc(node)
-        self.b.stmts.append(If(tuple(outs), cond, then_block, else_block, self.src.loc(node)))
-        for (n, _, _), out in zip(then_res, outs):
-            self.env[n] = out
-
-    def region(self, stmts: list[ast.stmt], env: dict) -> tuple[Builder, dict]:
-        saved_b, saved_env = self.b, self.env
-        self.b, self.env = Builder(self.names, saved_b.loc), dict(env)
-        try:
-            for s in stmts:
-                self.stmt(s)
-            return self.b, self.env
-        finally:
-            self.b, self.env = saved_b, saved_env
-
-    def finish_region(self, b: Builder, results: list[tuple[Var, str]]) -> Block:
-        saved, self.b = self.b, b
-        try:
-            vals = tuple(self.convert(v, t) for v, t in results)
-        finally:
-            self.b = saved
-        return Block((), tuple(b.stmts), vals)
 
     # ------------------------------------------------------------------ expressions
     def expr(self, node: ast.expr) -> Value:
@@ -317,7 +204,7 @@ class Lowering:
             if isinstance(v, Undefined):
                 raise self.src.error(node, f"`{node.id}` is not assigned on every path that "
                                      "reaches this use (it would raise UnboundLocalError)",
-                                     hint=f"assign `{node.id}` before the if statement")
+                                     hint=f"assign `{node.id}` before the if statement or loop")
             return v
         return self.static_value(self.resolve_static(node), node)
 

@@ -10,8 +10,8 @@ def list_comp(x):
 
 
 def for_loop(x):
-    for i in range(3):
-        x = x * 2.0
+    for v in (x, x):
+        x = x * v
     return x
 
 
@@ -40,7 +40,7 @@ def keyword_call(x):
 def return_in_branch(x):
     if x > 0:
         return x
-    return -x
+    x = -x
 
 
 def maybe_unbound(x):
@@ -77,3 +77,23 @@ def attribute_of_local(x):
 
 def no_return(x):
     x = x + 1.0
+
+
+def loop_else(x):
+    while x > 0.0:
+        x = x - 1.0
+    else:
+        x = 2.0
+    return x
+
+
+def float_range(x):
+    for i in range(x):
+        x = x * 2.0
+    return x
+
+
+def undefined_after_loop(x):
+    for i in range(3):
+        y = x * i
+    return y
