@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from pyad.ir import BOOL, F64, Func, If, Op, Var
+from pyad.ir import BOOL, F64, Func, If, Op, Var, While
 from pyad.ops import OPS
 
 from . import abi
@@ -53,6 +53,12 @@ class KernelEmitter:
                 p = b.gep(pb, [abi.I32(0), abi.I32(SAVED_FIELD0 + k)], inbounds=True,
                           source_etype=st)
                 self.values[v.name] = from_mem(b, b.load(p, typ=abi.SCALAR_MEM[v.type]), v.type)
+            # pop from the forward sweep's tape without consuming it: only ctx.tape_top moves
+            # (ctx.tape_base stays NULL, so the wrapper does not free the pullback's tape)
+            top = b.load(b.gep(pb, [abi.I32(0), abi.I32(1)], inbounds=True, source_etype=st),
+                         typ=abi.PTR)
+            b.store(top, b.gep(self.ctx, [abi.I32(0), abi.I32(abi.CTX_TAPE_TOP)], inbounds=True,
+                               source_etype=abi.CTX))
             i = 2
         for p in f.params[self.unpack_saved:]:
             self.values[p.name] = self.fn.args[i]
@@ -75,6 +81,8 @@ class KernelEmitter:
                 p = b.gep(pb, [abi.I32(0), abi.I32(SAVED_FIELD0 + k)], inbounds=True,
                           source_etype=st)
                 b.store(to_mem(b, results[n_plain + k], v.type), p)
+            move = self.extern("pyad_tape_move_to_pullback", ir.VoidType(), [abi.PTR, abi.PTR])
+            b.call(move, [self.ctx, pb])
             b.store(pb, self.fn.args[i + n_plain])
         b.ret(abi.I32(0))
         return self.fn
@@ -84,14 +92,48 @@ class KernelEmitter:
         for s in body:
             if isinstance(s, Op):
                 self.op(s)
-            else:
+            elif isinstance(s, If):
                 self.if_(s)
+            else:
+                self.while_(s)
+
+    def while_(self, s: While) -> None:
+        """header: phis of the carried values; cond block; body block; back edge."""
+        b = self.b
+        pre = b.block
+        header = self.fn.append_basic_block("while.cond")
+        body_bb = self.fn.append_basic_block("while.body")
+        exit_bb = self.fn.append_basic_block("while.end")
+        inits = [self.values[v.name] for v in s.inits]
+        b.branch(header)
+        b.position_at_end(header)
+        phis = [b.phi(abi.SCALAR_ARG[o.type], name=o.name) for o in s.outs]
+        for phi, v in zip(phis, inits):
+            phi.add_incoming(v, pre)
+        for p, phi in zip(s.cond.params, phis):
+            self.values[p.name] = phi
+        self.block(s.cond.body)
+        b.cbranch(self.values[s.cond.results[0].name], body_bb, exit_bb)
+        b.position_at_end(body_bb)
+        for p, phi in zip(s.body.params, phis):
+            self.values[p.name] = phi
+        self.block(s.body.body)
+        latch = b.block
+        for phi, r in zip(phis, s.body.results):
+            phi.add_incoming(self.values[r.name], latch)
+        b.branch(header)
+        b.position_at_end(exit_bb)
+        for o, phi in zip(s.outs, phis):
+            self.values[o.name] = phi
 
     def op(self, s: Op) -> None:
-        out = s.outs[0]
+        out = s.outs[0] if s.outs else None
         row = OPS[s.op]
         if s.op == "const":
             self.values[out.name] = const(out.type, s.attrs[0])
+            return
+        if s.op in ("push", "raise_if"):
+            CUSTOM[s.op](self, s, None, *(self.values[a.name] for a in s.args))
             return
         args = [self.values[a.name] for a in s.args]
         kind = row.lower[0]

@@ -159,7 +159,48 @@ def _pick(sym):
     return pick
 
 
+def _tape_field(e, k):
+    return e.b.gep(e.ctx, [abi.I32(0), abi.I32(k)], inbounds=True, source_etype=abi.CTX)
+
+
+def push(e, s, t, v):
+    """*top++ = v, growing the tape in the runtime when it is full (8 bytes a value)."""
+    bld = e.b
+    top_p, end_p = _tape_field(e, abi.CTX_TAPE_TOP), _tape_field(e, abi.CTX_TAPE_END)
+    top, end = bld.load(top_p, typ=abi.PTR), bld.load(end_p, typ=abi.PTR)
+    room = bld.sub(bld.ptrtoint(end, abi.I64), bld.ptrtoint(top, abi.I64))
+    with bld.if_then(bld.icmp_signed("<", room, _i(8)), likely=False):
+        grow = e.extern("pyad_tape_grow", abi.I32, [abi.PTR, abi.I64])
+        status = bld.call(grow, [e.ctx, _i(8)])
+        with bld.if_then(bld.icmp_signed("!=", status, ir.Constant(abi.I32, 0)), likely=False):
+            bld.ret(status)
+    top = bld.load(top_p, typ=abi.PTR)
+    if v.type == abi.I1:
+        v = bld.zext(v, abi.I64)
+    bld.store(v, top)
+    bld.store(bld.gep(top, [_i(8)], inbounds=True, source_etype=abi.I8), top_p)
+
+
+def pop(e, s, t, *args):
+    """v = *--top"""
+    bld = e.b
+    top_p = _tape_field(e, abi.CTX_TAPE_TOP)
+    top = bld.gep(bld.load(top_p, typ=abi.PTR), [_i(-8)], inbounds=True, source_etype=abi.I8)
+    bld.store(top, top_p)
+    if t == "bool":
+        return bld.trunc(bld.load(top, typ=abi.I64), abi.I1)
+    return bld.load(top, typ=abi.SCALAR_ARG[t])
+
+
+_KIND = {name: k for k, name in enumerate(abi.ERROR_KINDS) if name}
+
+
+def raise_if(e, s, t, bad):
+    e.check(bad, _KIND[s.attrs[0]], s.attrs[1], s)
+
+
 CUSTOM = {
+    "push": push, "pop": pop, "raise_if": raise_if,
     "div": div, "floordiv": floordiv, "mod": mod, "ipow": ipow, "neg": neg, "not": not_,
     "tofloat": tofloat, "toint": toint, "tobool": tobool, "abs": abs_, "sign": sign,
     "max": _pick(">"), "min": _pick("<"),

@@ -342,6 +342,13 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
     b.position_at_end(cur)
     # -- kernel call --------------------------------------------------------------------------
     status = b.call(kernel, [ctx] + values + slots, name="status")
+    # the tape of a fused forward+backward call (or of a failed call) dies with the call
+    tape_p = b.gep(ctx, [ir.Constant(I32, 0), ir.Constant(I32, abi.CTX_TAPE_BASE)], inbounds=True,
+                   source_etype=abi.CTX)
+    has_tape = b.icmp_unsigned("!=", b.load(tape_p, typ=PTR), ir.Constant(PTR, None))
+    with b.if_then(has_tape, likely=False):
+        release = _func(module, "pyad_tape_release", ir.VoidType(), [PTR])
+        b.call(release, [ctx])
     ok = e.block("ok")
     err = e.block("error")
     b.cbranch(b.icmp_signed("==", status, ir.Constant(I32, 0)), ok, err)

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from .builder import Builder, NameGen
 from .errors import PyadInternalError
-from .ir import F64, Block, Func, If, Op, Stmt, Var, free_vars, rename_block, walk
+from .ir import (F64, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, free_vars,
+                 rename_block, walk)
 from .opt import cse_block, dce_block
 from .ops import OPS
 
@@ -38,6 +39,7 @@ class Gradient:
 
 def differentiate(func: Func, wrt: tuple[int, ...]) -> Gradient:
     names = NameGen({v.name for s in walk(func.block) for v in s.outs}
+                    | {p.name for s in walk(func.block) for b in blocks_of(s) for p in b.params}
                     | {p.name for p in func.params})
     active = _activity(func.block, {func.params[i].name for i in wrt
                                     if func.params[i].type == F64})
@@ -50,7 +52,8 @@ def differentiate(func: Func, wrt: tuple[int, ...]) -> Gradient:
             cts.append(ct)
             if r.name in active:
                 _accumulate(bb, adj, r, ct)
-    _reverse(func.block.body, adj, active, bb)
+    subst: dict[int, While] = {}
+    _reverse(func.block.body, adj, active, bb, subst)
     grads = []
     for i in wrt:
         p = func.params[i]
@@ -58,7 +61,8 @@ def differentiate(func: Func, wrt: tuple[int, ...]) -> Gradient:
         grads.append(g if g is not None else bb.const(0.0))
     bwd_block = dce_block(cse_block(Block((), tuple(bb.stmts), tuple(grads))), set())
 
-    fwd_block, bwd_block, saved = _close(func.block, bwd_block, names, {c.name for c in cts})
+    primal = _substitute(func.block, subst)  # loops gain trip counts and tape pushes
+    fwd_block, bwd_block, saved = _close(primal, bwd_block, names, {c.name for c in cts})
     fwd_block = dce_block(Block(fwd_block.params, fwd_block.body,
                                 fwd_block.results + tuple(saved)), set())
     fwd = Func(f"{func.name}.fwd", fwd_block, func.filename, func.arg_names)
@@ -92,11 +96,26 @@ def _activity(block: Block, active: set[str]) -> set[str]:
         if isinstance(s, Op):
             if any(a.name in active for a in s.args):
                 active.update(o.name for o in s.outs if o.type == F64)
-        else:
+        elif isinstance(s, If):
             _activity(s.then, active)
             _activity(s.orelse, active)
             for o, t, e in zip(s.outs, s.then.results, s.orelse.results):
                 if o.type == F64 and (t.name in active or e.name in active):
+                    active.add(o.name)
+        else:  # While: a carried value is active if its init or its next value is
+            while True:
+                for k, v in enumerate(s.inits):
+                    if v.name in active or s.body.results[k].name in active:
+                        for blk in (s.cond, s.body):
+                            if blk.params[k].type == F64:
+                                active.add(blk.params[k].name)
+                before = len(active)
+                _activity(s.cond, active)
+                _activity(s.body, active)
+                if len(active) == before:
+                    break
+            for k, o in enumerate(s.outs):
+                if s.body.params[k].name in active:
                     active.add(o.name)
     return active
 
@@ -108,7 +127,8 @@ def _accumulate(b: Builder, adj: dict[str, Var], v: Var, contribution: Var) -> N
     adj[v.name] = contribution if prev is None else b.add(prev, contribution)
 
 
-def _reverse(body: tuple[Stmt, ...], adj: dict[str, Var], active: set[str], b: Builder) -> None:
+def _reverse(body: tuple[Stmt, ...], adj: dict[str, Var], active: set[str], b: Builder,
+             subst: dict[int, While]) -> None:
     """Emit into `b` the adjoint of `body`; `adj` maps names to their accumulated cotangent
     and ends up holding the cotangents of the values `body` reads from outside."""
     for s in reversed(body):
@@ -125,11 +145,14 @@ def _reverse(body: tuple[Stmt, ...], adj: dict[str, Var], active: set[str], b: B
             for a, c in zip(s.args, contribs):
                 if c is not None and a.name in active:
                     _accumulate(b, adj, a, c)
+        elif isinstance(s, If):
+            _reverse_if(s, adj, active, b, subst)
         else:
-            _reverse_if(s, adj, active, b)
+            _reverse_while(s, adj, active, b, subst)
 
 
-def _reverse_if(s: If, adj: dict[str, Var], active: set[str], b: Builder) -> None:
+def _reverse_if(s: If, adj: dict[str, Var], active: set[str], b: Builder,
+                subst: dict[int, While]) -> None:
     cts = [adj.pop(o.name, None) for o in s.outs]
     if all(c is None for c in cts):
         return
@@ -141,7 +164,7 @@ def _reverse_if(s: If, adj: dict[str, Var], active: set[str], b: Builder) -> Non
         for o, y, ct in zip(s.outs, block.results, cts):
             if ct is not None and o.name in active and y.name in active:
                 _accumulate(sub, local, y, ct)
-        _reverse(block.body, local, active, sub)
+        _reverse(block.body, local, active, sub, subst)
         branch_adj.append(local)
         branch_code.append(sub)
     outer = sorted(set(branch_adj[0]) | set(branch_adj[1]))
@@ -156,6 +179,109 @@ def _reverse_if(s: If, adj: dict[str, Var], active: set[str], b: Builder) -> Non
     by_name = {v.name: v for blk in (s.then, s.orelse) for v in free_vars(blk)}
     for n, o in zip(outer, outs):
         _accumulate(b, adj, by_name[n], o)
+
+
+def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
+                   subst: dict[int, While]) -> None:
+    """Reverse a loop with the tape. The forward loop (recorded in `subst`) counts its trips
+    and, at the end of each iteration, pushes the values of that iteration the reverse body
+    reads; the reverse loop runs the same number of trips, pops them, and carries the
+    adjoints of the carried values and of the outer values the body reads."""
+    cts = [adj.pop(o.name, None) for o in s.outs]
+    act = [k for k, o in enumerate(s.outs) if o.name in active]
+    if all(cts[k] is None for k in act):
+        return
+    names, body = b.names, s.body
+    b.loc = s.loc
+    # ---- the reverse body, written against its params
+    rb = Builder(names, s.loc)
+    adjc = {k: Var(names.fresh("d" + body.params[k].name), F64) for k in act}
+    local: dict[str, Var] = {}
+    for k in act:
+        if body.results[k].name in active:
+            _accumulate(rb, local, body.results[k], adjc[k])
+    _reverse(body.body, local, active, rb, subst)
+    inner = {p.name for p in body.params} | {o.name for st in walk(body) for o in st.outs}
+    new_adjc = [local.pop(body.params[k].name, None) or rb.const(0.0) for k in act]
+    outer = sorted(n for n in local if n not in inner)
+    acc_in = [Var(names.fresh("acc"), F64) for _ in outer]
+    acc_out = [rb.add(a, local[n]) for a, n in zip(acc_in, outer)]
+    cnt = Var(names.fresh("trip"), I64)
+    next_cnt = rb.sub(cnt, rb.const(1, I64))
+    rparams = (cnt,) + tuple(adjc[k] for k in act) + tuple(acc_in)
+    rbody = dce_block(cse_block(Block(rparams, tuple(rb.stmts),
+                                      (next_cnt, *new_adjc, *acc_out))), set())
+    # ---- what the reverse body reads from the forward iteration: constants are re-created,
+    # values inside the body's Ifs are exported, the rest goes through the tape
+    body = _substitute(body, subst)
+    needed = [v for v in free_vars(rbody) if v.name in inner]
+    mapping: dict[str, Var] = {}
+    prologue: list[Stmt] = []
+    consts = {st.outs[0].name: st for st in walk(body)
+              if isinstance(st, Op) and st.op == "const" and st.outs}
+    for v in needed:
+        if v.name in consts:
+            mapping[v.name] = Var(names.fresh(v.name), v.type)
+            prologue.append(Op((mapping[v.name],), "const", (), consts[v.name].attrs, s.loc))
+    taped = [v for v in needed if v.name not in consts]
+    lift: dict[str, Var] = {}
+    body = _export(body, {v.name for v in taped}, lift, names)
+    pushes = [Op((), "push", (lift.get(v.name, v),), (), s.loc) for v in taped]
+    for v in reversed(taped):
+        mapping[v.name] = Var(names.fresh(v.name), v.type)
+        prologue.append(Op((mapping[v.name],), "pop", (), (), s.loc))
+    rbody = rename_block(Block(rbody.params, tuple(prologue) + rbody.body, rbody.results),
+                         mapping)
+    # ---- the forward loop: one more carried value counts the trips
+    k_c, k_b = Var(names.fresh("k"), I64), Var(names.fresh("k"), I64)
+    fb = Builder(names, s.loc)
+    k_next = fb.add(k_b, fb.const(1, I64))
+    zero = Op((Var(names.fresh("k0"), I64),), "const", (), (0,), s.loc)
+    trips = Var(names.fresh("trips"), I64)
+    fwd_loop = While(s.outs + (trips,), s.inits + (zero.outs[0],),
+                     Block(s.cond.params + (k_c,), s.cond.body, s.cond.results),
+                     Block(body.params + (k_b,), body.body + tuple(pushes) + tuple(fb.stmts),
+                           body.results + (k_next,)), s.loc)
+    subst[id(s)] = _Prefixed(zero, fwd_loop)
+    # ---- the reverse loop
+    rc = Builder(names, s.loc)
+    cparams = tuple(Var(names.fresh(p.name), p.type) for p in rparams)
+    go = rc.gt(cparams[0], rc.const(0, I64))
+    inits = [trips] + [cts[k] if cts[k] is not None else b.const(0.0) for k in act] \
+        + [b.const(0.0) for _ in outer]
+    outs = tuple(Var(names.fresh(p.name), p.type) for p in rparams)
+    b.stmts.append(While(outs, tuple(inits), Block(cparams, tuple(rc.stmts), (go,)), rbody,
+                         s.loc))
+    for k, o in zip(act, outs[1:]):
+        if s.inits[k].name in active:
+            _accumulate(b, adj, s.inits[k], o)
+    by_name = {v.name: v for blk in (s.cond, s.body) for v in free_vars(blk)}
+    for n, o in zip(outer, outs[1 + len(act):]):
+        _accumulate(b, adj, by_name[n], o)
+
+
+@dataclass(frozen=True)
+class _Prefixed:
+    """A statement replaced by a short prologue and a new statement."""
+    prologue: Op
+    stmt: While
+
+
+def _substitute(block: Block, subst: dict) -> Block:
+    """`block` with each differentiated loop replaced by its forward version."""
+    body: list[Stmt] = []
+    for s in block.body:
+        if id(s) in subst:
+            rep = subst[id(s)]
+            body += [rep.prologue, rep.stmt]
+        elif isinstance(s, If):
+            body.append(If(s.outs, s.cond, _substitute(s.then, subst),
+                           _substitute(s.orelse, subst), s.loc))
+        elif isinstance(s, While):
+            body.append(While(s.outs, s.inits, s.cond, _substitute(s.body, subst), s.loc))
+        else:
+            body.append(s)
+    return Block(block.params, tuple(body), block.results)
 
 
 # ----------------------------------------------------------------------------- closing over the primal
