@@ -223,13 +223,30 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
         if v.name in consts:
             mapping[v.name] = Var(names.fresh(v.name), v.type)
             prologue.append(Op((mapping[v.name],), "const", (), consts[v.name].attrs, s.loc))
-    taped = [v for v in needed if v.name not in consts]
+    remat = _rematerializable(body, [v for v in needed if v.name not in consts], inner)
+    taped = [v for v in needed if v.name not in consts and v.name not in remat]
+    taped += [p for p in body.params if p.name in remat.params_used and p not in taped]
+    # range() counters are not taped: at reverse trip `cnt` the counter was init + (cnt-1)*step
+    counters = _counters(s, inner)
+    for v in [v for v in taped if v.name in counters]:
+        init, step = counters[v.name]
+        j = Var(names.fresh("j"), I64)
+        one = Var(names.fresh("one"), I64)
+        jstep = Var(names.fresh("jstep"), I64)
+        mapping[v.name] = Var(names.fresh(v.name), I64)
+        prologue += [Op((one,), "const", (), (1,), s.loc), Op((j,), "sub", (cnt, one), (), s.loc),
+                     Op((jstep,), "mul", (j, step), (), s.loc),
+                     Op((mapping[v.name],), "add", (init, jstep), (), s.loc)]
+        taped.remove(v)
     lift: dict[str, Var] = {}
     body = _export(body, {v.name for v in taped}, lift, names)
     pushes = [Op((), "push", (lift.get(v.name, v),), (), s.loc) for v in taped]
     for v in reversed(taped):
         mapping[v.name] = Var(names.fresh(v.name), v.type)
         prologue.append(Op((mapping[v.name],), "pop", (), (), s.loc))
+    for st in remat.ops:  # recomputed from popped and outer values instead of taped
+        mapping[st.outs[0].name] = Var(names.fresh(st.outs[0].name), st.outs[0].type)
+        prologue.append(Op((mapping[st.outs[0].name],), st.op, st.args, st.attrs, st.loc))
     rbody = rename_block(Block(rbody.params, tuple(prologue) + rbody.body, rbody.results),
                          mapping)
     # ---- the forward loop: one more carried value counts the trips
@@ -258,6 +275,63 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
     by_name = {v.name: v for blk in (s.cond, s.body) for v in free_vars(blk)}
     for n, o in zip(outer, outs[1 + len(act):]):
         _accumulate(b, adj, by_name[n], o)
+
+
+def _counters(s: While, inner: set[str]) -> dict[str, tuple[Var, Var]]:
+    """Carried i64 values that step by a loop-invariant amount each trip (range() counters):
+    body param name -> (initial value, step)."""
+    defs = {st.outs[0].name: st for st in s.body.body if isinstance(st, Op) and st.outs}
+    found = {}
+    for k, p in enumerate(s.body.params):
+        st = defs.get(s.body.results[k].name)
+        if p.type == I64 and st is not None and st.op == "add" and st.args[0] == p \
+                and st.args[1].name not in inner:
+            found[p.name] = (s.inits[k], st.args[1])
+    return found
+
+
+_CHEAP = frozenset({"add", "sub", "mul", "neg", "tofloat", "const"})
+
+
+@dataclass
+class _Remat:
+    ops: list        # body ops to re-execute in the reverse body, in body order
+    params_used: set  # body params (carried values) they read: these go on the tape
+    names: set
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.names
+
+
+def _rematerializable(body: Block, needed: list[Var], inner: set[str], depth: int = 4) -> _Remat:
+    """Which needed values are cheaper to recompute in the reverse body than to tape: results
+    of a few cheap ops (add, sub, mul, ...) over carried values and outer values."""
+    defs = {st.outs[0].name: st for st in body.body if isinstance(st, Op) and st.outs}
+    params = {p.name for p in body.params}
+    chosen: set[str] = set()
+    used: set[str] = set()
+
+    def ok(name: str, d: int) -> bool:
+        if name not in inner or name in params:
+            return True
+        st = defs.get(name)
+        if st is None or st.op not in _CHEAP or d == 0:
+            return False
+        return all(ok(a.name, d - 1) for a in st.args)
+
+    def take(name: str) -> None:
+        if name in params:
+            used.add(name)
+        elif name in inner and name not in chosen:
+            chosen.add(name)
+            for a in defs[name].args:
+                take(a.name)
+
+    for v in needed:
+        if v.name not in params and ok(v.name, depth):
+            take(v.name)
+    ops = [st for st in body.body if isinstance(st, Op) and st.outs and st.outs[0].name in chosen]
+    return _Remat(ops, used, chosen)
 
 
 @dataclass(frozen=True)

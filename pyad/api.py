@@ -175,6 +175,13 @@ class Pullback:
 
     __slots__ = ("_bwd", "_addr", "_shape", "_types", "_free", "__weakref__")
 
+    @property
+    def tape_bytes(self) -> int:
+        """Bytes the forward sweep pushed on the AD tape (0 for straight-line code)."""
+        from . import _runtime
+        return int(_runtime.lib().pyad_pullback_tape_bytes(
+            _runtime.ffi().cast("void *", self._addr)))
+
     def __init__(self, bwd: Callable, addr: int, shape, types: tuple[str, ...]) -> None:
         self._bwd, self._addr, self._shape, self._types = bwd, addr, shape, types
         self._free = _pullback_free()
@@ -281,6 +288,10 @@ class JitGrad:
         back = Pullback(bwd, addr, spec.shape,
                         tuple(r.type for r in spec.func.results))
         return _build(spec.shape, flat), back
+
+    def tape_bytes(self, *args) -> int:
+        """Bytes of AD tape one gradient call at `args` uses (values saved by loops)."""
+        return self.pullback(*args)[1].tape_bytes
 
     # ---------------------------------------------------------------- introspection
     def ir(self, *args) -> str:
