@@ -201,6 +201,7 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
         if body.results[k].name in active:
             _accumulate(rb, local, body.results[k], adjc[k])
     _reverse(body.body, local, active, rb, subst)
+    body = _substitute(body, subst)  # nested loops now count trips and push
     inner = {p.name for p in body.params} | {o.name for st in walk(body) for o in st.outs}
     new_adjc = [local.pop(body.params[k].name, None) or rb.const(0.0) for k in act]
     outer = sorted(n for n in local if n not in inner)
@@ -213,7 +214,6 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
                                       (next_cnt, *new_adjc, *acc_out))), set())
     # ---- what the reverse body reads from the forward iteration: constants are re-created,
     # values inside the body's Ifs are exported, the rest goes through the tape
-    body = _substitute(body, subst)
     needed = [v for v in free_vars(rbody) if v.name in inner]
     mapping: dict[str, Var] = {}
     prologue: list[Stmt] = []

@@ -39,13 +39,16 @@ class Builder:
         self.loc = loc
 
     def emit(self, op: str, *args: Var, attrs: tuple = (), type: str | None = None,
-             hint: str = "") -> Var:
+             hint: str = "") -> Var | None:
         row = OPS[op]
         if type is None:
             type = row.result_type(tuple(a.type for a in args))
             if type is None:
                 sig = ", ".join(a.type for a in args)
                 raise TypeError(f"internal error: op {op} has no signature ({sig})")
+        if type == "void":  # an effect without a result (push, raise_if)
+            self.stmts.append(Op((), op, tuple(args), attrs, self.loc))
+            return None
         out = Var(self.names.fresh(hint), type)
         self.stmts.append(Op((out,), op, tuple(args), attrs, self.loc))
         return out

@@ -264,7 +264,7 @@ class ControlFlow:
             it.args[2], ast.Constant) else (1 if len(it.args) < 3 else None)
         if literal_step is None:
             self.b.loc = self.src.loc(it)
-            self.b.emit("raise_if", self.b.eq(step, self.b.const(0, I64)), type="void",
+            self.b.emit("raise_if", self.b.eq(step, self.b.const(0, I64)),
                         attrs=("ValueError", "range() arg 3 must not be zero"))
         elif literal_step == 0:
             raise self.src.error(it.args[2], "range() arg 3 must not be zero")
