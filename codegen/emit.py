@@ -24,7 +24,7 @@ class KernelEmitter:
                  pack_saved: int | None = None, unpack_saved: int | None = None) -> None:
         self.module = module
         self.func = func
-        self.flags = ("fast",) if fastmath else ("contract",)
+        self.flags = ("fast",) if fastmath else ()  # strict IEEE: bit-equal to CPython, fused == split
         self.packs, self.unpacks = pack_saved is not None, unpack_saved is not None
         self.pack_saved = pack_saved or 0
         self.unpack_saved = unpack_saved or 0
