@@ -21,13 +21,14 @@ F64 = ir.DoubleType()
 PTR = ir.PointerType()
 
 # struct pyad_ctx { i32 err_kind; i32 err_line; ptr err_msg; ptr tape_base, tape_top, tape_end;
-#                   ptr reserved; }
+#                   ptr arena; }
 CTX = ir.LiteralStructType([I32, I32, PTR, PTR, PTR, PTR, PTR])
 CTX_SIZE = 48
-CTX_ERR_KIND, CTX_ERR_LINE, CTX_ERR_MSG, CTX_TAPE_BASE, CTX_TAPE_TOP, CTX_TAPE_END = range(6)
-# struct pyad_pullback_header { ptr tape_base, tape_top, tape_end; }: the start of every
-# pullback struct; saved values follow it.
-PULLBACK_HEADER = [PTR, PTR, PTR]
+CTX_ERR_KIND, CTX_ERR_LINE, CTX_ERR_MSG, CTX_TAPE_BASE, CTX_TAPE_TOP, CTX_TAPE_END, \
+    CTX_ARENA = range(7)
+# struct pyad_pullback_header { ptr tape_base, tape_top, tape_end, arena; }: the start of
+# every pullback struct; saved values follow it.
+PULLBACK_HEADER = [PTR, PTR, PTR, PTR]
 
 # Error kind -> Python exception (builtins name). Index = kind; keep in sync with pyad_rt.h.
 ERROR_KINDS = (
@@ -45,3 +46,37 @@ ERR_ZERO_DIVISION, ERR_VALUE, ERR_INDEX, ERR_MEMORY, ERR_RECURSION, ERR_OVERFLOW
 # pyad scalar type name -> (LLVM type of a by-value argument, LLVM type stored through an out pointer)
 SCALAR_ARG = {"f64": F64, "i64": I64, "bool": I1}
 SCALAR_MEM = {"f64": F64, "i64": I64, "bool": I8}
+ITEMSIZE = {"f64": 8, "i64": 8, "bool": 1}
+
+
+def array_struct(ndim: int) -> ir.LiteralStructType:
+    """An array value: struct { T *data; i64 shape[ndim]; i64 strides[ndim]; } with strides
+    counted in elements (C: `pyad_array<ndim>d` in a generated header). Kernels take array
+    arguments and write array results through pointers to this struct."""
+    return ir.LiteralStructType([PTR, ir.ArrayType(I64, ndim), ir.ArrayType(I64, ndim)])
+
+
+def _ndim(t: str) -> int:
+    return int(t[t.index("[") + 1]) if "[" in t else 0
+
+
+def value_type(t: str) -> ir.Type:
+    """The LLVM type of a pyad value in registers."""
+    nd = _ndim(t)
+    return array_struct(nd) if nd else SCALAR_ARG[t]
+
+
+def mem_type(t: str) -> ir.Type:
+    """The LLVM type of a pyad value stored in memory (outs, pullback structs, tape)."""
+    nd = _ndim(t)
+    return array_struct(nd) if nd else SCALAR_MEM[t]
+
+
+def arg_type(t: str) -> ir.Type:
+    """The LLVM type of a kernel parameter: scalars by value, arrays by pointer."""
+    return PTR if _ndim(t) else SCALAR_ARG[t]
+
+
+def elem_llvm(t: str) -> ir.Type:
+    """The element type of array type `t` as stored in memory."""
+    return SCALAR_MEM[t.split("[", 1)[0]]

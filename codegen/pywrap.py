@@ -342,12 +342,14 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
     b.position_at_end(cur)
     # -- kernel call --------------------------------------------------------------------------
     status = b.call(kernel, [ctx] + values + slots, name="status")
-    # the tape of a fused forward+backward call (or of a failed call) dies with the call
-    tape_p = b.gep(ctx, [ir.Constant(I32, 0), ir.Constant(I32, abi.CTX_TAPE_BASE)], inbounds=True,
-                   source_etype=abi.CTX)
-    has_tape = b.icmp_unsigned("!=", b.load(tape_p, typ=PTR), ir.Constant(PTR, None))
-    with b.if_then(has_tape, likely=False):
-        release = _func(module, "pyad_tape_release", ir.VoidType(), [PTR])
+    # the tape and arrays of a fused forward+backward call (or of a failed call) die with it
+    def field(k):
+        return b.load(b.gep(ctx, [ir.Constant(I32, 0), ir.Constant(I32, k)], inbounds=True,
+                            source_etype=abi.CTX), typ=PTR)
+    held = b.or_(b.icmp_unsigned("!=", field(abi.CTX_TAPE_BASE), ir.Constant(PTR, None)),
+                 b.icmp_unsigned("!=", field(abi.CTX_ARENA), ir.Constant(PTR, None)))
+    with b.if_then(held, likely=False):
+        release = _func(module, "pyad_ctx_release", ir.VoidType(), [PTR])
         b.call(release, [ctx])
     ok = e.block("ok")
     err = e.block("error")

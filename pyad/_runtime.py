@@ -28,7 +28,7 @@ STATIC_LIBRARY_NAME = "libpyad_rt.a"
 HEADER_NAME = "pyad_rt.h"
 
 # The runtime ABI version this Python code was written against (pyad_rt_version()).
-RT_VERSION = 2
+RT_VERSION = 3
 
 _REBUILD_HINT = (
     "Rebuild and reinstall the runtime with `pip install -e .` (or `pip install .`) "
@@ -55,19 +55,23 @@ typedef struct pyad_ctx {
     char *tape_base;
     char *tape_top;
     char *tape_end;
-    void *reserved;
+    void *arena;
 } pyad_ctx;
 
 typedef struct pyad_pullback_header {
     char *tape_base;
     char *tape_top;
     char *tape_end;
+    void *arena;
 } pyad_pullback_header;
 
 void pyad_ctx_init(pyad_ctx *ctx);
 int32_t pyad_set_error(pyad_ctx *ctx, int32_t kind, int32_t line, const char *msg);
 void *pyad_pullback_alloc(size_t size);
 void pyad_pullback_free(void *pb);
+void *pyad_alloc(pyad_ctx *ctx, size_t bytes, int32_t shadow);
+void pyad_ctx_release(pyad_ctx *ctx);
+void pyad_pullback_zero_shadows(void *pb);
 int32_t pyad_rt_version(void);
 double pyad_digamma(double x);
 int32_t pyad_tape_grow(pyad_ctx *ctx, size_t need);

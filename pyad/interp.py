@@ -10,18 +10,26 @@ from typing import Sequence
 
 import builtins
 
-from .ir import BOOL, F64, I64, Block, Func, If, Op, While
+import numpy as np
+
+from .ir import BOOL, F64, I64, Block, Func, If, Op, While, elem_type, is_array
 from .ops import OPS
 
-_CAST = {F64: float, I64: int, BOOL: bool}
+_SCALAR = {F64: float, I64: int, BOOL: bool}
+_DTYPE = {F64: np.float64, I64: np.int64, BOOL: np.bool_}
+
+
+def _cast(t: str, v):
+    return v if is_array(t) else _SCALAR[t](v)
 
 
 def run(func: Func, args: Sequence, tape: list | None = None) -> tuple:
-    """Run `func` on Python scalars; returns the tuple of its results. `tape` is the AD tape
+    """Run `func` on Python scalars and NumPy arrays (which it may write into, as compiled code
+    writes into arrays it was given); returns the tuple of its results. `tape` is the AD tape
     (a list) that push/pop ops use; pass the same list to a forward and a backward run."""
     if len(args) != len(func.params):
         raise TypeError(f"{func.name} takes {len(func.params)} arguments ({len(args)} given)")
-    env = {p.name: _CAST[p.type](a) for p, a in zip(func.params, args)}
+    env = {p.name: _cast(p.type, a) for p, a in zip(func.params, args)}
     return _block(func.block, env, tape if tape is not None else [])
 
 
@@ -29,7 +37,7 @@ def _block(block: Block, env: dict, tape: list) -> tuple:
     for s in block.body:
         if isinstance(s, Op):
             if s.op == "const":
-                vals = (_CAST[s.outs[0].type](s.attrs[0]),)
+                vals = (_cast(s.outs[0].type, s.attrs[0]),)
             elif s.op == "push":
                 tape.append(env[s.args[0].name])
                 continue
@@ -39,11 +47,16 @@ def _block(block: Block, env: dict, tape: list) -> tuple:
                 if env[s.args[0].name]:
                     raise getattr(builtins, s.attrs[0])(s.attrs[1])
                 continue
+            elif s.op == "alloc":
+                t = s.outs[0].type
+                vals = (np.zeros(tuple(env[a.name] for a in s.args), _DTYPE[elem_type(t)]),)
             else:
-                r = OPS[s.op].py(*(env[a.name] for a in s.args))
+                r = OPS[s.op].py(*(env[a.name] for a in s.args), *s.attrs)
+                if r is None:  # store, accum
+                    continue
                 vals = r if isinstance(r, tuple) else (r,)
             for o, v in zip(s.outs, vals):
-                env[o.name] = _CAST[o.type](v)
+                env[o.name] = _cast(o.type, v)
         elif isinstance(s, If):
             taken = s.then if env[s.cond.name] else s.orelse
             vals = _block(taken, env, tape)

@@ -7,9 +7,11 @@ return values. A block is a straight list of statements:
 - `If`: a structured branch whose two blocks yield the If's results;
 - `While`: a loop with explicit loop-carried values (a `cond` block and a `body` block).
 
-Every value is a `Var` (unique name, scalar type). There are no tuples in the IR: Python
-tuples are unpacked by the frontend into several values. Types are the strings "f64", "i64"
-and "bool". Printing is `str(func)`; `pyad.irparse.parse_func` reads the same text back.
+Every value is a `Var` (unique name, type). There are no tuples in the IR: Python
+tuples are unpacked by the frontend into several values. Scalar types are the strings "f64",
+"i64" and "bool"; array types add the number of dimensions: "f64[2d]" is a 2-D float64
+array. An array value is a reference (data pointer, shape, strides): views share memory
+with their base, and `store` writes through it. Printing is `str(func)`; `pyad.irparse.parse_func` reads the same text back.
 
     func f(%a: f64, %b: f64) -> (f64) {
       %0: f64 = mul %b, %b  !3:22
@@ -26,6 +28,27 @@ from typing import Iterator, Union
 
 F64, I64, BOOL = "f64", "i64", "bool"
 SCALAR_TYPES = (F64, I64, BOOL)
+MAX_NDIM = 3
+
+
+def array_type(elem: str, ndim: int) -> str:
+    return f"{elem}[{ndim}d]"
+
+
+def is_array(t: str) -> bool:
+    return t.endswith("d]")
+
+
+def elem_type(t: str) -> str:
+    return t.split("[", 1)[0]
+
+
+def ndim_of(t: str) -> int:
+    return int(t[t.index("[") + 1]) if is_array(t) else 0
+
+
+ARRAY_TYPES = tuple(array_type(e, n) for e in SCALAR_TYPES for n in range(1, MAX_NDIM + 1))
+TYPES = SCALAR_TYPES + ARRAY_TYPES
 
 
 @dataclass(frozen=True, slots=True)

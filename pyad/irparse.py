@@ -10,7 +10,7 @@ _HEAD = re.compile(r"func (?P<name>[\w.]+)\((?P<params>.*)\) -> \((?P<rtypes>.*)
 _LOC = re.compile(r"\s+!(\d+):(\d+)$")
 _WHILE = re.compile(r"while \((?P<inits>[^)]*)\) cond\((?P<cparams>[^)]*)\) \{$")
 _DO = re.compile(r"\} do\((?P<bparams>[^)]*)\) \{$")
-_DEF = re.compile(r"(?P<outs>%[\w.]+: \w+(?:, %[\w.]+: \w+)*) = (?P<rhs>.*)$")
+_DEF = re.compile(r"(?P<outs>%[\w.]+: [\w\[\]]+(?:, %[\w.]+: [\w\[\]]+)*) = (?P<rhs>.*)$")
 
 
 class IRParseError(PyadError):

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from .ir import BOOL, F64, I64
+from .ir import BOOL, F64, I64, array_type, elem_type, is_array, ndim_of
 
 FF_F = {(F64, F64): F64}
 II_I = {(I64, I64): I64}
@@ -30,6 +30,12 @@ CMP = {(F64, F64): BOOL, (I64, I64): BOOL, (BOOL, BOOL): BOOL}
 
 
 VOID = "void"  # the result type of ops without results
+
+
+def STRUCTURAL(b, ct, y, *args):
+    """Marker: array memory ops (load, store, views, ...) are differentiated by `pyad.ad`
+    itself, which pairs every active array with its shadow (adjoint) array."""
+    raise AssertionError("structural ops are differentiated by pyad.ad")
 
 
 def ZERO(b, ct, y, *args):
@@ -48,8 +54,11 @@ class OpDef:
     spell: tuple[str, ...] = ()
     samples: tuple[tuple, ...] = ()
     effect: bool = False   # never removed, merged or reordered (tape traffic, checks)
+    memory: str = ""       # "read", "write" or "alloc": array memory traffic (never merged)
 
     def result_type(self, arg_types: tuple[str, ...]) -> str | None:
+        if callable(self.sigs):
+            return self.sigs(tuple(arg_types))
         return self.sigs.get(tuple(arg_types))
 
 
@@ -153,14 +162,91 @@ def digamma(x: float) -> float:
     return result + math.log(x) - 0.5 / x - series
 
 
+# ----------------------------------------------------------------------------- array type rules
+
+def _indexed(ts: tuple[str, ...], extra: int) -> tuple[str, int] | None:
+    """(array type, ndim) if `ts` is an array followed by one i64 index per dimension and
+    `extra` more types."""
+    if not ts or not is_array(ts[0]):
+        return None
+    nd = ndim_of(ts[0])
+    if len(ts) != 1 + nd + extra or any(t != I64 for t in ts[1:1 + nd]):
+        return None
+    return ts[0], nd
+
+
+def _load_sig(ts):
+    r = _indexed(ts, 0)
+    return elem_type(r[0]) if r else None
+
+
+def _store_sig(ts):
+    r = _indexed(ts, 1)
+    return VOID if r and ts[-1] == elem_type(r[0]) else None
+
+
+def _accum_sig(ts):
+    r = _indexed(ts, 1)
+    return VOID if r and elem_type(r[0]) == F64 and ts[-1] == F64 else None
+
+
+def _dim_sig(ts):
+    return I64 if len(ts) == 1 and is_array(ts[0]) else None
+
+
+def _row_sig(ts):
+    if len(ts) == 2 and is_array(ts[0]) and ndim_of(ts[0]) >= 2 and ts[1] == I64:
+        return array_type(elem_type(ts[0]), ndim_of(ts[0]) - 1)
+    return None
+
+
+def _col_sig(ts):
+    if len(ts) == 2 and is_array(ts[0]) and ndim_of(ts[0]) == 2 and ts[1] == I64:
+        return array_type(elem_type(ts[0]), 1)
+    return None
+
+
+def _slice_sig(ts):
+    return ts[0] if len(ts) == 3 and is_array(ts[0]) and ts[1:] == (I64, I64) else None
+
+
+def _same_array(ts):
+    return ts[0] if len(ts) == 1 and is_array(ts[0]) else None
+
+
+def _tape_sig(ts):
+    return VOID if len(ts) == 1 else None
+
+
+def _load(a, *idx):
+    return a[idx].item()
+
+
+def _store(a, *idx_v):
+    a[idx_v[:-1]] = idx_v[-1]
+
+
+def _accum(a, *idx_v):
+    a[idx_v[:-1]] += idx_v[-1]
+
+
+def _normidx(i: int, n: int, axis: int) -> int:
+    """i wrapped like Python's a[i] (negative counts from the end), bounds-checked."""
+    j = i + n if i < 0 else i
+    if not 0 <= j < n:
+        raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+    return j
+
+
 # ----------------------------------------------------------------------------- the table
 
 _ROWS: list[OpDef] = [
     # --- structure and arithmetic
     OpDef("const", {(): None}, lambda: None, ZERO, ("const",),
           "a constant; attrs = (value,); the result type is given by the out var"),
-    OpDef("push", {(F64,): VOID, (I64,): VOID, (BOOL,): VOID}, None, ZERO, ("custom",),
-          "push a value on the AD tape (forward sweep)", effect=True),
+    OpDef("push", _tape_sig, None, ZERO, ("custom",),
+          "push a value (a scalar or an array reference) on the AD tape (forward sweep)",
+          effect=True),
     OpDef("pop", {(): None}, None, ZERO, ("custom",),
           "pop a value of the out var's type from the AD tape (reverse sweep)", effect=True),
     OpDef("raise_if", {(BOOL,): VOID}, None, ZERO, ("custom",),
@@ -206,6 +292,30 @@ _ROWS: list[OpDef] = [
           lambda b, ct, y, c, x1, x2: (None, b.select(c, ct, b.const(0.0)),
                                        b.select(c, b.const(0.0), ct)),
           ("inst", "select"), "c ? a : b, both evaluated (used by rules, not by the frontend)"),
+    # --- arrays (differentiated structurally by pyad.ad, through shadow arrays)
+    OpDef("alloc", lambda ts: None, None, STRUCTURAL, ("custom",),
+          "a new zero-filled C-contiguous array of the out var's type; args = its shape",
+          memory="alloc"),
+    OpDef("dim", _dim_sig, lambda a, k: a.shape[k], ZERO, ("custom",),
+          "a.shape[k]; attrs = (k,)"),
+    OpDef("normidx", {(I64, I64): I64}, _normidx, ZERO, ("custom",),
+          "index i into an axis of size n, negative from the end; IndexError when out of "
+          "bounds (unless boundscheck=False); attrs = (axis,)"),
+    OpDef("load", _load_sig, _load, STRUCTURAL, ("custom",),
+          "a[i, j, ...] with normalized indices", memory="read"),
+    OpDef("store", _store_sig, _store, STRUCTURAL, ("custom",),
+          "a[i, j, ...] = v with normalized indices", effect=True, memory="write"),
+    OpDef("accum", _accum_sig, _accum, STRUCTURAL, ("custom",),
+          "a[i, j, ...] += v (adjoint code: accumulation into a shadow array)",
+          effect=True, memory="write"),
+    OpDef("row", _row_sig, lambda a, i: a[i], STRUCTURAL, ("custom",),
+          "the view a[i] of an array of 2 or more dimensions (i normalized)"),
+    OpDef("col", _col_sig, lambda a, j: a[:, j], STRUCTURAL, ("custom",),
+          "the view a[:, j] of a 2-D array (j normalized)"),
+    OpDef("slice", _slice_sig, lambda a, lo, hi: a[lo:hi], STRUCTURAL, ("custom",),
+          "the view a[lo:hi] along axis 0 (0 <= lo <= hi <= len(a))"),
+    OpDef("transpose", _same_array, lambda a: a.T, STRUCTURAL, ("custom",),
+          "the view a.T (dimensions reversed)"),
     # --- comparisons and logic
     OpDef("lt", CMP, lambda a, b: a < b, ZERO, ("cmp", "<"), "a < b"),
     OpDef("le", CMP, lambda a, b: a <= b, ZERO, ("cmp", "<="), "a <= b"),

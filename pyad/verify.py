@@ -4,7 +4,7 @@ in tests; a failure is a pyad bug (PyadInternalError)."""
 from __future__ import annotations
 
 from .errors import PyadInternalError
-from .ir import SCALAR_TYPES, Block, Func, If, Op, While
+from .ir import TYPES, is_array, ndim_of, Block, Func, If, Op, While
 from .ops import OPS
 
 
@@ -24,7 +24,7 @@ def _block(block: Block, scope: dict[str, str], defined: set[str], fname: str) -
     def define(v) -> None:
         if v.name in defined:
             _fail(fname, f"%{v.name} defined twice")
-        if v.type not in SCALAR_TYPES:
+        if v.type not in TYPES:
             _fail(fname, f"%{v.name} has unknown type {v.type}")
         defined.add(v.name)
         scope[v.name] = v.type
@@ -44,7 +44,11 @@ def _block(block: Block, scope: dict[str, str], defined: set[str], fname: str) -
                 _fail(fname, f"unknown op {s.op}")
             for a in s.args:
                 use(a, s.op)
-            if s.op in ("const", "pop"):
+            if s.op == "alloc":
+                if len(s.outs) != 1 or not is_array(s.outs[0].type) \
+                        or [a.type for a in s.args] != ["i64"] * ndim_of(s.outs[0].type):
+                    _fail(fname, "alloc takes one i64 per dimension of its array result")
+            elif s.op in ("const", "pop"):
                 if len(s.attrs) != (s.op == "const") or len(s.outs) != 1:
                     _fail(fname, f"{s.op} has one result (and const one value)")
             else:

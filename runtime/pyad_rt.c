@@ -42,12 +42,56 @@ void pyad_tape_release(pyad_ctx *ctx) {
     ctx->tape_base = ctx->tape_top = ctx->tape_end = NULL;
 }
 
+/* An arena block: this header, then the array's bytes. */
+typedef struct arena_block {
+    struct arena_block *next;
+    size_t bytes;
+    int32_t shadow;
+    int32_t pad_;
+    int64_t align_;
+} arena_block;
+
+void *pyad_alloc(pyad_ctx *ctx, size_t bytes, int32_t shadow) {
+    arena_block *blk;
+    if (bytes > SIZE_MAX - sizeof(arena_block)) return NULL;
+    blk = calloc(1, sizeof(arena_block) + bytes);
+    if (!blk) return NULL;
+    blk->next = ctx->arena;
+    blk->bytes = bytes;
+    blk->shadow = shadow;
+    ctx->arena = blk;
+    return blk + 1;
+}
+
+static void arena_free(void *arena) {
+    arena_block *blk = arena;
+    while (blk) {
+        arena_block *next = blk->next;
+        free(blk);
+        blk = next;
+    }
+}
+
+void pyad_ctx_release(pyad_ctx *ctx) {
+    pyad_tape_release(ctx);
+    arena_free(ctx->arena);
+    ctx->arena = NULL;
+}
+
+void pyad_pullback_zero_shadows(void *pb) {
+    arena_block *blk = ((pyad_pullback_header *)pb)->arena;
+    for (; blk; blk = blk->next)
+        if (blk->shadow) memset(blk + 1, 0, blk->bytes);
+}
+
 void pyad_tape_move_to_pullback(pyad_ctx *ctx, void *pb) {
     pyad_pullback_header *h = pb;
     h->tape_base = ctx->tape_base;
     h->tape_top = ctx->tape_top;
     h->tape_end = ctx->tape_end;
+    h->arena = ctx->arena;
     ctx->tape_base = ctx->tape_top = ctx->tape_end = NULL;
+    ctx->arena = NULL;
 }
 
 size_t pyad_pullback_tape_bytes(const void *pb) {
@@ -60,7 +104,10 @@ void *pyad_pullback_alloc(size_t size) {
 }
 
 void pyad_pullback_free(void *pb) {
-    if (pb) free(((pyad_pullback_header *)pb)->tape_base);
+    if (pb) {
+        free(((pyad_pullback_header *)pb)->tape_base);
+        arena_free(((pyad_pullback_header *)pb)->arena);
+    }
     free(pb);
 }
 
@@ -82,4 +129,4 @@ double pyad_digamma(double x) {
     return result + log(x) - 0.5 / x - series;
 }
 
-int32_t pyad_rt_version(void) { return 2; }
+int32_t pyad_rt_version(void) { return 3; }

@@ -46,15 +46,17 @@ typedef struct pyad_ctx {
     char *tape_base;      /* the AD tape: a malloc'd buffer, NULL until the first push */
     char *tape_top;       /* next free byte; generated code pushes and pops inline */
     char *tape_end;       /* one past the end of the buffer */
-    void *reserved;
+    void *arena;          /* arrays the call allocated (pyad_alloc): a list, NULL if none */
 } pyad_ctx;
 
-/* Every pullback struct starts with this header: the tape of the forward sweep that made
- * it, moved out of the context (pyad_tape_move_to_pullback), followed by saved values. */
+/* Every pullback struct starts with this header: the tape and the arrays of the forward
+ * sweep that made it, moved out of the context (pyad_tape_move_to_pullback), followed by
+ * saved values. */
 typedef struct pyad_pullback_header {
     char *tape_base;
     char *tape_top;
     char *tape_end;
+    void *arena;
 } pyad_pullback_header;
 
 /* Zero a context so it can be passed to a generated function. */
@@ -71,8 +73,20 @@ PYAD_API int32_t pyad_tape_grow(pyad_ctx *ctx, size_t need);
 /* Free ctx's tape (if any) and reset its pointers. */
 PYAD_API void pyad_tape_release(pyad_ctx *ctx);
 
-/* Move ctx's tape into the header of pullback struct `pb`; ctx is left without a tape.
- * The tape is freed with the pullback (pyad_pullback_free). */
+/* Allocate `bytes` zeroed bytes (16-byte aligned) for an array that lives until the call
+ * ends: the block joins ctx's arena, freed by pyad_ctx_release or, once moved, with the
+ * pullback. `shadow` marks adjoint arrays (pyad_pullback_zero_shadows). NULL when out of
+ * memory (the caller raises MemoryError). */
+PYAD_API void *pyad_alloc(pyad_ctx *ctx, size_t bytes, int32_t shadow);
+
+/* Free ctx's tape and arena (after a call whose results have been copied out). */
+PYAD_API void pyad_ctx_release(pyad_ctx *ctx);
+
+/* Zero every shadow array of pullback `pb`: a backward sweep starts from zero adjoints. */
+PYAD_API void pyad_pullback_zero_shadows(void *pb);
+
+/* Move ctx's tape and arena into the header of pullback struct `pb`; ctx is left without
+ * them. They are freed with the pullback (pyad_pullback_free). */
 PYAD_API void pyad_tape_move_to_pullback(pyad_ctx *ctx, void *pb);
 
 /* Bytes of tape held by pullback struct `pb` (what its forward sweep pushed). */
@@ -83,7 +97,8 @@ PYAD_API size_t pyad_pullback_tape_bytes(const void *pb);
  * pyad_pullback_free exactly once. */
 PYAD_API void *pyad_pullback_alloc(size_t size);
 
-/* Release a struct from pyad_pullback_alloc, and the tape in its header. NULL is ignored. */
+/* Release a struct from pyad_pullback_alloc, and the tape and arena in its header. NULL is
+ * ignored. */
 PYAD_API void pyad_pullback_free(void *pb);
 
 /* psi(x), the derivative of lgamma (libm has none). nan at the poles 0, -1, -2, ...

@@ -23,7 +23,7 @@ static void test_ctx_init(void) {
     CHECK(ctx.err_line == 0);
     CHECK(ctx.err_msg == NULL);
     CHECK(ctx.tape_base == NULL && ctx.tape_top == NULL && ctx.tape_end == NULL);
-    CHECK(ctx.reserved == NULL);
+    CHECK(ctx.arena == NULL);
     /* The layout is part of the ABI (codegen/abi.py: CTX_SIZE = 48 on 64-bit targets). */
     CHECK(sizeof(void *) != 8 || sizeof(pyad_ctx) == 48);
 }

@@ -48,7 +48,7 @@ def test_ctx_init_zeroes(rt, ffi):
     rt.pyad_ctx_init(ctx)
     assert (ctx.err_kind, ctx.err_line) == (rt.PYAD_OK, 0)
     assert ctx.err_msg == ffi.NULL
-    assert ctx.tape_base == ctx.tape_top == ctx.tape_end == ctx.reserved == ffi.NULL
+    assert ctx.tape_base == ctx.tape_top == ctx.tape_end == ctx.arena == ffi.NULL
 
 
 def test_tape_grows_keeps_contents_and_moves_to_a_pullback(rt, ffi):
