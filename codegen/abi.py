@@ -77,6 +77,12 @@ def arg_type(t: str) -> ir.Type:
     return PTR if _ndim(t) else SCALAR_ARG[t]
 
 
+def tape_size(t: str) -> int:
+    """Bytes a value of type `t` takes on the AD tape (a bool is widened to 8)."""
+    nd = _ndim(t)
+    return 8 * (1 + 2 * nd) if nd else 8
+
+
 def elem_llvm(t: str) -> ir.Type:
     """The element type of array type `t` as stored in memory."""
     return SCALAR_MEM[t.split("[", 1)[0]]

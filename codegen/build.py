@@ -12,10 +12,11 @@ from typing import Any, Callable
 
 from llvmlite import ir
 
-from pyad.ir import Func
+from pyad.ir import Func, is_array
 
 from . import jit, pywrap
 from .emit import emit_kernel
+from .pycall import RawKernel
 
 _unit_ids = itertools.count()
 
@@ -54,13 +55,27 @@ class Unit:
 
 
 def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpec], *,
-                 fastmath: bool = False, pyname: str | None = None) -> Unit:
+                 fastmath: bool = False, boundscheck: bool = True,
+                 pyname: str | None = None) -> Unit:
+    """Compile `kernels` with native CPython `wrappers` (scalar signatures), or, when a
+    kernel takes or returns arrays, with one `pycall.RawKernel` callable per kernel (named
+    like the kernel; `wrappers` is then ignored)."""
     uid = next(_unit_ids)
     module = ir.Module(name=f"{name}.{uid}")
     fns = {}
     for k in kernels:
         fns[k.name] = (emit_kernel(module, k.func, f"{k.func.name}.kernel", fastmath=fastmath,
-                                   pack_saved=k.pack_saved, unpack_saved=k.unpack_saved), k)
+                                   boundscheck=boundscheck, pack_saved=k.pack_saved,
+                                   unpack_saved=k.unpack_saved), k)
+    if any(is_array(t) for k in kernels for t in sum(k.kinds(), [])):
+        lib = jit.compile_module(module, [fn.name for fn, _ in fns.values()],
+                                 fastmath=fastmath, name=name)
+        callables = {}
+        for kname, (fn, k) in fns.items():
+            raw = RawKernel(lib.address(fn.name), *k.kinds())
+            raw.owner = lib  # the code lives as long as the callable
+            callables[kname] = raw
+        return Unit(lib, callables, lib.llvm_ir)
     for w in wrappers:
         fn, k = fns[w.kernel]
         params, outs = k.kinds()

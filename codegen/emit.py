@@ -11,19 +11,24 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from pyad.ir import BOOL, F64, Func, If, Op, Var, While
+from pyad.ir import BOOL, F64, Func, If, Op, Var, While, is_array
 from pyad.ops import OPS
 
 from . import abi
+from .lower_array import ARRAY_LOWERINGS
 from .lower_custom import CUSTOM
+
+LOWERINGS = {**CUSTOM, **ARRAY_LOWERINGS}
 
 
 
 class KernelEmitter:
     def __init__(self, module: ir.Module, func: Func, name: str, *, fastmath: bool = False,
-                 pack_saved: int | None = None, unpack_saved: int | None = None) -> None:
+                 boundscheck: bool = True, pack_saved: int | None = None,
+                 unpack_saved: int | None = None) -> None:
         self.module = module
         self.func = func
+        self.boundscheck = boundscheck
         self.flags = ("fast",) if fastmath else ()  # strict IEEE: bit-equal to CPython, fused == split
         self.packs, self.unpacks = pack_saved is not None, unpack_saved is not None
         self.pack_saved = pack_saved or 0
@@ -31,7 +36,7 @@ class KernelEmitter:
         params = func.params[self.unpack_saved:]
         n_out = len(func.results) - self.pack_saved + self.packs
         arg_types = [abi.PTR] * (1 + self.unpacks) \
-            + [abi.SCALAR_ARG[p.type] for p in params] + [abi.PTR] * n_out
+            + [abi.arg_type(p.type) for p in params] + [abi.PTR] * n_out
         self.fn = ir.Function(module, ir.FunctionType(abi.I32, arg_types), name=name)
         self.fn.attributes.add("nounwind")
         for a in self.fn.args[1 + self.unpacks + len(params):]:
@@ -52,7 +57,7 @@ class KernelEmitter:
             for k, v in enumerate(saved):
                 p = b.gep(pb, [abi.I32(0), abi.I32(SAVED_FIELD0 + k)], inbounds=True,
                           source_etype=st)
-                self.values[v.name] = from_mem(b, b.load(p, typ=abi.SCALAR_MEM[v.type]), v.type)
+                self.values[v.name] = from_mem(b, b.load(p, typ=abi.mem_type(v.type)), v.type)
             # pop from the forward sweep's tape without consuming it: only ctx.tape_top moves
             # (ctx.tape_base stays NULL, so the wrapper does not free the pullback's tape)
             top = b.load(b.gep(pb, [abi.I32(0), abi.I32(1)], inbounds=True, source_etype=st),
@@ -61,7 +66,11 @@ class KernelEmitter:
                                source_etype=abi.CTX))
             i = 2
         for p in f.params[self.unpack_saved:]:
-            self.values[p.name] = self.fn.args[i]
+            arg = self.fn.args[i]
+            if is_array(p.type):  # arrays come by pointer to their descriptor
+                arg.add_attribute("noalias")
+                arg = b.load(arg, typ=abi.mem_type(p.type))
+            self.values[p.name] = arg
             i += 1
         self.block(f.block.body)
         results = [self.values[r.name] for r in f.results]
@@ -107,7 +116,7 @@ class KernelEmitter:
         inits = [self.values[v.name] for v in s.inits]
         b.branch(header)
         b.position_at_end(header)
-        phis = [b.phi(abi.SCALAR_ARG[o.type], name=o.name) for o in s.outs]
+        phis = [b.phi(abi.value_type(o.type), name=o.name) for o in s.outs]
         for phi, v in zip(phis, inits):
             phi.add_incoming(v, pre)
         for p, phi in zip(s.cond.params, phis):
@@ -132,8 +141,8 @@ class KernelEmitter:
         if s.op == "const":
             self.values[out.name] = const(out.type, s.attrs[0])
             return
-        if s.op in ("push", "raise_if"):
-            CUSTOM[s.op](self, s, None, *(self.values[a.name] for a in s.args))
+        if not s.outs:  # effects: push, raise_if, store, accum
+            LOWERINGS[s.op](self, s, None, *(self.values[a.name] for a in s.args))
             return
         args = [self.values[a.name] for a in s.args]
         kind = row.lower[0]
@@ -161,7 +170,7 @@ class KernelEmitter:
             fn = self.extern(row.lower[1], abi.F64, [abi.F64] * len(args))
             r = b.call(fn, args)
         elif kind == "custom":
-            r = CUSTOM[s.op](self, s, out.type, *args)
+            r = LOWERINGS[s.op](self, s, out.type, *args)
         else:
             raise AssertionError(f"unknown lowering {row.lower!r} for {s.op}")
         self.values[out.name] = r
@@ -180,7 +189,7 @@ class KernelEmitter:
             b.branch(merge_bb)
         b.position_at_end(merge_bb)
         for k, o in enumerate(s.outs):
-            phi = b.phi(abi.SCALAR_ARG[o.type], name=o.name)
+            phi = b.phi(abi.value_type(o.type), name=o.name)
             for pred, vals in incoming:
                 phi.add_incoming(vals[k], pred)
             self.values[o.name] = phi
@@ -218,7 +227,7 @@ class KernelEmitter:
 def saved_struct(saved: tuple[Var, ...] | list[Var]) -> ir.LiteralStructType:
     """A pullback struct: the runtime's header (the forward sweep's tape), then the saved
     values; field k + SAVED_FIELD0 holds saved value k."""
-    return ir.LiteralStructType(abi.PULLBACK_HEADER + [abi.SCALAR_MEM[v.type] for v in saved])
+    return ir.LiteralStructType(abi.PULLBACK_HEADER + [abi.mem_type(v.type) for v in saved])
 
 
 SAVED_FIELD0 = len(abi.PULLBACK_HEADER)

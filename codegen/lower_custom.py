@@ -164,32 +164,36 @@ def _tape_field(e, k):
 
 
 def push(e, s, t, v):
-    """*top++ = v, growing the tape in the runtime when it is full (8 bytes a value)."""
+    """*top++ = v, growing the tape in the runtime when it is full (8 bytes a scalar; an
+    array reference pushes its whole descriptor)."""
     bld = e.b
+    vt = s.args[0].type
+    size = abi.tape_size(vt)
     top_p, end_p = _tape_field(e, abi.CTX_TAPE_TOP), _tape_field(e, abi.CTX_TAPE_END)
     top, end = bld.load(top_p, typ=abi.PTR), bld.load(end_p, typ=abi.PTR)
     room = bld.sub(bld.ptrtoint(end, abi.I64), bld.ptrtoint(top, abi.I64))
-    with bld.if_then(bld.icmp_signed("<", room, _i(8)), likely=False):
+    with bld.if_then(bld.icmp_signed("<", room, _i(size)), likely=False):
         grow = e.extern("pyad_tape_grow", abi.I32, [abi.PTR, abi.I64])
-        status = bld.call(grow, [e.ctx, _i(8)])
+        status = bld.call(grow, [e.ctx, _i(size)])
         with bld.if_then(bld.icmp_signed("!=", status, ir.Constant(abi.I32, 0)), likely=False):
             bld.ret(status)
     top = bld.load(top_p, typ=abi.PTR)
     if v.type == abi.I1:
         v = bld.zext(v, abi.I64)
     bld.store(v, top)
-    bld.store(bld.gep(top, [_i(8)], inbounds=True, source_etype=abi.I8), top_p)
+    bld.store(bld.gep(top, [_i(size)], inbounds=True, source_etype=abi.I8), top_p)
 
 
 def pop(e, s, t, *args):
     """v = *--top"""
     bld = e.b
+    size = abi.tape_size(t)
     top_p = _tape_field(e, abi.CTX_TAPE_TOP)
-    top = bld.gep(bld.load(top_p, typ=abi.PTR), [_i(-8)], inbounds=True, source_etype=abi.I8)
+    top = bld.gep(bld.load(top_p, typ=abi.PTR), [_i(-size)], inbounds=True, source_etype=abi.I8)
     bld.store(top, top_p)
     if t == "bool":
         return bld.trunc(bld.load(top, typ=abi.I64), abi.I1)
-    return bld.load(top, typ=abi.SCALAR_ARG[t])
+    return bld.load(top, typ=abi.value_type(t))
 
 
 _KIND = {name: k for k, name in enumerate(abi.ERROR_KINDS) if name}

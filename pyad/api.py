@@ -22,9 +22,9 @@ import threading
 import weakref
 from typing import Any, Callable
 
-from . import pipeline
+from . import api_arrays, pipeline
 from .errors import PyadError, PyadInternalError
-from .ir import BOOL, F64, I64
+from .ir import BOOL, F64, I64, is_array
 
 _GRADIENT_ENTRY = ("grad", "value_and_grad")
 
@@ -42,6 +42,8 @@ def signature_of(names: tuple[str, ...], fname: str, args: tuple) -> tuple[str, 
 
 def _arg_type(fname: str, name: str, a: Any) -> str:
     import numpy as np
+    if isinstance(a, np.ndarray):
+        return api_arrays.array_arg_type(fname, name, a)
     if isinstance(a, (bool, np.bool_)):
         return BOOL
     if isinstance(a, (int, np.integer)):
@@ -50,11 +52,10 @@ def _arg_type(fname: str, name: str, a: Any) -> str:
         return I64
     if isinstance(a, (float, np.floating)) and not isinstance(a, np.longdouble):
         return F64
-    raise TypeError(f"{fname}() argument {name!r} must be a float, int or bool, "
+    raise TypeError(f"{fname}() argument {name!r} must be a float, int, bool or numpy array, "
                     f"not {type(a).__name__}")
 
 
-_PY = {F64: float, I64: int, BOOL: bool}
 
 
 class _Specialization:
@@ -63,6 +64,8 @@ class _Specialization:
     def __init__(self, owner: "JitGrad", sig: tuple[str, ...]) -> None:
         self.owner, self.sig = owner, sig
         self.func, self.shape = pipeline.primal_ir(owner.fn, sig)
+        # arrays in or out: called through Python-level wrappers (api_arrays)
+        self.arrays = any(is_array(v.type) for v in self.func.params + self.func.results)
         self.lock = threading.Lock()
         self.primal_unit = None
         self.grads: dict[tuple[int, ...], Any] = {}
@@ -76,24 +79,38 @@ class _Specialization:
                     self.func.name, [KernelSpec("primal", self.func)],
                     [WrapperSpec("primal", "primal", self.shape, self.owner.__doc__ or "",
                                  _weak_call(self.owner, "_dispatch_call"))],
-                    fastmath=self.owner.fastmath, pyname=self.owner.__name__)
-            return self.primal_unit.callables["primal"]
+                    fastmath=self.owner.fastmath, boundscheck=self.owner.boundscheck,
+                    pyname=self.owner.__name__)
+            fn = self.primal_unit.callables["primal"]
+            if self.arrays:
+                shape = self.shape
+                return lambda *args: api_arrays.build(shape, fn(*args))
+            return fn
 
     # ------------------------------------------------------------------ gradients
     def wrt(self, argnums) -> tuple[int, ...]:
         n = len(self.sig)
         names = self.func.arg_names
         if argnums is None:
-            return tuple(i for i, t in enumerate(self.sig) if t == F64)
+            return tuple(i for i, t in enumerate(self.sig) if t.startswith(F64))
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         for k in nums:
             if not -n <= k < n:
                 raise ValueError(f"argnums {k} is out of range for {n} parameters")
-            if self.sig[k] != F64:
+            if self.sig[k] not in (F64, "f64[1d]", "f64[2d]", "f64[3d]"):
                 raise TypeError(f"cannot differentiate {self.owner.__name__} with respect to "
                                 f"parameter {names[k]!r} of type {self.sig[k]} (only float "
                                 "arguments have gradients)")
         return tuple(sorted({k % n for k in nums}))
+
+    def arrange(self, argnums, by_param: dict) -> Any:
+        """The gradient structure for `argnums` from parameter index -> gradient."""
+        n = len(self.sig)
+        if argnums is None:
+            return tuple(by_param.get(i) for i in range(n))
+        if isinstance(argnums, int):
+            return by_param[argnums % n]
+        return tuple(by_param[k % n] for k in argnums)
 
     def grad_spec(self, argnums, wrt: tuple[int, ...], offset: int) -> Any:
         """Result spec of the gradient structure over kernel outs starting at `offset`."""
@@ -151,7 +168,8 @@ class _GradientUnit:
                 wrappers = [WrapperSpec("fwd", "fwd", tuple(range(len(spec.func.results) + 1))),
                             WrapperSpec("bwd", "bwd", spec.grad_spec(argnums, self.wrt, 0))]
             unit = compile_unit(f"{spec.func.name}.{which}", kernels, wrappers,
-                                fastmath=owner.fastmath, pyname=owner.__name__)
+                                fastmath=owner.fastmath, boundscheck=owner.boundscheck,
+                                pyname=owner.__name__)
             self._units[which] = unit
             return unit
 
@@ -161,7 +179,21 @@ class _GradientUnit:
             raise TypeError(f"{which} requires {self.spec.owner.__name__} to return a single "
                             "float; use pullback for functions with several or integer results")
         unit = self._compile("vg" if which in _GRADIENT_ENTRY else "pullback")
+        if self.spec.arrays and which in _GRADIENT_ENTRY:
+            return self._array_vg(unit.callables["vg"], which == "value_and_grad")
         return unit.callables[which]
+
+    def _array_vg(self, raw, with_value: bool) -> Callable:
+        """grad / value_and_grad of an array signature: the fused kernel accumulates the
+        gradients of array arguments into zero arrays passed after the arguments."""
+        sig, wrt, spec, argnums = self.spec.sig, self.wrt, self.spec, self.argnums
+
+        def call(*args):
+            shadows = api_arrays.shadows_for(sig, wrt, args)
+            outs = raw(*args, *shadows)
+            g = spec.arrange(argnums, api_arrays.gradients(sig, wrt, outs[1:], shadows))
+            return (outs[0], g) if with_value else g
+        return call
 
     def llvm_ir(self) -> str:
         units = [self._compile("pullback")] + ([self._compile("vg")] if self.scalar else [])
@@ -198,6 +230,30 @@ class Pullback:
             self._free(addr)
 
 
+class ArrayPullback(Pullback):
+    """`back` for signatures with arrays: cotangents of array results are arrays; gradients
+    of array arguments are accumulated in shadow arrays, zeroed before every call."""
+
+    __slots__ = ("_spec", "_unit", "_shadows", "_results")
+
+    def setup(self, spec, unit, shadows: list, results: list) -> None:
+        self._spec, self._unit, self._shadows, self._results = spec, unit, shadows, results
+
+    def __call__(self, ct):
+        from . import _runtime
+        flat: list = []
+        _flatten_ct(self._shape, ct, flat)
+        cts = [api_arrays.check_cotangent(t, y, c, k) for k, (c, t, y)
+               in enumerate(zip(flat, self._types, self._results)) if t.startswith(F64)]
+        for sh in self._shadows:
+            sh.fill(0.0)
+        _runtime.lib().pyad_pullback_zero_shadows(_runtime.ffi().cast("void *", self._addr))
+        outs = self._bwd(self._addr, *cts)
+        grads = api_arrays.gradients(self._spec.sig, self._unit.wrt, outs,
+                                     [sh.copy() for sh in self._shadows])
+        return self._spec.arrange(self._unit.argnums, grads)
+
+
 @functools.lru_cache(maxsize=None)
 def _pullback_free() -> Callable[[int], None]:
     from . import _runtime
@@ -226,13 +282,15 @@ def _build(shape, flat):
 class JitGrad:
     """A compiled function with its gradients; see the module docstring."""
 
-    def __init__(self, fn: Callable, *, argnums=None, fastmath: bool = False) -> None:
+    def __init__(self, fn: Callable, *, argnums=None, fastmath: bool = False,
+                 boundscheck: bool = True) -> None:
         if not inspect.isfunction(fn):
             raise TypeError(f"pyad.jit_grad expects a Python function, got {type(fn).__name__}")
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.argnums = argnums
         self.fastmath = fastmath
+        self.boundscheck = boundscheck
         self._names = tuple(inspect.signature(fn).parameters)
         self._specs: dict[tuple[str, ...], _Specialization] = {}
         self._lock = threading.Lock()
@@ -249,12 +307,12 @@ class JitGrad:
         return spec
 
     def _convert(self, spec: _Specialization, args: tuple) -> tuple:
-        return tuple(_PY[t](a) for t, a in zip(spec.sig, args))
+        return tuple(api_arrays.convert(t, a) for t, a in zip(spec.sig, args))
 
     def _dispatch_call(self, *args):
         spec = self.specialization(args)
         fn = _guard(spec.primal)
-        if spec is next(iter(self._specs.values())):
+        if spec is next(iter(self._specs.values())) and not spec.arrays:
             type(self).__call__ = fn  # the first signature gets the native fast path
         return fn(*self._convert(spec, args))
 
@@ -266,7 +324,8 @@ class JitGrad:
         unit = _guard(lambda: spec.gradient(argnums))
         which = "value_and_grad" if with_value else "grad"
         fn = _guard(lambda: unit.entry(which))
-        if argnums is self.argnums and spec is next(iter(self._specs.values())):
+        if argnums is self.argnums and spec is next(iter(self._specs.values())) \
+                and not spec.arrays:
             self.__dict__[which] = fn  # native fast path for later calls
         return fn(*self._convert(spec, args))
 
@@ -283,11 +342,17 @@ class JitGrad:
         spec = self.specialization(args)
         unit = _guard(lambda: spec.gradient(self.argnums))
         fwd, bwd = _guard(lambda: (unit.entry("fwd"), unit.entry("bwd")))
-        out = fwd(*self._convert(spec, args))
-        flat, addr = out[:-1], out[-1]
-        back = Pullback(bwd, addr, spec.shape,
-                        tuple(r.type for r in spec.func.results))
-        return _build(spec.shape, flat), back
+        args = self._convert(spec, args)
+        if spec.arrays:
+            shadows = api_arrays.shadows_for(spec.sig, unit.wrt, args)
+            out = fwd(*args, *shadows)
+            back = ArrayPullback(bwd, out[-1], spec.shape,
+                                 tuple(r.type for r in spec.func.results))
+            back.setup(spec, unit, shadows, out[:-1])
+        else:
+            out = fwd(*args)
+            back = Pullback(bwd, out[-1], spec.shape, tuple(r.type for r in spec.func.results))
+        return _build(spec.shape, out[:-1]), back
 
     def tape_bytes(self, *args) -> int:
         """Bytes of AD tape one gradient call at `args` uses (values saved by loops)."""
@@ -340,10 +405,13 @@ def _guard(thunk: Callable):
         raise PyadInternalError(f"internal compiler error: {type(exc).__name__}: {exc}") from exc
 
 
-def jit_grad(fn: Callable | None = None, *, argnums=None, fastmath: bool = False):
-    """Compile `fn` and its gradient. Use as `@jit_grad` or `@jit_grad(argnums=..., ...)`."""
+def jit_grad(fn: Callable | None = None, *, argnums=None, fastmath: bool = False,
+             boundscheck: bool = True):
+    """Compile `fn` and its gradient. Use as `@jit_grad` or `@jit_grad(argnums=..., ...)`.
+    `fastmath` lets LLVM reassociate floating point; `boundscheck=False` drops the index
+    checks of array accesses (out-of-bounds access is then undefined behaviour)."""
     def wrap(f: Callable) -> JitGrad:
         # One class per function, so that the native primal can be installed as `__call__`.
         cls = type(f"jit_grad[{f.__name__}]", (JitGrad,), {})
-        return cls(f, argnums=argnums, fastmath=fastmath)
+        return cls(f, argnums=argnums, fastmath=fastmath, boundscheck=boundscheck)
     return wrap(fn) if fn is not None else wrap

@@ -14,7 +14,7 @@ import ast
 
 from .builder import Builder
 from .errors import PyadTypeError
-from .ir import BOOL, F64, I64, Block, If, Op, Var, While
+from .ir import BOOL, F64, I64, Block, If, Op, Var, While, is_array, ndim_of
 
 BRK, CONT, RET, RETVAL = "%brk", "%cont", "%ret", "%retval"
 FLAGS = (BRK, CONT, RET)
@@ -42,8 +42,8 @@ def _rebuild(shape, it):
 
 
 def _unify(a: str, b: str) -> str:
-    if a == b:
-        return a
+    if a == b or is_array(a) or is_array(b):
+        return a  # arrays never change type (a mismatch fails in convert, located)
     return F64 if F64 in (a, b) else I64
 
 
@@ -117,6 +117,8 @@ class ControlFlow:
                 self.assign(target, value)
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
             self.assign(node.target, self.expr(node.value))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
+            self.aug_store(node)
         elif isinstance(node, ast.AugAssign):
             if not isinstance(node.target, ast.Name):
                 raise self.unsupported(node.target)
@@ -161,6 +163,8 @@ class ControlFlow:
                                      f"{len(target.elts)} names", cls=PyadTypeError)
             for t, v in zip(target.elts, value):
                 self.assign(t, v)
+        elif isinstance(target, ast.Subscript):
+            self.store_target(target, value)
         else:
             raise self.unsupported(target, "assignment target")
 
@@ -224,6 +228,9 @@ class ControlFlow:
             return self.b.const(False, BOOL)
         if isinstance(like, tuple):
             return tuple(self.default(name, e) for e in like)
+        if is_array(like.type):  # a placeholder: an empty array
+            zero = self.b.const(0, I64)
+            return self.b.emit("alloc", *([zero] * ndim_of(like.type)), type=like.type)
         return self.b.const(0, like.type) if like.type != BOOL else self.b.const(False, BOOL)
 
     def finish_region(self, b: Builder, results: list[tuple[Var, str]]) -> Block:

@@ -21,7 +21,8 @@ from typing import Any, Union
 from .builder import Builder, NameGen
 from .control import RETVAL, ControlFlow, Undefined, always_returns
 from .errors import PyadSyntaxError, PyadTypeError
-from .ir import BOOL, F64, I64, Block, Func, If, Loc, Var
+from .frontend_arrays import ArrayLowering, numpy_module
+from .ir import BOOL, F64, I64, Block, Func, If, Loc, Var, is_array
 from .ops import OPS
 
 Value = Union[Var, tuple]  # a tuple holds Values (compile-time tuples)
@@ -103,7 +104,7 @@ class _Source:
                    end_col=loc.end_col, source_line=src, hint=hint)
 
 
-class Lowering(ControlFlow):
+class Lowering(ControlFlow, ArrayLowering):
     """Lowers one function body for one tuple of argument types (statements: control.py)."""
 
     def __init__(self, fn: types.FunctionType, arg_types: tuple[str, ...]) -> None:
@@ -165,6 +166,8 @@ class Lowering(ControlFlow):
         if isinstance(node, ast.Name):
             return self.name(node)
         if isinstance(node, ast.Attribute):
+            if self.is_local(node.value):
+                return self.array_attribute(self.array(self.expr(node.value), node.value), node)
             return self.static_value(self.resolve_static(node), node)
         if isinstance(node, ast.BinOp):
             return self.binop(node.op, self.expr(node.left), self.expr(node.right), node)
@@ -240,8 +243,18 @@ class Lowering(ControlFlow):
                              "value in a compiled function",
                              hint="only numbers, bools and tuples of them are values")
 
+    def is_local(self, node: ast.expr) -> bool:
+        """Whether `node` is a value of the function (not a module or global object)."""
+        if isinstance(node, ast.Name):
+            return node.id in self.env
+        if isinstance(node, ast.Attribute):
+            return self.is_local(node.value)
+        return True
+
     def subscript(self, node: ast.Subscript) -> Value:
         base = self.expr(node.value)
+        if isinstance(base, Var) and is_array(base.type):
+            return self.index_array(base, node)
         if isinstance(base, tuple) and isinstance(node.slice, ast.Constant) \
                 and isinstance(node.slice.value, int):
             i = node.slice.value
@@ -320,11 +333,30 @@ class Lowering(ControlFlow):
     def call(self, node: ast.Call) -> Value:
         if not isinstance(node.func, (ast.Name, ast.Attribute)):
             raise self.unsupported(node.func, "call target")
+        if isinstance(node.func, ast.Attribute) and self.is_local(node.func.value):
+            return self.method_call(node)
+        if isinstance(node.func, ast.Attribute):
+            base = self.resolve_static(node.func.value)
+            sub = numpy_module(base.obj)
+            if sub is not None:
+                return self.numpy_call(sub + node.func.attr, node)
         fn = self.resolve_static(node.func)
+        raw = [self.expr(a) for a in node.args]
+        if fn.obj is len:
+            if len(raw) != 1:
+                raise self.src.error(node, "len() takes exactly one argument", cls=PyadTypeError)
+            if isinstance(raw[0], tuple):
+                return self.b.const(len(raw[0]), I64)
+            return self.dims(self.array(raw[0], node.args[0]))[0]
         if node.keywords:
             raise self.src.error(node.keywords[0].value, "keyword arguments are not supported "
                                  f"in calls to `{fn.name}`", hint="pass them positionally")
-        args = [self.scalar(self.expr(a), a) for a in node.args]
+        args = [self.scalar(a, n) for a, n in zip(raw, node.args)]
+        for a, an in zip(args, node.args):
+            if is_array(a.type):
+                raise self.src.error(an, f"`{fn.name}` takes numbers, not arrays",
+                                     cls=PyadTypeError, hint="use the numpy function (np.exp, "
+                                     "np.sqrt, ...) for whole arrays")
         obj = fn.obj
         n = len(args)
 
@@ -390,6 +422,10 @@ class Lowering(ControlFlow):
     def convert(self, v: Var, t: str) -> Var:
         if v.type == t:
             return v
+        if is_array(v.type) or is_array(t):
+            raise PyadTypeError(f"a value of type {v.type} is used where {t} is expected "
+                                f"(line {self.b.loc.line if self.b.loc else '?'}); a variable "
+                                "must keep one array type, and arrays are not numbers")
         if t == F64:
             return self.b.tofloat(v)
         if t == I64:
@@ -412,8 +448,8 @@ def _arith(t: str) -> str:
 
 
 def _unify(a: str, b: str) -> str:
-    if a == b:
-        return a
+    if a == b or is_array(a) or is_array(b):
+        return a  # arrays never change type (a mismatch fails in convert)
     if F64 in (a, b):
         return F64
     return I64

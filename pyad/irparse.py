@@ -118,4 +118,7 @@ def _literal(tok: str, i: int):
     try:
         return float(tok)
     except ValueError:
-        raise IRParseError(f"line {i + 1}: cannot read constant {tok!r}") from None
+        pass
+    if tok.isidentifier():
+        return tok  # a word attribute, e.g. `alloc %n, shadow`
+    raise IRParseError(f"line {i + 1}: cannot read constant {tok!r}")

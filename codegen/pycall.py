@@ -1,0 +1,113 @@
+"""Calling a kernel from Python through cffi, for signatures with arrays.
+
+Scalar-only kernels get a native CPython wrapper (pywrap.py). A kernel that takes or returns
+arrays is called through `RawKernel`: it builds the array descriptors
+({data, shape[ndim], strides[ndim]}, strides in elements) over the NumPy arguments without
+copying, calls the kernel with a fresh context, raises the context's error as a Python
+exception, copies array results out of the call's arena into new NumPy arrays, and releases
+the arena. The `pyad.api` layer above decides which arrays to pass (arguments, shadow arrays
+for gradients).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import builtins
+
+import numpy as np
+
+from pyad import _runtime
+from pyad.ir import elem_type, is_array, ndim_of
+
+from . import abi
+
+_C_SCALAR = {"f64": "double", "i64": "int64_t", "bool": "_Bool", "ptr": "void *"}
+_OUT = {"f64": "double[1]", "i64": "int64_t[1]", "bool": "int8_t[1]", "ptr": "void *[1]"}
+DTYPE = {"f64": np.float64, "i64": np.int64, "bool": np.bool_}
+
+
+def descriptor(a: np.ndarray) -> np.ndarray:
+    """The kernel-side descriptor of `a` (an int64 buffer: data, shape, strides in elements).
+    The caller keeps `a` alive during the call."""
+    nd = a.ndim
+    d = np.empty(1 + 2 * nd, np.int64)
+    d[0] = a.__array_interface__["data"][0]
+    d[1:1 + nd] = a.shape
+    d[1 + nd:] = a.strides
+    d[1 + nd:] //= a.itemsize
+    return d
+
+
+def from_descriptor(ffi, d, t: str) -> np.ndarray:
+    """A new C-contiguous NumPy array with the contents of the kernel array `d`."""
+    nd = ndim_of(t)
+    dtype = np.dtype(DTYPE[elem_type(t)])
+    shape = tuple(int(d[1 + k]) for k in range(nd))
+    if 0 in shape:
+        return np.zeros(shape, dtype)
+    strides = [int(d[1 + nd + k]) * dtype.itemsize for k in range(nd)]
+    lo = sum(s * (n - 1) for s, n in zip(strides, shape) if s < 0)
+    hi = sum(s * (n - 1) for s, n in zip(strides, shape) if s > 0) + dtype.itemsize
+    base = int(d[0]) + lo
+    buf = ffi.buffer(ffi.cast("char *", base), hi - lo)
+    view = np.ndarray(shape, dtype, buffer=buf, offset=-lo, strides=strides)
+    return view.copy()
+
+
+class RawKernel:
+    """kernel(ctx, params..., outs...) as a Python function of NumPy arrays and scalars.
+
+    `params` and `outs` are pyad types, or "ptr" for a pullback pointer (passed and returned
+    as an int)."""
+
+    def __init__(self, address: int, params: Sequence[str], outs: Sequence[str]) -> None:
+        self.ffi, self.lib = _runtime.ffi(), _runtime.lib()
+        self.params, self.outs = tuple(params), tuple(outs)
+        cparams = ["pyad_ctx *"] + ["void *" if is_array(t) else _C_SCALAR[t] for t in params] \
+            + ["void *"] * len(outs)
+        self.fn = self.ffi.cast(f"int32_t (*)({', '.join(cparams)})", address)
+
+    def __call__(self, *args: Any) -> list:
+        ffi = self.ffi
+        ctx = ffi.new("pyad_ctx *")
+        keep, cargs = [], []
+        for t, a in zip(self.params, args):
+            if is_array(t):
+                d = descriptor(a)
+                keep.append((a, d))
+                cargs.append(ffi.cast("void *", d.ctypes.data))
+            elif t == "ptr":
+                cargs.append(ffi.cast("void *", a))
+            else:
+                cargs.append(a)
+        slots = []
+        for t in self.outs:
+            if is_array(t):
+                d = np.zeros(1 + 2 * ndim_of(t), np.int64)
+                slots.append(d)
+                cargs.append(ffi.cast("void *", d.ctypes.data))
+            else:
+                s = ffi.new(_OUT[t])
+                slots.append(s)
+                cargs.append(s)
+        try:
+            status = self.fn(ctx, *cargs)
+            if status != 0:
+                kind = abi.ERROR_KINDS[ctx.err_kind] or "RuntimeError"
+                msg = ffi.string(ctx.err_msg).decode() if ctx.err_msg else "error"
+                raise getattr(builtins, kind)(msg)
+            out = []
+            for t, s in zip(self.outs, slots):
+                if is_array(t):
+                    out.append(from_descriptor(ffi, s, t))
+                elif t == "ptr":
+                    out.append(int(ffi.cast("uintptr_t", s[0])))
+                elif t == "bool":
+                    out.append(bool(s[0]))
+                elif t == "i64":
+                    out.append(int(s[0]))
+                else:
+                    out.append(float(s[0]))
+            return out
+        finally:
+            self.lib.pyad_ctx_release(ctx)
