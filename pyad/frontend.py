@@ -167,7 +167,12 @@ class Lowering(ControlFlow, ArrayLowering):
             return self.name(node)
         if isinstance(node, ast.Attribute):
             if self.is_local(node.value):
-                return self.array_attribute(self.array(self.expr(node.value), node.value), node)
+                v = self.expr(node.value)
+                if isinstance(v, Var) and is_array(v.type):
+                    return self.array_attribute(v, node)
+                raise self.src.error(node, f"unsupported attribute access `.{node.attr}` on a "
+                                     "value", hint="only attributes of modules (math.pi, "
+                                     "math.exp) and arrays (a.shape, a.T) are supported")
             return self.static_value(self.resolve_static(node), node)
         if isinstance(node, ast.BinOp):
             return self.binop(node.op, self.expr(node.left), self.expr(node.right), node)

@@ -112,9 +112,9 @@ def test_wrong_arguments_name_the_parameter():
         f(1.0)
     with pytest.raises(TypeError, match="takes 2 positional arguments but 3 were given"):
         f(1.0, 2.0, 3.0)
-    with pytest.raises(TypeError, match=r"argument 'b' must be a float, int or bool, not str"):
+    with pytest.raises(TypeError, match=r"argument 'b' must be a float, int, bool or numpy array, not str"):
         f(1.0, "x")
-    with pytest.raises(TypeError, match=r"argument 'a' must be a float, int or bool, not list"):
+    with pytest.raises(TypeError, match=r"argument 'a' must be a float, int, bool or numpy array, not list"):
         f.grad([1.0], 2.0)
 
 
