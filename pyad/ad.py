@@ -21,9 +21,20 @@ from dataclasses import dataclass
 from .builder import Builder, NameGen
 from .errors import PyadInternalError
 from .ir import (F64, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, free_vars,
-                 rename_block, walk)
+                 is_array, ndim_of, rename_block, walk)
+from .loops import for_each
+from .memory import AliasClasses, written_classes
 from .opt import cse_block, dce_block
 from .ops import OPS
+from .shadow import augment, is_float_array
+
+
+class _Active(set):
+    """Names of the active values (f64 scalars and f64 arrays), with the shadow of each
+    active array and the names of arrays that some store writes into."""
+
+    shadow: dict[str, Var]
+    written: set[str]
 
 
 @dataclass(frozen=True)
@@ -41,27 +52,39 @@ def differentiate(func: Func, wrt: tuple[int, ...]) -> Gradient:
     names = NameGen({v.name for s in walk(func.block) for v in s.outs}
                     | {p.name for s in walk(func.block) for b in blocks_of(s) for p in b.params}
                     | {p.name for p in func.params})
-    active = _activity(func.block, {func.params[i].name for i in wrt
-                                    if func.params[i].type == F64})
+    classes = AliasClasses(func.block)
+    active = _activity_of(func.block, {func.params[i].name for i in wrt
+                                       if func.params[i].type == F64
+                                       or is_float_array(func.params[i].type)}, classes)
+    written = written_classes(func.block, classes)
+    active.written = {n for n in classes.parent if classes.find(n) in written}
+    aug, active.shadow, _ = augment(func.block, active,
+                                    [func.params[i] for i in wrt if is_array(func.params[i].type)],
+                                    names)
     bb = Builder(names)
     cts: list[Var] = []
     adj: dict[str, Var] = {}
     for r in func.results:
-        if r.type == F64:
-            ct = Var(names.fresh("ct"), F64)
+        if r.type == F64 or is_float_array(r.type):
+            ct = Var(names.fresh("ct"), r.type)
             cts.append(ct)
-            if r.name in active:
+            if r.name in active and r.type == F64:
                 _accumulate(bb, adj, r, ct)
+            elif r.name in active:  # shadow(r) += ct, element by element
+                sh = active.shadow[r.name]
+                dims = [bb.emit("dim", r, attrs=(k,), type=I64) for k in range(ndim_of(r.type))]
+                for_each(bb, dims, lambda b2, idx, sh=sh, ct=ct:
+                         b2.emit("accum", sh, *idx, b2.emit("load", ct, *idx)))
     subst: dict[int, While] = {}
-    _reverse(func.block.body, adj, active, bb, subst)
+    _reverse(aug.body, adj, active, bb, subst)
     grads = []
     for i in wrt:
         p = func.params[i]
-        g = adj.get(p.name)
+        g = active.shadow[p.name] if is_array(p.type) else adj.get(p.name)
         grads.append(g if g is not None else bb.const(0.0))
     bwd_block = dce_block(cse_block(Block((), tuple(bb.stmts), tuple(grads))), set())
 
-    primal = _substitute(func.block, subst)  # loops gain trip counts and tape pushes
+    primal = _substitute(aug, subst)  # loops gain trip counts and tape pushes
     fwd_block, bwd_block, saved = _close(primal, bwd_block, names, {c.name for c in cts})
     fwd_block = dce_block(Block(fwd_block.params, fwd_block.body,
                                 fwd_block.results + tuple(saved)), set())
@@ -90,24 +113,44 @@ def fused(g: Gradient, seed: float | None = None) -> Func:
 
 # ----------------------------------------------------------------------------- activity
 
+def _floaty(t: str) -> bool:
+    return t == F64 or is_float_array(t)
+
+
+def _activity_of(block: Block, seeds: set[str], classes: AliasClasses) -> _Active:
+    """Active values: f64 values depending on a seed, and the f64 arrays that hold such a
+    value anywhere in the program (a store activates every array sharing the memory)."""
+    active = _Active(seeds)
+    while True:
+        before = len(active)
+        _activity(block, active)
+        for n in [n for n in active if n in classes.parent]:
+            active.update(classes.members(n))
+        if len(active) == before:
+            return active
+
+
 def _activity(block: Block, active: set[str]) -> set[str]:
     """Names of the f64 values that depend on an active value (nested blocks included)."""
     for s in block.body:
         if isinstance(s, Op):
-            if any(a.name in active for a in s.args):
-                active.update(o.name for o in s.outs if o.type == F64)
+            if s.op == "store":
+                if s.args[-1].name in active and is_float_array(s.args[0].type):
+                    active.add(s.args[0].name)
+            elif any(a.name in active for a in s.args):
+                active.update(o.name for o in s.outs if _floaty(o.type))
         elif isinstance(s, If):
             _activity(s.then, active)
             _activity(s.orelse, active)
             for o, t, e in zip(s.outs, s.then.results, s.orelse.results):
-                if o.type == F64 and (t.name in active or e.name in active):
+                if _floaty(o.type) and (t.name in active or e.name in active):
                     active.add(o.name)
         else:  # While: a carried value is active if its init or its next value is
             while True:
                 for k, v in enumerate(s.inits):
                     if v.name in active or s.body.results[k].name in active:
                         for blk in (s.cond, s.body):
-                            if blk.params[k].type == F64:
+                            if _floaty(blk.params[k].type):
                                 active.add(blk.params[k].name)
                 before = len(active)
                 _activity(s.cond, active)
@@ -132,7 +175,9 @@ def _reverse(body: tuple[Stmt, ...], adj: dict[str, Var], active: set[str], b: B
     """Emit into `b` the adjoint of `body`; `adj` maps names to their accumulated cotangent
     and ends up holding the cotangents of the values `body` reads from outside."""
     for s in reversed(body):
-        if isinstance(s, Op):
+        if isinstance(s, Op) and s.op in ("load", "store"):
+            _reverse_memory(s, adj, active, b)
+        elif isinstance(s, Op):
             out = s.outs[0] if s.outs else None
             ct = adj.pop(out.name, None) if out is not None else None
             if ct is None or out.name not in active:
@@ -151,10 +196,30 @@ def _reverse(body: tuple[Stmt, ...], adj: dict[str, Var], active: set[str], b: B
             _reverse_while(s, adj, active, b, subst)
 
 
+def _reverse_memory(s: Op, adj: dict[str, Var], active, b: Builder) -> None:
+    """`v = a[i]`: shadow(a)[i] += ct(v).  `a[i] = v`: ct(v) = shadow(a)[i], and
+    shadow(a)[i] = 0 (the overwritten element's adjoint ends here)."""
+    a, idx = s.args[0], s.args[1:]
+    if s.op == "load":
+        ct = adj.pop(s.outs[0].name, None)
+        if ct is not None and s.outs[0].name in active:
+            b.loc = s.loc
+            b.emit("accum", active.shadow[a.name], *idx, ct)
+        return
+    if a.name not in active:
+        return
+    b.loc = s.loc
+    sh, idx, v = active.shadow[a.name], idx[:-1], s.args[-1]
+    ct = b.emit("load", sh, *idx)
+    b.emit("store", sh, *idx, b.const(0.0))
+    if v.name in active:
+        _accumulate(b, adj, v, ct)
+
+
 def _reverse_if(s: If, adj: dict[str, Var], active: set[str], b: Builder,
                 subst: dict[int, While]) -> None:
     cts = [adj.pop(o.name, None) for o in s.outs]
-    if all(c is None for c in cts):
+    if all(c is None for c in cts) and not _touches_shadows(s, active):
         return
     b.loc = s.loc
     branch_adj, branch_code = [], []
@@ -168,7 +233,9 @@ def _reverse_if(s: If, adj: dict[str, Var], active: set[str], b: Builder,
         branch_adj.append(local)
         branch_code.append(sub)
     outer = sorted(set(branch_adj[0]) | set(branch_adj[1]))
-    if not outer:
+    if not outer and not any(OPS[t.op].effect for sub in branch_code for t in sub.stmts
+                             if isinstance(t, Op)) and not any(
+            not isinstance(t, Op) for sub in branch_code for t in sub.stmts):
         return
     blocks = []
     for local, sub in zip(branch_adj, branch_code):
@@ -188,8 +255,8 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
     reads; the reverse loop runs the same number of trips, pops them, and carries the
     adjoints of the carried values and of the outer values the body reads."""
     cts = [adj.pop(o.name, None) for o in s.outs]
-    act = [k for k, o in enumerate(s.outs) if o.name in active]
-    if all(cts[k] is None for k in act):
+    act = [k for k, o in enumerate(s.outs) if o.name in active and o.type == F64]
+    if all(cts[k] is None for k in act) and not _touches_shadows(s, active):
         return
     names, body = b.names, s.body
     b.loc = s.loc
@@ -223,7 +290,8 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
         if v.name in consts:
             mapping[v.name] = Var(names.fresh(v.name), v.type)
             prologue.append(Op((mapping[v.name],), "const", (), consts[v.name].attrs, s.loc))
-    remat = _rematerializable(body, [v for v in needed if v.name not in consts], inner)
+    remat = _rematerializable(body, [v for v in needed if v.name not in consts], inner,
+                              active.written)
     taped = [v for v in needed if v.name not in consts and v.name not in remat]
     taped += [p for p in body.params if p.name in remat.params_used and p not in taped]
     # range() counters are not taped: at reverse trip `cnt` the counter was init + (cnt-1)*step
@@ -290,7 +358,15 @@ def _counters(s: While, inner: set[str]) -> dict[str, tuple[Var, Var]]:
     return found
 
 
-_CHEAP = frozenset({"add", "sub", "mul", "neg", "tofloat", "const"})
+_CHEAP = frozenset({"add", "sub", "mul", "neg", "tofloat", "const", "dim", "normidx", "row",
+                    "col", "slice", "transpose", "load"})
+
+
+def _touches_shadows(s: Stmt, active) -> bool:
+    """Whether a statement loads from or stores into an active array (its reverse then
+    updates shadows even when no scalar adjoint flows out of it)."""
+    return any(isinstance(t, Op) and t.op in ("load", "store") and t.args[0].name in active
+               for blk in blocks_of(s) for t in walk(blk))
 
 
 @dataclass
@@ -303,9 +379,11 @@ class _Remat:
         return name in self.names
 
 
-def _rematerializable(body: Block, needed: list[Var], inner: set[str], depth: int = 4) -> _Remat:
+def _rematerializable(body: Block, needed: list[Var], inner: set[str], written: set[str],
+                      depth: int = 4) -> _Remat:
     """Which needed values are cheaper to recompute in the reverse body than to tape: results
-    of a few cheap ops (add, sub, mul, ...) over carried values and outer values."""
+    of a few cheap ops (add, sub, mul, views, loads from arrays that nothing writes) over
+    carried values and outer values."""
     defs = {st.outs[0].name: st for st in body.body if isinstance(st, Op) and st.outs}
     params = {p.name for p in body.params}
     chosen: set[str] = set()
@@ -316,6 +394,8 @@ def _rematerializable(body: Block, needed: list[Var], inner: set[str], depth: in
             return True
         st = defs.get(name)
         if st is None or st.op not in _CHEAP or d == 0:
+            return False
+        if st.op == "load" and st.args[0].name in written:
             return False
         return all(ok(a.name, d - 1) for a in st.args)
 
@@ -415,6 +495,9 @@ def _export(block: Block, want: set[str], mapping: dict[str, Var], names: NameGe
                 src = mapping.get(v.name, v)
                 if src.name in here:
                     ys.append(src)
+                elif is_array(v.type):  # a placeholder: an empty array
+                    zero = sub.const(0, I64)
+                    ys.append(sub.emit("alloc", *([zero] * ndim_of(v.type)), type=v.type))
                 else:
                     ys.append(sub.const(0.0 if v.type == F64 else 0, v.type) if v.type != "bool"
                               else sub.const(False, "bool"))

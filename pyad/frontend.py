@@ -23,6 +23,7 @@ from .control import RETVAL, ControlFlow, Undefined, always_returns
 from .errors import PyadSyntaxError, PyadTypeError
 from .frontend_arrays import ArrayLowering, numpy_module
 from .ir import BOOL, F64, I64, Block, Func, If, Loc, Var, is_array
+from .memory import param_writes
 from .ops import OPS
 
 Value = Union[Var, tuple]  # a tuple holds Values (compile-time tuples)
@@ -97,7 +98,9 @@ class _Source:
         return Loc(line, col, end + self.indent if end is not None and same_line else None)
 
     def error(self, node: ast.AST, message: str, hint: str = "", cls=PyadSyntaxError):
-        loc = self.loc(node)
+        return self.error_at(self.loc(node), message, hint, cls)
+
+    def error_at(self, loc: Loc, message: str, hint: str = "", cls=PyadSyntaxError):
         idx = loc.line - self.first_line
         src = self.lines[idx] if 0 <= idx < len(self.lines) else ""
         return cls(message, filename=self.filename, line=loc.line, col=loc.col,
@@ -148,8 +151,13 @@ class Lowering(ControlFlow, ArrayLowering):
         result = self.env[RETVAL]
         self.result = result
         results = tuple(_flatten(result))
-        return Func(self.fdef.name, Block(tuple(params), tuple(self.b.stmts), results),
-                    self.src.filename, tuple(x.arg for x in a.args))
+        block = Block(tuple(params), tuple(self.b.stmts), results)
+        for store, param in param_writes(block):
+            raise self.src.error_at(
+                store.loc, f"cannot assign into argument array `{param.name}`: a compiled "
+                "function never modifies its arguments",
+                hint=f"work on a copy: `{param.name} = {param.name}.copy()`")
+        return Func(self.fdef.name, block, self.src.filename, tuple(x.arg for x in a.args))
 
     # ------------------------------------------------------------------ expressions
     def expr(self, node: ast.expr) -> Value:

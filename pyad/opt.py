@@ -1,7 +1,8 @@
 """Simplifying passes on IR blocks: dead-code elimination, constant folding and CSE.
 
 All ops are pure except those marked `effect` in the op table (tape pushes and pops, error
-checks), which are never removed, merged or evaluated at compile time. An op whose results
+checks, array stores), which are never removed, merged or evaluated at compile time; array
+loads and allocations (`memory` rows) are never merged either. An op whose results
 are unused is removed, and an If whose results are unused loses those results (and is
 removed when none is left and it has no effects). An op that can raise (division, int
 conversion) is removed too when unused: like Numba, pyad does not keep work alive only for
@@ -73,7 +74,7 @@ def fold_constants(func: Func) -> Func:
             elif s.op == "const":
                 consts[s.outs[0].name] = s.attrs[0]
             elif s.args and all(a.name in consts for a in s.args) and len(s.outs) == 1 \
-                    and not OPS[s.op].effect:
+                    and not OPS[s.op].effect and not OPS[s.op].memory:
                 try:
                     value = OPS[s.op].py(*(consts[a.name] for a in s.args))
                 except (ArithmeticError, ValueError):
@@ -112,8 +113,8 @@ def cse_block(block: Block, known: dict | None = None) -> Block:
             continue
         s = Op(s.outs, s.op, tuple(map(r, s.args)), s.attrs, s.loc)
         key = (s.op, tuple(a.name for a in s.args), s.attrs, tuple(o.type for o in s.outs))
-        if OPS[s.op].effect or len(s.outs) != 1:
-            body.append(s)
+        if OPS[s.op].effect or OPS[s.op].memory or len(s.outs) != 1:
+            body.append(s)  # loads are not merged: a store may come between them
             continue
         if key in known:
             mapping[s.outs[0].name] = known[key]

@@ -1,0 +1,76 @@
+"""Which array values share memory (alias classes), and facts about writes into them.
+
+Two array values are in one class when one is a view of the other, or when they meet in an
+If result or a loop-carried value. A class's roots are the parameters and allocations in it.
+The frontend uses this to refuse writes into argument arrays; the AD pass uses it for the
+activity of arrays (a store of an active value activates the whole class) and to know
+which arrays are never written (their elements can be re-read in the reverse sweep instead of
+being saved).
+"""
+from __future__ import annotations
+
+from .ir import Block, If, Op, Var, While, is_array, walk
+
+VIEW_OPS = frozenset({"row", "col", "slice", "transpose"})
+WRITE_OPS = frozenset({"store", "accum"})
+
+
+class AliasClasses:
+    def __init__(self, block: Block) -> None:
+        self.parent: dict[str, str] = {}
+        for p in block.params:
+            self._add(p)
+        for s in walk(block):
+            if isinstance(s, Op):
+                for o in s.outs:
+                    self._add(o)
+                if s.op in VIEW_OPS:
+                    self._union(s.outs[0], s.args[0])
+            elif isinstance(s, If):
+                for k, o in enumerate(s.outs):
+                    self._add(o)
+                    self._union(o, s.then.results[k])
+                    self._union(o, s.orelse.results[k])
+            elif isinstance(s, While):
+                for k, o in enumerate(s.outs):
+                    for v in (o, s.cond.params[k], s.body.params[k]):
+                        self._add(v)
+                    for v in (s.inits[k], s.cond.params[k], s.body.params[k],
+                              s.body.results[k]):
+                        self._union(o, v)
+
+    def _add(self, v: Var) -> None:
+        if is_array(v.type):
+            self.parent.setdefault(v.name, v.name)
+
+    def find(self, name: str) -> str:
+        root = name
+        while self.parent[root] != root:
+            root = self.parent[root]
+        while self.parent[name] != root:
+            self.parent[name], name = root, self.parent[name]
+        return root
+
+    def _union(self, a: Var, b: Var) -> None:
+        if is_array(a.type) and is_array(b.type):
+            self._add(a)
+            self._add(b)
+            self.parent[self.find(a.name)] = self.find(b.name)
+
+    def members(self, name: str) -> list[str]:
+        root = self.find(name)
+        return [n for n in self.parent if self.find(n) == root]
+
+
+def written_classes(block: Block, classes: AliasClasses) -> set[str]:
+    """Class roots of every array that a store writes into."""
+    return {classes.find(s.args[0].name) for s in walk(block)
+            if isinstance(s, Op) and s.op in WRITE_OPS}
+
+
+def param_writes(block: Block) -> list[tuple[Op, Var]]:
+    """Stores into an array that may be (a view of) a parameter: (store, parameter)."""
+    classes = AliasClasses(block)
+    params = {classes.find(p.name): p for p in block.params if is_array(p.type)}
+    return [(s, params[classes.find(s.args[0].name)]) for s in walk(block)
+            if isinstance(s, Op) and s.op == "store" and classes.find(s.args[0].name) in params]
