@@ -72,3 +72,19 @@ def check_grad(f, *args, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e
     if not abs(lhs - rhs) <= atol + 100 * rtol * max(abs(lhs), abs(rhs), 1.0):
         raise AssertionError(f"dot-product test failed: <J v, w> = {lhs!r}, <v, J^T w> = {rhs!r}")
     return {"fd_max_rel_error": worst, "jv_w": lhs, "v_jtw": rhs}
+
+
+def interp_value_and_grad(f, *args) -> tuple:
+    """`f.value_and_grad(*args)` computed by the IR interpreter on the fused gradient IR:
+    the independent oracle for the compiled gradient (same structure as value_and_grad)."""
+    from . import api_arrays, interp
+    spec = f.specialization(args)
+    unit = spec.gradient(f.argnums)
+    if unit.fused is None:
+        raise TypeError(f"{f.__name__} does not return a single float")
+    args = tuple(a.copy() if hasattr(a, "copy") and not isinstance(a, (int, float)) else a
+                 for a in f._convert(spec, args))
+    shadows = api_arrays.shadows_for(spec.sig, unit.wrt, args)
+    flat = interp.run(unit.fused, args + tuple(shadows))
+    grads = api_arrays.gradients(spec.sig, unit.wrt, list(flat[1:]), shadows)
+    return flat[0], spec.arrange(unit.argnums, grads)

@@ -123,7 +123,11 @@ class ControlFlow:
             if not isinstance(node.target, ast.Name):
                 raise self.unsupported(node.target)
             current = self.name(node.target)
-            self.assign(node.target, self.binop(node.op, current, self.expr(node.value), node))
+            new = self.binop(node.op, current, self.expr(node.value), node)
+            if isinstance(current, Var) and is_array(current.type):
+                self.assign_into(current, new, node)  # `a += ...` updates the array in place
+            else:
+                self.assign(node.target, new)
         elif isinstance(node, ast.If):
             cond = self.truth(self.expr(node.test), node.test)
             self.if_region(cond, node.body, node.orelse, node)
@@ -140,7 +144,7 @@ class ControlFlow:
             if node.value is None:
                 raise self.src.error(node, "return without a value",
                                      hint="return a number or a tuple of numbers")
-            self.env[RETVAL] = self.expr(node.value)
+            self.env[RETVAL] = self.materialize(self.expr(node.value))
             self.env[RET] = self.b.const(True, BOOL)
         elif isinstance(node, ast.Pass):
             pass
@@ -151,6 +155,7 @@ class ControlFlow:
             raise self.unsupported(node)
 
     def assign(self, target: ast.expr, value) -> None:
+        value = self.materialize(value)
         if isinstance(target, ast.Name):
             if isinstance(value, Var):
                 value = self.named(value, target.id)

@@ -21,6 +21,7 @@ from typing import Any, Union
 from .builder import Builder, NameGen
 from .control import RETVAL, ControlFlow, Undefined, always_returns
 from .errors import PyadSyntaxError, PyadTypeError
+from .arrayops import ArrayOps, Lazy
 from .frontend_arrays import ArrayLowering, numpy_module
 from .ir import BOOL, F64, I64, Block, Func, If, Loc, Var, is_array
 from .memory import param_writes
@@ -107,7 +108,7 @@ class _Source:
                    end_col=loc.end_col, source_line=src, hint=hint)
 
 
-class Lowering(ControlFlow, ArrayLowering):
+class Lowering(ControlFlow, ArrayLowering, ArrayOps):
     """Lowers one function body for one tuple of argument types (statements: control.py)."""
 
     def __init__(self, fn: types.FunctionType, arg_types: tuple[str, ...]) -> None:
@@ -175,7 +176,7 @@ class Lowering(ControlFlow, ArrayLowering):
             return self.name(node)
         if isinstance(node, ast.Attribute):
             if self.is_local(node.value):
-                v = self.expr(node.value)
+                v = self.materialize(self.expr(node.value))
                 if isinstance(v, Var) and is_array(v.type):
                     return self.array_attribute(v, node)
                 raise self.src.error(node, f"unsupported attribute access `.{node.attr}` on a "
@@ -189,7 +190,11 @@ class Lowering(ControlFlow, ArrayLowering):
         if isinstance(node, ast.BoolOp):
             return self.boolop(node, node.values)
         if isinstance(node, ast.Compare):
-            return self.compare(node, self.scalar(self.expr(node.left), node.left), 0)
+            left = self.expr(node.left)
+            right = self.expr(node.comparators[0])
+            if self.is_arrayish(left) or self.is_arrayish(right):
+                return self.array_compare(node, left, right)
+            return self.compare(node, self.scalar(left, node.left), 0, right)
         if isinstance(node, ast.IfExp):
             cond = self.truth(self.expr(node.test), node.test)
             return self.branch(cond, lambda: self.expr(node.body), lambda: self.expr(node.orelse),
@@ -197,7 +202,7 @@ class Lowering(ControlFlow, ArrayLowering):
         if isinstance(node, ast.Call):
             return self.call(node)
         if isinstance(node, ast.Tuple):
-            return tuple(self.expr(e) for e in node.elts)
+            return tuple(self.materialize(self.expr(e)) for e in node.elts)
         if isinstance(node, ast.Subscript):
             return self.subscript(node)
         raise self.unsupported(node)
@@ -265,7 +270,7 @@ class Lowering(ControlFlow, ArrayLowering):
         return True
 
     def subscript(self, node: ast.Subscript) -> Value:
-        base = self.expr(node.value)
+        base = self.materialize(self.expr(node.value))
         if isinstance(base, Var) and is_array(base.type):
             return self.index_array(base, node)
         if isinstance(base, tuple) and isinstance(node.slice, ast.Constant) \
@@ -278,6 +283,10 @@ class Lowering(ControlFlow, ArrayLowering):
 
     # ------------------------------------------------------------------ operators
     def binop(self, op: ast.operator, a: Value, b: Value, node: ast.AST) -> Var:
+        if isinstance(op, ast.MatMult):
+            return self.dot(a, b, node)
+        if type(op) in _BINOPS and (self.is_arrayish(a) or self.is_arrayish(b)):
+            return self.array_binop(op, a, b, node)
         if type(op) not in _BINOPS:
             sym = _OPERATOR_NAMES.get(type(op), type(op).__name__)
             raise self.src.error(node, f"unsupported operator `{sym}`",
@@ -295,6 +304,8 @@ class Lowering(ControlFlow, ArrayLowering):
         v = self.expr(node.operand)
         if isinstance(node.op, ast.Not):
             return self.b.emit("not", self.truth(v, node.operand))
+        if self.is_arrayish(v):
+            return self.array_unary(node.op, v, node)
         v = self.scalar(v, node)
         if isinstance(node.op, ast.USub):
             return self.b.neg(self.convert(v, _arith(v.type)))
@@ -314,12 +325,14 @@ class Lowering(ControlFlow, ArrayLowering):
             return self.branch(cond, rest, keep, node)
         return self.branch(cond, keep, rest, node)
 
-    def compare(self, node: ast.Compare, left: Var, i: int) -> Var:
+    def compare(self, node: ast.Compare, left: Var, i: int, right=None) -> Var:
         op = node.ops[i]
         if type(op) not in _CMPOPS:
             raise self.src.error(node, f"unsupported comparison `{_CMP_SPELLING[type(op)]}`",
                                  hint="compare numbers with <, <=, >, >=, == or !=")
-        right = self.scalar(self.expr(node.comparators[i]), node.comparators[i])
+        if right is None:
+            right = self.expr(node.comparators[i])
+        right = self.scalar(right, node.comparators[i])
         t = _unify(left.type, right.type) if left.type != right.type else left.type
         result = self.b.emit(_CMPOPS[type(op)], self.convert(left, t), self.convert(right, t))
         if i + 1 == len(node.ops):
@@ -426,6 +439,7 @@ class Lowering(ControlFlow, ArrayLowering):
 
     # ------------------------------------------------------------------ conversions
     def scalar(self, v: Value, node: ast.AST) -> Var:
+        v = self.materialize(v)
         if isinstance(v, tuple):
             raise self.src.error(node, "a tuple cannot be used as a number here",
                                  hint="unpack it first: `a, b = t`, or index it: `t[0]`",

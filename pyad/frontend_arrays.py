@@ -37,6 +37,7 @@ class ArrayLowering:
 
     # ------------------------------------------------------------------ helpers
     def array(self, v, node: ast.AST) -> Var:
+        v = self.materialize(v)
         if not (isinstance(v, Var) and is_array(v.type)):
             raise self.src.error(node, "expected an array here", cls=PyadTypeError)
         return v

@@ -265,9 +265,11 @@ _ROWS: list[OpDef] = [
           lambda b, ct, y, x1, x2: (b.fdiv(ct, x2), b.neg(b.fdiv(b.mul(ct, y), x2))),
           ("custom",), "a / b (true division; raises ZeroDivisionError for b == 0)",
           samples=((1.5, -2.25), (-3.0, 0.5))),
-    OpDef("fdiv", FF_F, _ieee_div, None, ("inst", {F64: "fdiv"}),
-          "a / b with IEEE results (inf, nan) for b == 0; used by adjoint rules, which must "
-          "not raise where the primal did not"),
+    OpDef("fdiv", FF_F, _ieee_div,
+          lambda b, ct, y, x1, x2: (b.fdiv(ct, x2), b.neg(b.fdiv(b.mul(ct, y), x2))),
+          ("inst", {F64: "fdiv"}),
+          "a / b with IEEE results (inf, nan) for b == 0; used by adjoint rules (which must "
+          "not raise where the primal did not) and by np.mean"),
     OpDef("floordiv", ARITH, _floordiv, ZERO, ("custom",),
           "a // b with Python's rounding toward -inf; ZeroDivisionError for b == 0",
           samples=((7.5, -2.0), (-7.0, 2.5))),
