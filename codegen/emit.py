@@ -206,15 +206,21 @@ class KernelEmitter:
         with self.b.if_then(bad, likely=False):
             self.fail(kind, message, s.loc.line if s.loc else 0)
 
-    def fail(self, kind: int, message: str, line: int) -> None:
-        where = f" (line {line} of {self.func.filename.rsplit('/', 1)[-1]})" if line else ""
-        data = bytearray((message + where).encode() + b"\0")
+    def where(self, line: int) -> str:
+        return f" (line {line} of {self.func.filename.rsplit('/', 1)[-1]})" if line else ""
+
+    def cstring(self, text: str) -> ir.GlobalVariable:
+        data = bytearray(text.encode() + b"\0")
         g = ir.GlobalVariable(self.module, ir.ArrayType(abi.I8, len(data)),
                               name=f"{self.fn.name}.msg{self.n_strings}")
         self.n_strings += 1
         g.global_constant = True
         g.linkage = "private"
         g.initializer = ir.Constant(ir.ArrayType(abi.I8, len(data)), data)
+        return g
+
+    def fail(self, kind: int, message: str, line: int) -> None:
+        g = self.cstring(message + self.where(line))
         b = self.b
         fld = lambda k: b.gep(self.ctx, [abi.I32(0), abi.I32(k)], inbounds=True,  # noqa: E731
                               source_etype=abi.CTX)

@@ -89,8 +89,12 @@ def normidx(e, s, t, i, n):
     b = e.b
     j = b.select(b.icmp_signed("<", i, _i(0)), b.add(i, n), i)
     if e.boundscheck:
-        e.check(b.icmp_unsigned(">=", j, n), abi.ERR_INDEX,
-                f"index out of bounds for axis {s.attrs[0]}", s)
+        with b.if_then(b.icmp_unsigned(">=", j, n), likely=False):
+            line = s.loc.line if s.loc else 0
+            fn = e.extern("pyad_index_error", abi.I32,
+                          [abi.PTR, abi.I32, abi.I64, abi.I64, abi.I64, abi.PTR])
+            b.ret(b.call(fn, [e.ctx, ir.Constant(abi.I32, line), i, _i(s.attrs[0]), n,
+                              e.cstring(e.where(line))]))
     return j
 
 

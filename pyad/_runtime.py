@@ -72,6 +72,7 @@ void pyad_pullback_free(void *pb);
 void *pyad_alloc(pyad_ctx *ctx, size_t bytes, int32_t shadow);
 void pyad_ctx_release(pyad_ctx *ctx);
 void pyad_pullback_zero_shadows(void *pb);
+int32_t pyad_index_error(pyad_ctx *ctx, int32_t line, int64_t index, int64_t axis, int64_t size, const char *where);
 int32_t pyad_rt_version(void);
 double pyad_digamma(double x);
 int32_t pyad_tape_grow(pyad_ctx *ctx, size_t need);

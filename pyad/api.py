@@ -234,10 +234,11 @@ class ArrayPullback(Pullback):
     """`back` for signatures with arrays: cotangents of array results are arrays; gradients
     of array arguments are accumulated in shadow arrays, zeroed before every call."""
 
-    __slots__ = ("_spec", "_unit", "_shadows", "_results")
+    __slots__ = ("_spec", "_unit", "_shadows", "_results", "_args")
 
-    def setup(self, spec, unit, shadows: list, results: list) -> None:
+    def setup(self, spec, unit, shadows: list, results: list, args: tuple) -> None:
         self._spec, self._unit, self._shadows, self._results = spec, unit, shadows, results
+        self._args = args  # the backward sweep reads these arrays
 
     def __call__(self, ct):
         from . import _runtime
@@ -344,11 +345,13 @@ class JitGrad:
         fwd, bwd = _guard(lambda: (unit.entry("fwd"), unit.entry("bwd")))
         args = self._convert(spec, args)
         if spec.arrays:
+            # the pullback reads the arrays later: it keeps private copies of them
+            args = tuple(a.copy() if is_array(t) else a for t, a in zip(spec.sig, args))
             shadows = api_arrays.shadows_for(spec.sig, unit.wrt, args)
             out = fwd(*args, *shadows)
             back = ArrayPullback(bwd, out[-1], spec.shape,
                                  tuple(r.type for r in spec.func.results))
-            back.setup(spec, unit, shadows, out[:-1])
+            back.setup(spec, unit, shadows, out[:-1], args)
         else:
             out = fwd(*args)
             back = Pullback(bwd, out[-1], spec.shape, tuple(r.type for r in spec.func.results))

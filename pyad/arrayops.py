@@ -142,8 +142,11 @@ class ArrayOps:
             return v.gen(own)
         return gen
 
-    def elementwise(self, fn: Callable[..., Var], operands: list, node: ast.AST) -> Lazy:
-        """Lazy fn(elements...) over operands broadcast together."""
+    def elementwise(self, fn: Callable[..., Var], operands: list, node: ast.AST):
+        """Lazy fn(elements...) over operands broadcast together (a number if all operands
+        are numbers)."""
+        if not any(self.is_arrayish(o) for o in operands):  # np.exp(2.0): a number
+            return fn(*(self.scalar(o, node) for o in operands))
         lz = [self.lift(o) for o in operands]
         dims = self.broadcast(lz, node)
         gens = [self._mapped(o, dims) for o in lz]
@@ -304,7 +307,7 @@ class ArrayOps:
             first = at([b.const(0, I64)] * len(rdims))
             return reduce_each(b, rdims, [first], self._reducer(at, kind))[0]
 
-        if axis is None:
+        if not keep:
             return total([])
         out = self.new_array(elem, [lz.dims[k] for k in keep])
         self.each([lz.dims[k] for k in keep],

@@ -191,6 +191,8 @@ class Lowering(ControlFlow, ArrayLowering, ArrayOps):
             return self.boolop(node, node.values)
         if isinstance(node, ast.Compare):
             left = self.expr(node.left)
+            if type(node.ops[0]) not in _CMPOPS:
+                return self.compare(node, self.scalar(left, node.left), 0)  # raises
             right = self.expr(node.comparators[0])
             if self.is_arrayish(left) or self.is_arrayish(right):
                 return self.array_compare(node, left, right)
@@ -273,9 +275,8 @@ class Lowering(ControlFlow, ArrayLowering, ArrayOps):
         base = self.materialize(self.expr(node.value))
         if isinstance(base, Var) and is_array(base.type):
             return self.index_array(base, node)
-        if isinstance(base, tuple) and isinstance(node.slice, ast.Constant) \
-                and isinstance(node.slice.value, int):
-            i = node.slice.value
+        if isinstance(base, tuple) and _constant_int(node.slice) is not None:
+            i = _constant_int(node.slice)
             if not -len(base) <= i < len(base):
                 raise self.src.error(node, "tuple index out of range", cls=PyadSyntaxError)
             return base[i]
@@ -283,7 +284,7 @@ class Lowering(ControlFlow, ArrayLowering, ArrayOps):
 
     # ------------------------------------------------------------------ operators
     def binop(self, op: ast.operator, a: Value, b: Value, node: ast.AST) -> Var:
-        if isinstance(op, ast.MatMult):
+        if isinstance(op, ast.MatMult) and (self.is_arrayish(a) or self.is_arrayish(b)):
             return self.dot(a, b, node)
         if type(op) in _BINOPS and (self.is_arrayish(a) or self.is_arrayish(b)):
             return self.array_binop(op, a, b, node)
@@ -467,6 +468,16 @@ class Lowering(ControlFlow, ArrayLowering, ArrayOps):
         name = _CONSTRUCT_NAMES.get(type(node), what or type(node).__name__)
         return self.src.error(node, f"unsupported syntax: {name}", hint=_HINTS.get(
             type(node), "see the supported subset in the README"))
+
+
+def _constant_int(node: ast.expr) -> int | None:
+    """The value of an integer literal such as `2` or `-1`, else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _constant_int(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
 
 
 def _arith(t: str) -> str:

@@ -68,9 +68,47 @@ def written_classes(block: Block, classes: AliasClasses) -> set[str]:
             if isinstance(s, Op) and s.op in WRITE_OPS}
 
 
+def points_to(block: Block) -> dict[str, set[str]]:
+    """For each array value, the parameters and allocations whose memory it may refer to."""
+    pts: dict[str, set[str]] = {p.name: {p.name} for p in block.params if is_array(p.type)}
+    changed = True
+
+    def add(v: Var, roots: set[str]) -> None:
+        nonlocal changed
+        cur = pts.setdefault(v.name, set())
+        if not roots <= cur:
+            cur |= roots
+            changed = True
+
+    def get(v: Var) -> set[str]:
+        return pts.get(v.name, set())
+
+    while changed:
+        changed = False
+        for s in walk(block):
+            if isinstance(s, Op) and s.outs and is_array(s.outs[0].type):
+                add(s.outs[0], get(s.args[0]) if s.op in VIEW_OPS else {s.outs[0].name})
+            elif isinstance(s, If):
+                for k, o in enumerate(s.outs):
+                    if is_array(o.type):
+                        add(o, get(s.then.results[k]) | get(s.orelse.results[k]))
+            elif isinstance(s, While):
+                for k, o in enumerate(s.outs):
+                    if is_array(o.type):
+                        roots = get(s.inits[k]) | get(s.body.results[k])
+                        for v in (o, s.cond.params[k], s.body.params[k]):
+                            add(v, roots)
+    return pts
+
+
 def param_writes(block: Block) -> list[tuple[Op, Var]]:
     """Stores into an array that may be (a view of) a parameter: (store, parameter)."""
-    classes = AliasClasses(block)
-    params = {classes.find(p.name): p for p in block.params if is_array(p.type)}
-    return [(s, params[classes.find(s.args[0].name)]) for s in walk(block)
-            if isinstance(s, Op) and s.op == "store" and classes.find(s.args[0].name) in params]
+    pts = points_to(block)
+    params = {p.name: p for p in block.params if is_array(p.type)}
+    found = []
+    for s in walk(block):
+        if isinstance(s, Op) and s.op == "store":
+            hit = sorted(pts.get(s.args[0].name, set()) & params.keys())
+            if hit:
+                found.append((s, params[hit[0]]))
+    return found

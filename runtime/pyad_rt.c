@@ -2,6 +2,7 @@
 #include "pyad_rt.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,15 @@ int32_t pyad_tape_grow(pyad_ctx *ctx, size_t need) {
 void pyad_tape_release(pyad_ctx *ctx) {
     free(ctx->tape_base);
     ctx->tape_base = ctx->tape_top = ctx->tape_end = NULL;
+}
+
+int32_t pyad_index_error(pyad_ctx *ctx, int32_t line, int64_t index, int64_t axis,
+                         int64_t size, const char *where) {
+    static _Thread_local char buf[256];
+    if (ctx->err_kind != PYAD_OK) return ctx->err_kind;
+    snprintf(buf, sizeof buf, "index %lld is out of bounds for axis %lld with size %lld%s",
+             (long long)index, (long long)axis, (long long)size, where ? where : "");
+    return pyad_set_error(ctx, PYAD_ERR_INDEX, line, buf);
 }
 
 /* An arena block: this header, then the array's bytes. */

@@ -82,6 +82,12 @@ PYAD_API void *pyad_alloc(pyad_ctx *ctx, size_t bytes, int32_t shadow);
 /* Free ctx's tape and arena (after a call whose results have been copied out). */
 PYAD_API void pyad_ctx_release(pyad_ctx *ctx);
 
+/* Record an IndexError for `index` on `axis` of size `size` in NumPy's words, followed by
+ * `where` (" (line N of file.py)", static). The message lives in a per-thread buffer until the
+ * thread's next index error. Returns PYAD_ERR_INDEX. */
+PYAD_API int32_t pyad_index_error(pyad_ctx *ctx, int32_t line, int64_t index, int64_t axis,
+                                  int64_t size, const char *where);
+
 /* Zero every shadow array of pullback `pb`: a backward sweep starts from zero adjoints. */
 PYAD_API void pyad_pullback_zero_shadows(void *pb);
 

@@ -127,7 +127,7 @@ def test_only_api_symbols_exported():
     assert names == {
         "pyad_ctx_init", "pyad_set_error", "pyad_pullback_alloc", "pyad_pullback_free", "pyad_rt_version",
         "pyad_digamma", "pyad_tape_grow", "pyad_tape_release", "pyad_tape_move_to_pullback",
-        "pyad_pullback_tape_bytes", "pyad_alloc", "pyad_ctx_release", "pyad_pullback_zero_shadows",
+        "pyad_pullback_tape_bytes", "pyad_alloc", "pyad_ctx_release", "pyad_pullback_zero_shadows", "pyad_index_error",
     }
 
 
