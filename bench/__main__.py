@@ -9,6 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from bench import timing
 from bench.runner import RESULTS, Config, run
 from bench.tools import TOOL_NAMES
 from bench.workloads import WORKLOADS
@@ -38,8 +39,9 @@ def main(argv: list[str]) -> None:
                    help="skip the call-overhead micro-benchmark")
     p.add_argument("--out", type=Path, default=RESULTS, help="output directory")
     a = p.parse_args(argv)
-    cfg = Config(workloads=a.only, tools=a.tools, size=a.size, quick=a.quick,
-                 firstcall=not a.no_firstcall, overhead=not a.no_overhead, out=a.out)
+    cfg = Config(workloads=a.only, tools=a.tools, size=a.size,
+                 plan=timing.QUICK if a.quick else timing.FULL, firstcall=not a.no_firstcall,
+                 warm_cache=not a.quick, overhead=not a.no_overhead, out=a.out)
     run(cfg)
     print((cfg.out / "latest.md").read_text())
 

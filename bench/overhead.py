@@ -10,6 +10,7 @@ Each figure is the best of several repeats of a timeit loop (direct call stateme
 loop adds only its own few ns: see "empty loop")."""
 import bench.threads  # noqa: F401  (before any numerical library)
 
+import ctypes
 import json
 import math
 import sys
@@ -20,6 +21,7 @@ T0 = time.perf_counter()
 import pyad  # noqa: E402
 
 T1 = time.perf_counter()
+import cffi  # noqa: E402
 import numpy as np  # noqa: E402
 
 from bench import cbuild  # noqa: E402
@@ -70,8 +72,6 @@ def _setup_peers(env: dict, skipped: dict[str, str]) -> None:
         env["xd"] = jax.numpy.asarray(env["x"])
     except ImportError as e:
         skipped["jax"] = f"not installed ({e})"
-    import cffi
-    import ctypes
     path = str(cbuild.build())
     ffi = cffi.FFI()
     ffi.cdef("double ov_scalar(double, double); double ov_array(const double *, long);")
@@ -119,7 +119,8 @@ def _table(rows: list, env: dict, quick: bool, failures: dict[str, str]) -> dict
         try:
             exec(stmt, env)
         except Exception as e:  # e.g. pyad without array support: reported, not fatal
-            failures[f"{label} ({stmt})"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            lines = str(e).splitlines()
+            failures[f"{label} ({stmt})"] = f"{type(e).__name__}: {lines[0] if lines else ''}"
             continue
         out[label] = _best_ns(stmt, env, quick)
     return out

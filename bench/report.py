@@ -1,6 +1,9 @@
 """The Markdown report of a benchmark run (the structure written by bench.runner)."""
 from bench import machine
+from bench.timing import FULL
 from bench.tools import LABELS, TOOL_NAMES
+
+MIN_CALLS = FULL.min_samples
 
 METHOD = """\
 Times are medians of many calls after warm-up, every tool timed in the same process in
@@ -11,9 +14,10 @@ value-and-gradient call (primal for primal-only tools) in a fresh process, after
 *warm cache*: the same with the tool's on-disk cache filled by an earlier process (C: the
 shared library already built; "n/a": the tool has none). *grad err*: max relative error
 against fourth-order central finite differences of a NumPy spelling on a few coordinates.
-*peak RSS*: peak resident memory (VmHWM) of the first-call process after two calls (in
-parentheses: the growth after imports and data). *tape*: bytes pyad's gradient call pushes on
-its tape."""
+*peak RSS*: peak resident memory (VmHWM) of the first-call process after two calls, or one
+when it takes a second or more (in parentheses: the growth after imports and data). *tape*:
+bytes pyad's gradient call pushes on its tape. ¹: fewer than three calls timed (one call takes
+longer than the time budget)."""
 
 
 def fmt_time(s: float | None) -> str:
@@ -23,6 +27,12 @@ def fmt_time(s: float | None) -> str:
         if s >= scale:
             return f"{s / scale:.3g} {unit}"
     return f"{s / 1e-9:.3g} ns"
+
+
+def _time(row: dict, kind: str) -> str:
+    """The median time, marked ¹ when fewer than MIN_CALLS calls were timed."""
+    t = fmt_time(row.get(f"{kind}_s"))
+    return t + "¹" if t and row[f"{kind}_calls"] < MIN_CALLS else t
 
 
 def _ratio(x: float | None) -> str:
@@ -66,7 +76,7 @@ def _row(tool: str, r: dict) -> str:
         reason = r["reason"].replace("|", "\\|")
         return f"| {label} | {tool}: failed: {reason} |" + " |" * 9 + "\n"
     fc = r.get("first_call")
-    cells = [label, fmt_time(r.get("primal_s")), fmt_time(r.get("vgrad_s")),
+    cells = [label, _time(r, "primal"), _time(r, "vgrad"),
              _ratio(r.get("vgrad_over_primal")), _ratio(r["pyad_over"].get("primal")),
              _ratio(r["pyad_over"].get("vgrad")), _first(fc, "cold"), _first(fc, "warm"),
              _err(r.get("grad_err")), _memory(fc), _tape(r.get("tape_bytes"))]
@@ -81,7 +91,8 @@ def overhead_markdown(o: dict) -> str:
     calls = dict.fromkeys([c for c in o["scalar"]] + [c for c in o["array"]])
     for c in calls:
         s, a = o["scalar"].get(c), o["array"].get(c)
-        out.append(f"| {c} | {'' if s is None else f'{s:.0f}'} | {'' if a is None else f'{a:.0f}'} |\n")
+        cells = ["" if t is None else f"{t:.0f}" for t in (s, a)]
+        out.append(f"| {c} | {cells[0]} | {cells[1]} |\n")
     out.append("\n" + o["note"] + "\n")
     if o.get("first_call_ms"):
         out.append("\npyad first-call times: " + "; ".join(
@@ -94,7 +105,8 @@ def overhead_markdown(o: dict) -> str:
 def markdown(results: dict) -> str:
     """The whole report: one table per workload, the overhead table, notes."""
     m = results["machine"]
-    out = [f"# pyad benchmarks ({results['size']} size{', quick' if results['quick'] else ''})\n\n",
+    plan = results["plan"]
+    out = [f"# pyad benchmarks ({results['size']} size, up to {plan['rounds']} timing rounds)\n\n",
            f"Machine: {machine.one_line(m)}\n\n",
            "Versions: " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()) + "\n\n"]
     for name, why in results["skipped"].items():

@@ -4,9 +4,11 @@ child; writes latest.md, latest.json and latest.png into the output directory.
 
 A tool that is not installed is skipped with a line saying so; a tool that fails on a workload
 (compile error, crash of its child, wrong shape...) becomes a row "failed: <reason>"."""
+import dataclasses
 import json
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -20,16 +22,21 @@ from bench.workloads import WORKLOADS, Workload
 
 RESULTS = Path(__file__).parent / "results"
 WARM_CACHE_TOOLS = ("pyad", "numba", "jax", "c")  # tools with an on-disk cache (C: the .so)
-WARMUP_CALLS = 2
+# A first call this long is not repeated for warm-up: eager tools on W3 (compilers are faster).
+LONG_CALL_S = 5.0
 
 
 @dataclass
 class Config:
+    """What to run: workload and tool names, the size, the timing plan, which child-process
+    measurements to make, where to write, and where progress lines go."""
+
     workloads: tuple[str, ...] = tuple(WORKLOADS)
     tools: tuple[str, ...] = TOOL_NAMES
     size: str = "full"
-    quick: bool = False        # fewer timing rounds, no warm-cache children
-    firstcall: bool = True     # cold (and warm) first-call children, with peak memory
+    plan: timing.Plan = timing.FULL
+    firstcall: bool = True     # cold first-call children, with peak memory
+    warm_cache: bool = True    # and warm-cache ones, for the tools that have a cache
     overhead: bool = True      # the call-overhead micro-benchmark (a child process)
     out: Path = RESULTS
     log: Callable[[str], None] = field(default=lambda s: print(s, file=sys.stderr, flush=True))
@@ -53,25 +60,38 @@ def _load_tools(cfg: Config) -> tuple[dict[str, ModuleType], dict[str, str]]:
 
 def _first_calls(cfg: Config, tool: str, w: Workload) -> dict:
     out = {"cold": firstcall.run(tool, w.name, cfg.size, "cold")}
-    if tool in WARM_CACHE_TOOLS and not cfg.quick and out["cold"]["status"] == "ok":
+    if tool in WARM_CACHE_TOOLS and cfg.warm_cache and out["cold"]["status"] == "ok":
         out["warm"] = firstcall.run(tool, w.name, cfg.size, "warm")
     return out
 
 
-def _check(b: Bound, w: Workload, coords: list, fd: np.ndarray, ref: float) -> dict:
-    """Warm up, then the gradient and value errors and the tape size."""
-    for _ in range(WARMUP_CALLS):
-        value = float(b.primal())
-    row = {"value_err": abs(value - ref) / max(abs(ref), 1e-300)}
+def _warm(fn: Callable[[], object]) -> tuple[object, float]:
+    """The first call of `fn` (it may compile), then a warm call unless the first one took
+    over LONG_CALL_S: the last result and the time of the last call."""
+    for _ in range(2):
+        t0 = time.perf_counter()
+        result = fn()
+        dt = time.perf_counter() - t0
+        if dt > LONG_CALL_S:
+            break
+    return result, dt
+
+
+def _check(b: Bound, w: Workload, coords: list, fd: np.ndarray,
+           ref: float) -> tuple[dict, dict[str, float]]:
+    """Warm up; the gradient and value errors, the tape size and the time of one warm call of
+    each kind."""
+    value, one = _warm(b.primal)
+    row = {"value_err": abs(float(value) - ref) / max(abs(ref), 1e-300)}
+    times = {"primal": one}
     if b.vgrad is not None:
-        for _ in range(WARMUP_CALLS):
-            result = b.vgrad()
+        result, times["vgrad"] = _warm(b.vgrad)
         value, grads = b.unpack(result)
         row["grad_err"] = gradcheck.max_rel_error(gradcheck.pick(grads, w, coords), fd)
         row["value_err"] = max(row["value_err"], abs(value - ref) / max(abs(ref), 1e-300))
     if b.tape_bytes is not None:
         row["tape_bytes"] = b.tape_bytes()
-    return row
+    return row, times
 
 
 def _workload(cfg: Config, w: Workload, tools: dict[str, ModuleType]) -> dict:
@@ -79,7 +99,7 @@ def _workload(cfg: Config, w: Workload, tools: dict[str, ModuleType]) -> dict:
     ref = gradcheck.reference(w, args)
     coords = gradcheck.coordinates(w, args)
     fd = gradcheck.finite_differences(w, args, coords)
-    rows, bound = {}, {}
+    rows, bound, one_call = {}, {}, {}
     for name, module in tools.items():
         row: dict = {}
         if cfg.firstcall:
@@ -93,7 +113,8 @@ def _workload(cfg: Config, w: Workload, tools: dict[str, ModuleType]) -> dict:
                 continue
         try:
             b = module.bind(w, args)
-            row.update(_check(b, w, coords, fd, ref))
+            checked, times = _check(b, w, coords, fd, ref)
+            row.update(checked)
         except NotApplicable:
             continue
         except Exception as e:  # a failing tool is a row, not the end of the run
@@ -101,10 +122,11 @@ def _workload(cfg: Config, w: Workload, tools: dict[str, ModuleType]) -> dict:
             cfg.log(f"{w.name} {name}: failed: {rows[name]['reason']}")
             continue
         rows[name], bound[name] = dict(row, status="ok"), b
+        one_call.update({(name, kind): t for kind, t in times.items()})
     cfg.log(f"{w.name}: timing {', '.join(bound)}")
     calls = {(n, "primal"): b.primal for n, b in bound.items()}
     calls.update({(n, "vgrad"): b.vgrad for n, b in bound.items() if b.vgrad is not None})
-    stats = timing.measure(calls, timing.QUICK if cfg.quick else timing.FULL)
+    stats = timing.measure(calls, one_call, cfg.plan)
     for (name, kind), s in stats.items():
         rows[name][f"{kind}_s"] = s.median_s
         rows[name][f"{kind}_min_s"] = s.min_s
@@ -124,7 +146,8 @@ def _ratios(rows: dict) -> None:
 
 
 def _overhead(cfg: Config) -> dict:
-    cmd = [sys.executable, "-m", "bench.overhead", "--json"] + (["--quick"] if cfg.quick else [])
+    quick = cfg.plan != timing.FULL
+    cmd = [sys.executable, "-m", "bench.overhead", "--json"] + (["--quick"] if quick else [])
     cfg.log("call-overhead micro-benchmark (child process)")
     p = subprocess.run(cmd, cwd=firstcall.REPO, capture_output=True, text=True)
     if p.returncode != 0:
@@ -136,7 +159,7 @@ def run(cfg: Config) -> dict:
     """Run everything `cfg` selects, write the three result files, return the results."""
     tools, skipped = _load_tools(cfg)
     results = {
-        "size": cfg.size, "quick": cfg.quick, "skipped": skipped,
+        "size": cfg.size, "plan": dataclasses.asdict(cfg.plan), "skipped": skipped,
         "machine": machine.describe({n: m.version() for n, m in tools.items()}),
         "workloads": {name: _workload(cfg, WORKLOADS[name], tools) for name in cfg.workloads},
     }

@@ -1,10 +1,11 @@
 """Interleaved timing: every (tool, kind) callable of a workload is timed in round-robin
 batches, so drifts of the machine (frequency, other load) hit all tools alike.
 
-Each batch repeats one callable enough times to last about `batch_s`; a sample is the mean
-time of a call in one batch; the figure reported is the median sample. An entry stops being
-timed once it has `min_samples` samples and has used its `budget_s`; the rounds end after
-`rounds` or when no entry is left."""
+Each batch repeats one callable enough times to last about `batch_s` (sized from the time of
+one warm call); a sample is the mean time of a call in one batch; the figure reported is the
+median sample. An entry stops being timed once it has `min_samples` samples and has used its
+`budget_s`, or after one sample when a single call takes longer than `budget_s`; the rounds
+end after `rounds` or when no entry is left."""
 import gc
 import statistics
 import time
@@ -28,11 +29,14 @@ QUICK = Plan(rounds=5, batch_s=0.005, budget_s=0.4)
 class Entry:
     key: Any
     fn: Callable[[], Any]
-    batch: int = 1
+    batch: int
+    slow: bool
     samples: list[float] = field(default_factory=list)
     spent: float = 0.0
 
     def active(self, plan: Plan) -> bool:
+        if self.slow:
+            return not self.samples
         return len(self.samples) < plan.min_samples or self.spent < plan.budget_s
 
 
@@ -43,19 +47,15 @@ class Stats:
     calls: int
 
 
-def _calibrate(e: Entry, plan: Plan) -> None:
-    """Batch size from one (already warmed-up) call."""
-    t0 = time.perf_counter()
-    e.fn()
-    one = time.perf_counter() - t0
-    e.batch = max(1, min(1_000_000, int(plan.batch_s / max(one, 1e-9))))
-
-
-def measure(callables: dict[Any, Callable[[], Any]], plan: Plan) -> dict[Any, Stats]:
-    """Median time per call of each callable (already warmed up), interleaved."""
-    entries = [Entry(k, fn) for k, fn in callables.items()]
-    for e in entries:
-        _calibrate(e, plan)
+def measure(callables: dict[Any, Callable[[], Any]], one_call_s: dict[Any, float],
+            plan: Plan) -> dict[Any, Stats]:
+    """Median time per call of each callable (already warmed up; `one_call_s`: the time of
+    one warm call of each), interleaved."""
+    entries = []
+    for key, fn in callables.items():
+        one = max(one_call_s[key], 1e-9)
+        entries.append(Entry(key, fn, batch=max(1, min(1_000_000, int(plan.batch_s / one))),
+                             slow=one > plan.budget_s))
     for r in range(plan.rounds):
         active = [e for e in entries if e.active(plan)]
         if not active:

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable
 
+import numpy as np
+
 # In table order: pyad first, then its peers, then the references.
 TOOL_NAMES = ("pyad", "numba", "jax", "autograd", "torch", "c", "python")
 
@@ -46,7 +48,6 @@ def load(name: str) -> ModuleType:
 
 def as_numpy(grads: tuple) -> tuple:
     """Gradients as Python floats (0-d) or float64 NumPy arrays."""
-    import numpy as np
     out = []
     for g in grads:
         a = np.asarray(g, dtype=np.float64)

@@ -1,5 +1,6 @@
 """autograd: the array-style function over autograd.numpy, `autograd.value_and_grad`."""
 from functools import partial
+from importlib.metadata import version as dist_version
 
 import autograd
 import autograd.numpy as anp
@@ -12,7 +13,6 @@ OPS = NumpyLike(anp)
 
 
 def version() -> str:
-    from importlib.metadata import version as dist_version
     return dist_version("autograd")
 
 

@@ -2,11 +2,12 @@
 physical reference. `wN_primal(args...)` and `wN_vgrad(args..., one output pointer per
 differentiated argument)` take the loop-style arguments (arrays as C-contiguous float64),
 followed by the length of the first array when there are arrays (the C code needs sizes). The
-caller keeps the arguments alive while it uses the Bound. The gradient buffers are allocated once and reused by every call. The library is built in
-$BENCH_CACHE_DIR when set (cold: a fresh directory, so the first call includes the compiler),
-else in bench/.build/."""
+caller keeps the arguments alive while it uses the Bound. The gradient buffers are allocated
+once and reused by every call. The library is built in $BENCH_CACHE_DIR when set (cold: a
+fresh directory, so the first call includes the compiler), else in bench/.build/."""
 import ctypes
 import os
+import subprocess
 from functools import partial
 from pathlib import Path
 
@@ -20,7 +21,6 @@ HAVE_C = ("W1", "W3", "W4")
 
 
 def version() -> str:
-    import subprocess
     out = subprocess.run([cbuild.compiler(), "--version"], capture_output=True, text=True).stdout
     return out.splitlines()[0] if out else cbuild.compiler()
 

@@ -22,7 +22,8 @@ def version() -> str:
 
 
 def _enable_cache() -> None:
-    jax.config.update("jax_compilation_cache_dir", os.path.join(os.environ["BENCH_CACHE_DIR"], "jax"))
+    cache_dir = os.path.join(os.environ["BENCH_CACHE_DIR"], "jax")
+    jax.config.update("jax_compilation_cache_dir", cache_dir)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
 

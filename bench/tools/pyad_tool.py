@@ -1,5 +1,6 @@
 """pyad: `pyad.jit_grad` of the loop-style function; the primal and the fused value_and_grad."""
 from functools import partial
+from importlib.metadata import version as dist_version
 
 import pyad
 
@@ -8,7 +9,6 @@ from bench.workloads import Workload
 
 
 def version() -> str:
-    from importlib.metadata import version as dist_version
     return dist_version("pyad-compiler")
 
 
