@@ -24,7 +24,7 @@ from .ir import (F64, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, fre
                  is_array, ndim_of, rename_block, walk)
 from .loops import for_each
 from .memory import AliasClasses, written_classes
-from .opt import cse_block, dce_block
+from .opt import cse_block, dce_block, has_effects
 from .ops import OPS
 from .shadow import augment, is_float_array
 
@@ -233,10 +233,8 @@ def _reverse_if(s: If, adj: dict[str, Var], active: set[str], b: Builder,
         branch_adj.append(local)
         branch_code.append(sub)
     outer = sorted(set(branch_adj[0]) | set(branch_adj[1]))
-    if not outer and not any(OPS[t.op].effect for sub in branch_code for t in sub.stmts
-                             if isinstance(t, Op)) and not any(
-            not isinstance(t, Op) for sub in branch_code for t in sub.stmts):
-        return
+    if not outer and not any(has_effects(t) for sub in branch_code for t in sub.stmts):
+        return  # nothing flows out and no shadow is updated
     blocks = []
     for local, sub in zip(branch_adj, branch_code):
         ys = tuple(local[n] if n in local else sub.const(0.0) for n in outer)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .ir import BOOL, F64, I64, MAX_NDIM, array_type, elem_type, is_array, ndim_of
+from .ir import BOOL, F64, I64, MAX_NDIM, array_type, elem_type, is_array
 
 _CONVERT = {  # dtype kind and size -> pyad element type
     ("f", 8): F64, ("f", 4): F64, ("f", 2): F64,
@@ -20,6 +20,7 @@ _CONVERT = {  # dtype kind and size -> pyad element type
     ("b", 1): BOOL,
 }
 _NP = {F64: np.float64, I64: np.int64, BOOL: np.bool_}
+_PY = {F64: float, I64: int, BOOL: bool}
 
 
 def array_arg_type(fname: str, name: str, a: np.ndarray) -> str:
@@ -37,7 +38,7 @@ def array_arg_type(fname: str, name: str, a: np.ndarray) -> str:
 def convert(t: str, a: Any) -> Any:
     """The value passed to a kernel for an argument of type `t`."""
     if not is_array(t):
-        return {F64: float, I64: int, BOOL: bool}[t](a)
+        return _PY[t](a)
     want = _NP[elem_type(t)]
     if a.dtype != want or a.itemsize and any(s % a.itemsize for s in a.strides):
         a = np.ascontiguousarray(a, dtype=want)
@@ -71,6 +72,3 @@ def check_cotangent(t: str, like: np.ndarray | float, ct: Any, k: int) -> Any:
                          f"{np.shape(like)}")
     return ct
 
-
-__all__ = ["array_arg_type", "convert", "build", "shadows_for", "gradients", "check_cotangent",
-           "ndim_of"]

@@ -82,8 +82,8 @@ def interp_value_and_grad(f, *args) -> tuple:
     unit = spec.gradient(f.argnums)
     if unit.fused is None:
         raise TypeError(f"{f.__name__} does not return a single float")
-    args = tuple(a.copy() if hasattr(a, "copy") and not isinstance(a, (int, float)) else a
-                 for a in f._convert(spec, args))
+    import numpy as np
+    args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in f._convert(spec, args))
     shadows = api_arrays.shadows_for(spec.sig, unit.wrt, args)
     flat = interp.run(unit.fused, args + tuple(shadows))
     grads = api_arrays.gradients(spec.sig, unit.wrt, list(flat[1:]), shadows)

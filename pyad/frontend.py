@@ -21,7 +21,7 @@ from typing import Any, Union
 from .builder import Builder, NameGen
 from .control import RETVAL, ControlFlow, Undefined, always_returns
 from .errors import PyadSyntaxError, PyadTypeError
-from .arrayops import ArrayOps, Lazy
+from .arrayops import ArrayOps
 from .frontend_arrays import ArrayLowering, numpy_module
 from .ir import BOOL, F64, I64, Block, Func, If, Loc, Var, is_array
 from .memory import param_writes

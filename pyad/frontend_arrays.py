@@ -87,8 +87,6 @@ class ArrayLowering:
             else:
                 raise self.src.error(it, "unsupported indexing: an integer after a slice is "
                                      "supported only as a[:, j] of a 2-D array")
-        if ndim_of(view.type) == 0:  # pragma: no cover - handled above
-            raise AssertionError
         return view
 
     def element_index(self, a: Var, items: list[ast.expr]) -> list[Var]:

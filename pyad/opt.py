@@ -77,7 +77,7 @@ def fold_constants(func: Func) -> Func:
                     and not OPS[s.op].effect and not OPS[s.op].memory:
                 try:
                     value = OPS[s.op].py(*(consts[a.name] for a in s.args))
-                except (ArithmeticError, ValueError):
+                except (ArithmeticError, ValueError, LookupError):
                     value = None
                 if isinstance(value, (bool, int, float)):
                     out: Var = s.outs[0]
