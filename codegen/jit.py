@@ -30,6 +30,7 @@ import ctypes.util
 import itertools
 import re
 import struct
+import sys
 import threading
 from typing import Sequence
 
@@ -76,6 +77,8 @@ LIBGCC_SYMBOLS = frozenset(
 _LINKER_SYMBOLS = frozenset(["_GLOBAL_OFFSET_TABLE_"])
 
 _dll_cache: dict[str, ctypes.CDLL | None] = {}
+_SONAMES = {"m": "libm.so.6", "c": "libc.so.6", "gcc_s": "libgcc_s.so.1"} \
+    if sys.platform.startswith("linux") else {}
 _runtime_dll: ctypes.CDLL | None = None
 
 
@@ -83,11 +86,15 @@ def _dll(key: str) -> ctypes.CDLL | None:
     """A ctypes handle for libm / libc / libgcc_s (None if the library cannot be found)."""
     if key not in _dll_cache:
         handle = None
-        path = ctypes.util.find_library(key)
-        try:
-            handle = ctypes.CDLL(path) if path else None
-        except OSError:
-            handle = None
+        # the usual soname first: find_library runs ldconfig/gcc in a subprocess (~100 ms)
+        for find in (_SONAMES.get, ctypes.util.find_library):
+            path = find(key)
+            try:
+                handle = ctypes.CDLL(path) if path else None
+            except OSError:
+                handle = None
+            if handle is not None:
+                break
         _dll_cache[key] = handle
     return _dll_cache[key]
 

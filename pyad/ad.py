@@ -23,7 +23,7 @@ from .errors import PyadInternalError
 from .ir import (F64, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, free_vars,
                  is_array, ndim_of, rename_block, walk)
 from .loops import for_each
-from .memory import AliasClasses, written_classes
+from .memory import AliasClasses, final_loads
 from .opt import cse_block, dce_block, has_effects
 from .ops import OPS
 from .shadow import augment, is_float_array
@@ -31,10 +31,10 @@ from .shadow import augment, is_float_array
 
 class _Active(set):
     """Names of the active values (f64 scalars and f64 arrays), with the shadow of each
-    active array and the names of arrays that some store writes into."""
+    active array and the loads the reverse sweep may repeat (memory.final_loads)."""
 
     shadow: dict[str, Var]
-    written: set[str]
+    rereadable: set[str]
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,7 @@ def differentiate(func: Func, wrt: tuple[int, ...]) -> Gradient:
     active = _activity_of(func.block, {func.params[i].name for i in wrt
                                        if func.params[i].type == F64
                                        or is_float_array(func.params[i].type)}, classes)
-    written = written_classes(func.block, classes)
-    active.written = {n for n in classes.parent if classes.find(n) in written}
+    active.rereadable = final_loads(func.block, classes)
     aug, active.shadow, _ = augment(func.block, active,
                                     [func.params[i] for i in wrt if is_array(func.params[i].type)],
                                     names)
@@ -289,7 +288,7 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
             mapping[v.name] = Var(names.fresh(v.name), v.type)
             prologue.append(Op((mapping[v.name],), "const", (), consts[v.name].attrs, s.loc))
     remat = _rematerializable(body, [v for v in needed if v.name not in consts], inner,
-                              active.written)
+                              active.rereadable)
     taped = [v for v in needed if v.name not in consts and v.name not in remat]
     taped += [p for p in body.params if p.name in remat.params_used and p not in taped]
     # range() counters are not taped: at reverse trip `cnt` the counter was init + (cnt-1)*step
@@ -357,7 +356,7 @@ def _counters(s: While, inner: set[str]) -> dict[str, tuple[Var, Var]]:
 
 
 _CHEAP = frozenset({"add", "sub", "mul", "neg", "tofloat", "const", "dim", "normidx", "row",
-                    "col", "slice", "transpose", "load"})
+                    "col", "slice", "transpose", "load", "floordiv", "mod"})
 
 
 def _touches_shadows(s: Stmt, active) -> bool:
@@ -377,25 +376,31 @@ class _Remat:
         return name in self.names
 
 
-def _rematerializable(body: Block, needed: list[Var], inner: set[str], written: set[str],
+def _rematerializable(body: Block, needed: list[Var], inner: set[str], rereadable: set[str],
                       depth: int = 4) -> _Remat:
     """Which needed values are cheaper to recompute in the reverse body than to tape: results
-    of a few cheap ops (add, sub, mul, views, loads from arrays that nothing writes) over
-    carried values and outer values."""
+    of a few cheap ops (add, sub, mul, views, loads of memory nothing writes later) over
+    carried values and outer values. Integer index arithmetic does not count against
+    `depth` (it costs less than a tape push and pop)."""
     defs = {st.outs[0].name: st for st in body.body if isinstance(st, Op) and st.outs}
     params = {p.name for p in body.params}
     chosen: set[str] = set()
     used: set[str] = set()
+    memo: dict[tuple[str, int], bool] = {}
 
     def ok(name: str, d: int) -> bool:
         if name not in inner or name in params:
             return True
-        st = defs.get(name)
-        if st is None or st.op not in _CHEAP or d == 0:
-            return False
-        if st.op == "load" and st.args[0].name in written:
-            return False
-        return all(ok(a.name, d - 1) for a in st.args)
+        if (name, d) not in memo:
+            st = defs.get(name)
+            if st is None or st.op not in _CHEAP or d == 0:
+                memo[name, d] = False
+            elif st.op == "load" and st.outs[0].name not in rereadable:
+                memo[name, d] = False
+            else:
+                nd = d if st.outs[0].type == I64 else d - 1
+                memo[name, d] = all(ok(a.name, nd) for a in st.args)
+        return memo[name, d]
 
     def take(name: str) -> None:
         if name in params:

@@ -165,6 +165,10 @@ class ArrayOps:
 
     # ------------------------------------------------------------------ operators
     def array_binop(self, op: ast.operator, a, b, node: ast.AST) -> Lazy:
+        if isinstance(op, ast.Div):  # NumPy's true division: inf/nan for a zero divisor
+            return self.elementwise(
+                lambda x, y: self.b.emit("fdiv", self.convert(x, F64), self.convert(y, F64)),
+                [a, b], node)
         return self.elementwise(lambda x, y: self.binop(op, x, y, node), [a, b], node)
 
     def array_unary(self, op: ast.unaryop, v, node: ast.AST) -> Lazy:

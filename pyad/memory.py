@@ -3,13 +3,13 @@
 Two array values are in one class when one is a view of the other, or when they meet in an
 If result or a loop-carried value. A class's roots are the parameters and allocations in it.
 The frontend uses this to refuse writes into argument arrays; the AD pass uses it for the
-activity of arrays (a store of an active value activates the whole class) and to know
-which arrays are never written (their elements can be re-read in the reverse sweep instead of
-being saved).
+activity of arrays (a store of an active value activates the whole class) and to know which
+loads read memory that nothing writes afterwards (those elements can be re-read in the reverse
+sweep instead of being saved).
 """
 from __future__ import annotations
 
-from .ir import Block, If, Op, Var, While, is_array, walk
+from .ir import Block, If, Op, Stmt, Var, While, blocks_of, is_array, walk
 
 VIEW_OPS = frozenset({"row", "col", "slice", "transpose"})
 WRITE_OPS = frozenset({"store", "accum"})
@@ -62,10 +62,38 @@ class AliasClasses:
         return [n for n in self.parent if self.find(n) == root]
 
 
-def written_classes(block: Block, classes: AliasClasses) -> set[str]:
-    """Class roots of every array that a store writes into."""
-    return {classes.find(s.args[0].name) for s in walk(block)
-            if isinstance(s, Op) and s.op in WRITE_OPS}
+def _writes(s: Stmt, classes: AliasClasses) -> set[str]:
+    stmts = [s] if isinstance(s, Op) else [t for b in blocks_of(s) for t in walk(b)]
+    return {classes.find(t.args[0].name) for t in stmts
+            if isinstance(t, Op) and t.op in WRITE_OPS}
+
+
+def final_loads(block: Block, classes: AliasClasses) -> set[str]:
+    """Names of the loads whose array is not written again once the load has run: no write
+    into its class follows the load in its block or in any enclosing block, and no loop
+    around the load writes into it. The memory such a load read still holds the same value
+    when the reverse sweep runs, so the reverse sweep may re-read it."""
+    found: set[str] = set()
+
+    def visit(blk: Block, later: set[str]) -> None:
+        suffix = [set() for _ in range(len(blk.body) + 1)]
+        for i in range(len(blk.body) - 1, -1, -1):
+            suffix[i] = suffix[i + 1] | _writes(blk.body[i], classes)
+        for i, s in enumerate(blk.body):
+            after = later | suffix[i + 1]
+            if isinstance(s, Op) and s.op == "load":
+                if classes.find(s.args[0].name) not in after:
+                    found.add(s.outs[0].name)
+            elif isinstance(s, If):
+                visit(s.then, after)
+                visit(s.orelse, after)
+            elif isinstance(s, While):  # the next trip runs the whole loop again
+                around = after | _writes(s, classes)
+                visit(s.cond, around)
+                visit(s.body, around)
+
+    visit(block, set())
+    return found
 
 
 def points_to(block: Block) -> dict[str, set[str]]:

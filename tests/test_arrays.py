@@ -1644,6 +1644,58 @@ def test_argument_arrays_are_reread_not_saved():
     assert big <= small + 1024, (small, big)
 
 
+def _reads_after_the_last_write(x):
+    """`a` is filled first and only read afterwards, inside a loop that runs many trips."""
+    a = np.zeros(len(x))
+    for i in range(len(x)):
+        a[i] = x[i] * x[i]
+    s = 0.0
+    for i in range(len(x)):
+        s += a[i] * a[i] * x[i]
+    return s
+
+
+def _reads_then_a_later_write(x):
+    """The same, but `a` is written again after the loop that reads it: the values the
+    reverse sweep needs are no longer in memory and must be saved."""
+    a = np.zeros(len(x))
+    for i in range(len(x)):
+        a[i] = x[i] * x[i]
+    s = 0.0
+    for i in range(len(x)):
+        s += a[i] * a[i] * x[i]
+    for i in range(len(x)):
+        a[i] = 3.0 * a[i]
+    return s + a[0]
+
+
+def _reads_inside_the_loop_that_writes(x):
+    """`a` is read in the loop that also writes it (the next trip overwrites what was read)."""
+    a = np.zeros(2)
+    s = 0.0
+    for i in range(len(x)):
+        a[i % 2] = x[i] * x[i]
+        s += a[0] * np.sin(a[1])
+    return s
+
+
+@pytest.mark.parametrize("fn", [_reads_after_the_last_write, _reads_then_a_later_write,
+                                _reads_inside_the_loop_that_writes])
+def test_reads_of_arrays_written_earlier(fn):
+    """docs/arrays.md: a read of a local array that nothing writes afterwards is re-read in the
+    reverse sweep; any later write (after it, or in a loop around it) makes pyad save it."""
+    x = np.linspace(0.3, 1.7, 9)
+    check_function(fn, (x,))
+
+
+def test_reads_after_the_last_write_are_not_saved():
+    f, g = compiled(_reads_after_the_last_write), compiled(_reads_then_a_later_write)
+    small, big = np.ones(10), np.ones(10000)
+    assert f.tape_bytes(big) <= f.tape_bytes(small) + 1024
+    # the control: with a later write the tape grows with every element read
+    assert g.tape_bytes(big) >= g.tape_bytes(small) + 8 * 9990
+
+
 # =========================================================================== aliasing
 def overlapping_inplace(x):
     """`v += w` where v = a[1:] and w = a[:-1] overlap: NumPy computes it as if w were copied
@@ -1781,6 +1833,33 @@ def test_mixed_dtype_arithmetic_follows_numpy():
     b = np.array([True, False, True, True, False])
     x = np.array([0.5, -1.25, 2.0, 0.125, 3.0])
     check_function(mixed_dtypes, (k, b, x))
+
+
+def _divide_arrays(x, y):
+    q = x / y
+    return q[0], q[1], q[2], np.sum(1.0 / y[:2])
+
+
+def test_array_division_by_zero_follows_numpy_not_python():
+    # Whole-array `/` is NumPy's (inf and nan, no exception); scalar `/` stays Python's.
+    f = pyad.jit_grad(_divide_arrays)
+    x, y = np.array([1.0, -2.0, 0.0]), np.array([0.0, 0.0, 0.0])
+    with np.errstate(all="ignore"):
+        want = _divide_arrays(x, y)
+    got = f(x, y)
+    assert got[:2] == (math.inf, -math.inf) and math.isnan(got[2]) and want[:2] == got[:2]
+    assert got[3] == want[3] == math.inf
+    y2 = np.array([2.0, -4.0, 0.5])
+    y0, back = f.pullback(x, y2)
+    gx, gy = back((1.0, 1.0, 1.0, 1.0))
+    np.testing.assert_allclose(gx, 1.0 / y2)
+    np.testing.assert_allclose(gy, -x / y2 ** 2 - np.array([1 / 4, 1 / 16, 0.0]))
+    with pytest.raises(ZeroDivisionError, match="line"):
+        pyad.jit_grad(_scalar_division)(np.zeros(2))
+
+
+def _scalar_division(y):
+    return 1.0 / y[0]
 
 
 def _rss_bytes() -> int:
