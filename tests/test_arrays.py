@@ -31,6 +31,7 @@ import inspect
 import itertools
 import math
 import os
+import re
 
 import numpy as np
 import pytest
@@ -2147,6 +2148,42 @@ def test_boundscheck_false_gives_the_same_values(case):
 
 def boundscheck_in_bounds_negative(x, i):
     return x[i] + x[-1] * x[-len(x)]
+
+
+def _axpy(a, x, y):
+    out = np.empty(len(x))
+    for i in range(len(x)):
+        out[i] = a * x[i] + y[i]
+    return out
+
+
+def _dot_loop(x, y):
+    s = 0.0
+    for i in range(len(x)):
+        s += x[i] * y[i]
+    return s
+
+
+_VECTOR = re.compile(r"<\d+ x double>")
+
+
+def test_element_loops_vectorize_with_bounds_checks_on():
+    """docs/arrays.md (Performance): an element loop over array arguments and a local array
+    is vectorized by LLVM with bounds checks on (noalias holds; the checks are hoisted)."""
+    x, y = np.ones(64), np.ones(64)
+    ir = pyad.jit_grad(_axpy).llvm_ir(2.0, x, y)
+    assert _VECTOR.search(ir), "the element loop was not vectorized"
+
+
+def test_fastmath_vectorizes_reductions_and_strict_ieee_does_not():
+    x, y = np.linspace(0.0, 1.0, 64), np.linspace(1.0, 2.0, 64)
+    strict, fast = pyad.jit_grad(_dot_loop), pyad.jit_grad(fastmath=True)(_dot_loop)
+    assert not _VECTOR.search(strict.llvm_ir(x, y))     # the sum keeps its order
+    assert _VECTOR.search(fast.llvm_ir(x, y))
+    assert fast(x, y) == pytest.approx(_dot_loop(x, y), rel=1e-12)
+    g = fast.grad(x, y)
+    np.testing.assert_allclose(g[0], y, rtol=1e-12)
+    np.testing.assert_allclose(g[1], x, rtol=1e-12)
 
 
 def test_boundscheck_false_keeps_negative_indices():
