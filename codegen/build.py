@@ -6,7 +6,6 @@ Dropping every callable made here frees the code.
 """
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -17,8 +16,6 @@ from pyad.ir import Func, is_array
 from . import jit, pywrap
 from .emit import emit_kernel
 from .pycall import RawKernel
-
-_unit_ids = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -45,6 +42,7 @@ class WrapperSpec:
     result: Any              # pywrap result spec over the kernel's outs
     doc: str = ""
     fallback: Callable | None = field(default=None, compare=False)
+    pickle_as: tuple | None = field(default=None, compare=False)  # (obj, attr): see pywrap
 
 
 @dataclass
@@ -56,12 +54,16 @@ class Unit:
 
 def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpec], *,
                  fastmath: bool = False, boundscheck: bool = True,
-                 pyname: str | None = None) -> Unit:
+                 pyname: str | None = None, object_cache=None) -> Unit:
     """Compile `kernels` with native CPython `wrappers` (scalar signatures), or, when a
     kernel takes or returns arrays, with one `pycall.RawKernel` callable per kernel (named
-    like the kernel; `wrappers` is then ignored)."""
-    uid = next(_unit_ids)
-    module = ir.Module(name=f"{name}.{uid}")
+    like the kernel; `wrappers` is then ignored).
+
+    The module text depends only on the arguments (its name is `name`, no counter), so
+    `object_cache` (see `jit.compile_module`) can key it by content. A wrapper releases the
+    GIL around its kernel call when the kernel contains a loop (pywrap `release_gil`): a
+    straight-line kernel takes nanoseconds, less than the release costs."""
+    module = ir.Module(name=name)
     fns = {}
     for k in kernels:
         fns[k.name] = (emit_kernel(module, k.func, f"{k.func.name}.kernel", fastmath=fastmath,
@@ -69,7 +71,7 @@ def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpe
                                    unpack_saved=k.unpack_saved), k)
     if any(is_array(t) for k in kernels for t in sum(k.kinds(), [])):
         lib = jit.compile_module(module, [fn.name for fn, _ in fns.values()],
-                                 fastmath=fastmath, name=name)
+                                 fastmath=fastmath, name=name, object_cache=object_cache)
         callables = {}
         for kname, (fn, k) in fns.items():
             raw = RawKernel(lib.address(fn.name), *k.kinds())
@@ -80,7 +82,8 @@ def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpe
         fn, k = fns[w.kernel]
         params, outs = k.kinds()
         pywrap.emit_wrapper(module, fn, name=w.name, params=params, outs=outs, result=w.result,
-                            doc=w.doc, pyname=pyname or w.name)
-    lib = jit.compile_module(module, [], fastmath=fastmath, name=name)
-    callables = {w.name: pywrap.make_callable(lib, w.name, w.fallback) for w in wrappers}
+                            doc=w.doc, pyname=pyname or w.name, release_gil=pywrap.has_loop(fn))
+    lib = jit.compile_module(module, [], fastmath=fastmath, name=name, object_cache=object_cache)
+    callables = {w.name: pywrap.make_callable(lib, w.name, w.fallback, pickle_as=w.pickle_as)
+                 for w in wrappers}
     return Unit(lib, callables, lib.llvm_ir)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from pyad.ir import BOOL, F64, Func, If, Op, Var, While, is_array
+from pyad.ir import BOOL, F64, Func, If, Loc, Op, Var, While, is_array
 from pyad.ops import OPS
 
 from . import abi
@@ -85,7 +85,7 @@ class KernelEmitter:
             alloc = self.extern("pyad_pullback_alloc", abi.PTR, [abi.I64])
             pb = b.call(alloc, [size])
             with b.if_then(b.icmp_unsigned("==", pb, ir.Constant(abi.PTR, None)), likely=False):
-                self.fail(abi.ERR_MEMORY, "out of memory allocating a pullback", 0)
+                self.fail(abi.ERR_MEMORY, "out of memory allocating a pullback", None)
             for k, v in enumerate(saved):
                 p = b.gep(pb, [abi.I32(0), abi.I32(SAVED_FIELD0 + k)], inbounds=True,
                           source_etype=st)
@@ -204,10 +204,13 @@ class KernelEmitter:
     def check(self, bad: ir.Value, kind: int, message: str, s: Op) -> None:
         """Raise error `kind` (abi.ERROR_KINDS) when `bad` is true; continue otherwise."""
         with self.b.if_then(bad, likely=False):
-            self.fail(kind, message, s.loc.line if s.loc else 0)
+            self.fail(kind, message, s.loc)
 
-    def where(self, line: int) -> str:
-        return f" (line {line} of {self.func.filename.rsplit('/', 1)[-1]})" if line else ""
+    def where(self, loc: Loc | None) -> str:
+        """` (line N of file.py)` for an error message at `loc`."""
+        if loc is None or not loc.line:
+            return ""
+        return f" (line {loc.line} of {(loc.file or self.func.filename).rsplit('/', 1)[-1]})"
 
     def cstring(self, text: str) -> ir.GlobalVariable:
         data = bytearray(text.encode() + b"\0")
@@ -219,8 +222,9 @@ class KernelEmitter:
         g.initializer = ir.Constant(ir.ArrayType(abi.I8, len(data)), data)
         return g
 
-    def fail(self, kind: int, message: str, line: int) -> None:
-        g = self.cstring(message + self.where(line))
+    def fail(self, kind: int, message: str, loc: Loc | None) -> None:
+        line = loc.line if loc else 0
+        g = self.cstring(message + self.where(loc))
         b = self.b
         fld = lambda k: b.gep(self.ctx, [abi.I32(0), abi.I32(k)], inbounds=True,  # noqa: E731
                               source_etype=abi.CTX)

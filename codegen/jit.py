@@ -28,10 +28,12 @@ import atexit
 import ctypes
 import ctypes.util
 import itertools
+import os
 import re
 import struct
 import sys
 import threading
+import weakref
 from typing import Sequence
 
 import llvmlite.binding as llvm
@@ -54,6 +56,13 @@ __all__ = [
 
 #: Serializes all llvmlite binding work (parse, optimize, codegen, link, unload).
 COMPILE_LOCK = threading.RLock()
+
+# os.fork() waits until no other thread is inside LLVM: a child forked in the middle of a
+# compile would inherit LLVM (and this lock) in an inconsistent, locked state. The forking
+# thread holds the lock across fork() and both sides release it.
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=COMPILE_LOCK.acquire, after_in_parent=COMPILE_LOCK.release,
+                        after_in_child=COMPILE_LOCK.release)
 
 # ---------------------------------------------------------------------------------------------
 # Allow-list of external symbols
@@ -295,8 +304,11 @@ ctypes.pythonapi.Py_IncRef(ctypes.py_object(_capsule_destructor))
 
 
 class CodeOwner(tuple):
-    """``(capsule, library)``: what a Python function made from a library holds as ``__self__``.
-    It keeps the code and the CompiledLibrary alive; ``.library`` is the CompiledLibrary."""
+    """``(capsule, library, pickle_as)``: what a Python function made from a library holds as
+    ``__self__``. It keeps the code and the CompiledLibrary alive; ``.library`` is the
+    CompiledLibrary. ``pickle_as`` is None or ``(weakref to obj, attr)``: the function then
+    pickles as ``getattr(obj, attr)`` (a builtin function pickles as
+    ``getattr(__self__, __name__)``; this ``__self__`` reduces to an :class:`_Entry`)."""
 
     __slots__ = ()
 
@@ -308,7 +320,23 @@ class CodeOwner(tuple):
         return f"<pyad code of {self[1]!r}>"
 
     def __reduce__(self):
-        raise TypeError("pyad compiled code cannot be pickled")
+        target = self[2] if len(self) > 2 else None
+        obj = target[0]() if target is not None else None
+        if obj is None:
+            raise TypeError("pyad compiled code cannot be pickled")
+        return _Entry, (obj, target[1])
+
+
+class _Entry:
+    """Unpickled stand-in for a CodeOwner: any attribute is ``getattr(obj, attr)``."""
+
+    def __init__(self, obj, attr: str) -> None:
+        self._target = getattr(obj, attr)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._target
 
 
 class CompiledLibrary:
@@ -342,10 +370,12 @@ class CompiledLibrary:
             raise KeyError(f"{name!r} is not exported by JIT library {self.name!r} "
                            f"(exports: {sorted(self._addresses)})") from None
 
-    def code_owner(self) -> CodeOwner:
+    def code_owner(self, pickle_as: tuple | None = None) -> CodeOwner:
         """A new owner object to use as ``m_self`` of a Python function whose PyMethodDef or
-        code lives in this library."""
-        return CodeOwner((self._code, self))
+        code lives in this library. `pickle_as` = ``(obj, attr)`` lets the function pickle as
+        ``getattr(obj, attr)`` (obj is held weakly); otherwise pickling raises TypeError."""
+        target = None if pickle_as is None else (weakref.ref(pickle_as[0]), pickle_as[1])
+        return CodeOwner((self._code, self, target))
 
     def keep_alive(self, obj: object) -> None:
         """Keep `obj` alive as long as this library (for objects whose raw pointer is stored in
@@ -436,7 +466,8 @@ def _optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, opt: int) -> None:
 
 
 def compile_module(module: ir.Module, exports: Sequence[str], *, opt: int = 2,
-                   fastmath: bool = False, name: str | None = None) -> CompiledLibrary:
+                   fastmath: bool = False, name: str | None = None,
+                   object_cache=None) -> CompiledLibrary:
     """Compile `module` to native code in the process-wide JIT.
 
     `exports` are the symbols whose addresses are wanted (plus any registered with
@@ -445,6 +476,13 @@ def compile_module(module: ir.Module, exports: Sequence[str], *, opt: int = 2,
     flags written by the code generator are kept as they are). `name` is an optional prefix
     for the JIT library name (debugging aid).
 
+    `object_cache` (e.g. a ``pyad.cache.ObjectCache``) skips parsing, optimization and code
+    generation when it holds the object for this module: ``key(text, target)`` gives the key of
+    the module text (after the fastmath rewrite) and the target tuple, ``load(key, name)``
+    returns ``(object bytes, optimized IR)`` or None, ``store(key, name, obj, optimized_ir)``
+    is called after a fresh compile, ``reject(key, name)`` when a loaded object fails to link
+    (the module is then compiled afresh). A cached object links exactly like a fresh one.
+
     Raises RuntimeError ("pyad internal compiler error: ...") if the IR does not verify,
     references an external symbol outside the allow-list, or fails to link.
     """
@@ -452,12 +490,24 @@ def compile_module(module: ir.Module, exports: Sequence[str], *, opt: int = 2,
         raise ValueError(f"opt must be 0..3, got {opt}")
     all_exports = list(dict.fromkeys(list(exports) + list(module.__dict__.get(_REQUIRED_EXPORTS, ()))))
     with COMPILE_LOCK:
-        triple, _cpu, _features = host_cpu()
+        triple, cpu, features = host_cpu()
         tm = _target_machine(opt)
         module.triple = triple
         module.data_layout = str(tm.target_data)
         unoptimized = str(module)
         text = _add_fastmath(unoptimized) if fastmath else unoptimized
+        key = None
+        if object_cache is not None and llvm.get_object_format() == "ELF":
+            target = (triple, cpu, features, opt, _JIT_RELOC, _JIT_CODEMODEL, fastmath,
+                      tuple(all_exports))
+            key = object_cache.key(text, target)
+            hit = object_cache.load(key, name)
+            if hit is not None:
+                obj, optimized = hit
+                try:
+                    return _link(obj, {}, all_exports, name, optimized, unoptimized)
+                except Exception:  # noqa: BLE001 -- a bad entry: forget it and compile afresh
+                    object_cache.reject(key, name)
         mod = _parse(text, f"module {module.name!r}")
 
         defined = {f.name for f in mod.functions if not f.is_declaration}
@@ -473,38 +523,49 @@ def compile_module(module: ir.Module, exports: Sequence[str], *, opt: int = 2,
         optimized = str(mod)
         obj = tm.emit_object(mod)
         del mod
+        lib = _link(obj, imports, all_exports, name, optimized, unoptimized)
+        if key is not None:
+            object_cache.store(key, name, obj, optimized)
+        return lib
 
-        undefined = _undefined_symbols_elf(obj)
-        if undefined is None:  # not ELF: import everything codegen might reference
-            undefined = [n for n in sorted(LIBM_SYMBOLS | LIBC_SYMBOLS) if n not in imports]
-            undefined = [n for n in undefined if _dlsym(_dll("m"), n) or _dlsym(_dll("c"), n)]
-        for sym in undefined:
-            if sym not in imports and sym not in _LINKER_SYMBOLS:
-                imports[sym] = resolve_symbol(sym)
 
-        builder = llvm.JITLibraryBuilder().add_object_img(obj)
-        for sym, addr in imports.items():
-            builder.import_symbol(sym, addr)
-        for sym in all_exports:
-            builder.export_symbol(sym)
-        libname = f"{name or 'pyad'}.{next(_lib_counter)}"
-        try:
-            tracker = builder.link(_get_lljit(), libname)
-        except RuntimeError as e:
-            raise RuntimeError(f"pyad internal compiler error: linking {libname} failed: {e}") from None
-        addresses = {sym: tracker[sym] for sym in all_exports}
-        token = next(_token_counter)
-        _LIVE[token] = tracker
-        del tracker
-        return CompiledLibrary(
-            token,
-            name=libname,
-            exports=tuple(all_exports),
-            llvm_ir=optimized,
-            unoptimized_ir=unoptimized,
-            object_code=obj,
-            addresses=addresses,
-        )
+def _link(obj: bytes, imports: dict[str, int], all_exports: list[str], name: str | None,
+          optimized: str, unoptimized: str) -> CompiledLibrary:
+    """Link object file `obj` into the JIT as a new library (under COMPILE_LOCK). `imports`
+    are the externals already resolved; the object's other undefined symbols are resolved
+    through the allow-list here."""
+    imports = dict(imports)
+    undefined = _undefined_symbols_elf(obj)
+    if undefined is None:  # not ELF: import everything codegen might reference
+        undefined = [n for n in sorted(LIBM_SYMBOLS | LIBC_SYMBOLS) if n not in imports]
+        undefined = [n for n in undefined if _dlsym(_dll("m"), n) or _dlsym(_dll("c"), n)]
+    for sym in undefined:
+        if sym not in imports and sym not in _LINKER_SYMBOLS:
+            imports[sym] = resolve_symbol(sym)
+
+    builder = llvm.JITLibraryBuilder().add_object_img(obj)
+    for sym, addr in imports.items():
+        builder.import_symbol(sym, addr)
+    for sym in all_exports:
+        builder.export_symbol(sym)
+    libname = f"{name or 'pyad'}.{next(_lib_counter)}"
+    try:
+        tracker = builder.link(_get_lljit(), libname)
+    except RuntimeError as e:
+        raise RuntimeError(f"pyad internal compiler error: linking {libname} failed: {e}") from None
+    addresses = {sym: tracker[sym] for sym in all_exports}
+    token = next(_token_counter)
+    _LIVE[token] = tracker
+    del tracker
+    return CompiledLibrary(
+        token,
+        name=libname,
+        exports=tuple(all_exports),
+        llvm_ir=optimized,
+        unoptimized_ir=unoptimized,
+        object_code=obj,
+        addresses=addresses,
+    )
 
 
 def emit_object(module: ir.Module, *, cpu: str | None = None, features: str | None = None,

@@ -94,7 +94,7 @@ def normidx(e, s, t, i, n):
             fn = e.extern("pyad_index_error", abi.I32,
                           [abi.PTR, abi.I32, abi.I64, abi.I64, abi.I64, abi.PTR])
             b.ret(b.call(fn, [e.ctx, ir.Constant(abi.I32, line), i, _i(s.attrs[0]), n,
-                              e.cstring(e.where(line))]))
+                              e.cstring(e.where(s.loc))]))
     return j
 
 

@@ -203,8 +203,13 @@ def raise_if(e, s, t, bad):
     e.check(bad, _KIND[s.attrs[0]], s.attrs[1], s)
 
 
+def identity(e, s, t, a, *rest):
+    """stopgrad and custom_vjp: the value itself (they only matter to the AD pass)."""
+    return a
+
+
 CUSTOM = {
-    "push": push, "pop": pop, "raise_if": raise_if,
+    "push": push, "pop": pop, "raise_if": raise_if, "stopgrad": identity, "custom_vjp": identity,
     "div": div, "floordiv": floordiv, "mod": mod, "ipow": ipow, "neg": neg, "not": not_,
     "tofloat": tofloat, "toint": toint, "tobool": tobool, "abs": abs_, "sign": sign,
     "max": _pick(">"), "min": _pick("<"),

@@ -9,7 +9,10 @@ Py_ssize_t nargs)`` and lives in the same LLVM module as its kernel, together wi
    'bool': the True/False singletons; 'ptr': exact int via PyLong_AsVoidPtr);
 2. on any mismatch calls the Python object stored in ``<name>__fallback`` (a dispatcher) with
    the original arguments, or raises TypeError if there is none;
-3. calls the kernel with a zeroed ``pyad_ctx`` and stack slots for the outputs;
+3. calls the kernel with a zeroed ``pyad_ctx`` and stack slots for the outputs -- with
+   ``release_gil``, between ``PyEval_SaveThread()`` and ``PyEval_RestoreThread()``, so other
+   Python threads run meanwhile (only the kernel call: no Python object is touched while the
+   GIL is released; a kernel that itself references the C API keeps the GIL);
 4. maps a non-zero status to the exception named by ``abi.ERROR_KINDS[ctx.err_kind]`` with
    the kernel's message, or builds the result object (float/int/bool/address, None, nested
    tuples).
@@ -31,7 +34,7 @@ from . import jit
 if sys.implementation.name != "cpython":  # pragma: no cover
     raise ImportError("pyad.codegen.pywrap requires CPython (it emits C-API calls)")
 
-__all__ = ["emit_wrapper", "make_callable", "set_fallback", "library_of", "def_symbol", "fallback_symbol",
+__all__ = ["emit_wrapper", "has_loop", "uses_python_api", "make_callable", "set_fallback", "library_of", "def_symbol", "fallback_symbol",
            "INPUT_KINDS", "OUTPUT_KINDS", "LAYOUT"]
 
 PTR = abi.PTR
@@ -195,8 +198,67 @@ class _Emitter:
         self.b.branch(bad_block)
 
 
+def uses_python_api(fn: ir.Function, _seen: set | None = None) -> bool:
+    """Whether `fn` or a function it calls that is defined in the module references a CPython
+    C-API symbol (Py* / _Py*), i.e. needs the GIL."""
+    seen = set() if _seen is None else _seen
+    if fn.name in seen:
+        return False
+    seen.add(fn.name)
+    for blk in fn.blocks:
+        for ins in blk.instructions:
+            for op in [getattr(ins, "callee", None), *getattr(ins, "operands", ())]:
+                if not isinstance(op, (ir.Function, ir.GlobalVariable)):
+                    continue
+                if op.name.startswith(("Py", "_Py")):
+                    return True
+                if isinstance(op, ir.Function) and op.blocks and uses_python_api(op, seen):
+                    return True
+    return False
+
+
+def has_loop(fn: ir.Function, _seen: set | None = None) -> bool:
+    """Whether `fn` or a function it calls that is defined in the module contains a loop (a
+    cycle in its control-flow graph) or recursion: a kernel that may run long enough for a GIL
+    release to pay off."""
+    seen = set() if _seen is None else _seen
+    if fn.name in seen:
+        return True  # recursion
+    seen.add(fn.name)
+    state: dict = {}  # block -> 1 (on the DFS stack) / 2 (done)
+
+    def successors(blk):
+        term = blk.terminator
+        if isinstance(term, ir.SwitchInstr):
+            return [term.default] + [b for _v, b in term.cases]
+        return [op for op in getattr(term, "operands", ()) if isinstance(op, ir.Block)]
+
+    if fn.blocks:  # iterative DFS: a back edge to a block on the stack is a cycle
+        stack = [(fn.blocks[0], iter(successors(fn.blocks[0])))]
+        state[fn.blocks[0]] = 1
+        while stack:
+            blk, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                state[blk] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                return True
+            elif nxt not in state:
+                state[nxt] = 1
+                stack.append((nxt, iter(successors(nxt))))
+    for blk in fn.blocks:
+        for ins in blk.instructions:
+            callee = getattr(ins, "callee", None)
+            if isinstance(callee, ir.Function) and callee.blocks and has_loop(callee, seen):
+                return True
+    seen.discard(fn.name)
+    return False
+
+
 def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: Sequence[str],
-                 outs: Sequence[str], result, doc: str = "", pyname: str | None = None) -> str:
+                 outs: Sequence[str], result, doc: str = "", pyname: str | None = None,
+                 release_gil: bool = False) -> str:
     """Add ``PyObject* <name>(PyObject* self, PyObject* const* args, Py_ssize_t nargs)``, its
     PyMethodDef global ``<name>__def`` and the fallback slot ``<name>__fallback`` (a PyObject*,
     initially null) to `module`.
@@ -205,7 +267,8 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
     the order of the kernel's parameters after ctx. `result` describes the returned object:
     an int i (outs[i] as float/int/bool/int address), None (Py_None) or a tuple of such specs
     (nested tuples allowed). `doc` becomes ``__doc__`` (None if empty); `pyname` the
-    ``__name__`` (default: `name`).
+    ``__name__`` (default: `name`). `release_gil` releases the GIL around the kernel call
+    (ignored, i.e. the GIL is kept, if the kernel uses the C API: :func:`uses_python_api`).
 
     Returns the PyMethodDef symbol name. It and the fallback slot are registered with
     :func:`jit.require_export`, so :func:`jit.compile_module` exports both automatically.
@@ -341,7 +404,12 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
 
     b.position_at_end(cur)
     # -- kernel call --------------------------------------------------------------------------
-    status = b.call(kernel, [ctx] + values + slots, name="status")
+    if release_gil and not uses_python_api(kernel):
+        tstate = e.call("PyEval_SaveThread", PTR, [], [])
+        status = b.call(kernel, [ctx] + values + slots, name="status")
+        e.call("PyEval_RestoreThread", ir.VoidType(), [PTR], [tstate])
+    else:
+        status = b.call(kernel, [ctx] + values + slots, name="status")
     # the tape and arrays of a fused forward+backward call (or of a failed call) die with it
     def field(k):
         return b.load(b.gep(ctx, [ir.Constant(I32, 0), ir.Constant(I32, k)], inbounds=True,
@@ -483,18 +551,20 @@ def set_fallback(lib: "jit.CompiledLibrary", name: str, fallback) -> None:
     ctypes.c_void_p.from_address(slot).value = None if fallback is None else id(fallback)
 
 
-def make_callable(lib: "jit.CompiledLibrary", name: str, fallback=None, *, module: str | None = None):
+def make_callable(lib: "jit.CompiledLibrary", name: str, fallback=None, *, module: str | None = None,
+                  pickle_as: tuple | None = None):
     """The Python builtin function for wrapper `name` in `lib`, made by PyCFunction_NewEx.
 
     Its ``__self__`` (m_self) is ``lib.code_owner()``, which holds `lib` and the code, so both
     live as long as the callable (``library_of(f)`` returns `lib`). If `fallback` is given it
     is stored into the wrapper's fallback slot (shared by every callable made from this wrapper
-    in this library) and kept alive by `lib`. `module` sets ``__module__``.
+    in this library) and kept alive by `lib`. `module` sets ``__module__``. `pickle_as` =
+    ``(obj, attr)`` makes the callable pickle as ``getattr(obj, attr)`` (see jit.CodeOwner).
     """
     def_addr = lib.address(def_symbol(name))
     if fallback is not None:
         set_fallback(lib, name, fallback)
-    return _PyCFunction_NewEx(def_addr, lib.code_owner(), module)
+    return _PyCFunction_NewEx(def_addr, lib.code_owner(pickle_as), module)
 
 
 def library_of(func) -> "jit.CompiledLibrary":

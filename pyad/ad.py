@@ -19,8 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .builder import Builder, NameGen
+from .custom import RULES
 from .errors import PyadInternalError
-from .ir import (F64, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, free_vars,
+from .ir import (BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, free_vars,
                  is_array, ndim_of, rename_block, walk)
 from .loops import for_each
 from .memory import AliasClasses, final_loads
@@ -185,7 +186,10 @@ def _reverse(body: tuple[Stmt, ...], adj: dict[str, Var], active: set[str], b: B
             if row.adjoint is None:
                 raise PyadInternalError(f"op {s.op} has no adjoint but is on a gradient path")
             b.loc = s.loc
-            contribs = row.adjoint(b, ct, out, *s.args)
+            if s.op == "custom_vjp":
+                contribs = _rule_adjoint(b, ct, s)
+            else:
+                contribs = row.adjoint(b, ct, out, *s.args)
             for a, c in zip(s.args, contribs):
                 if c is not None and a.name in active:
                     _accumulate(b, adj, a, c)
@@ -193,6 +197,18 @@ def _reverse(body: tuple[Stmt, ...], adj: dict[str, Var], active: set[str], b: B
             _reverse_if(s, adj, active, b, subst)
         else:
             _reverse_while(s, adj, active, b, subst)
+
+
+def _rule_adjoint(b: Builder, ct: Var, s: Op) -> tuple:
+    """The adjoint of `y_k = custom_vjp(y_k, residuals..., args...)`: the rule's backward
+    function, inlined, with cotangent `ct` for value leaf k and zero for the others."""
+    rule = RULES[s.attrs[0]]
+    res, xs = s.args[1:1 + rule.n_res], s.args[1 + rule.n_res:]
+    zero = {F64: 0.0, I64: 0, BOOL: False}
+    cts = [ct if j == s.attrs[1] else b.const(zero[t], t) for j, t in enumerate(rule.ct_types)]
+    grads = b.inline(rule.bwd.block, [*res, *cts])
+    return (None,) * (1 + rule.n_res) + tuple(g if x.type == F64 else None
+                                               for g, x in zip(grads, xs))
 
 
 def _reverse_memory(s: Op, adj: dict[str, Var], active, b: Builder) -> None:

@@ -78,9 +78,10 @@ class _Specialization:
                 self.primal_unit = compile_unit(
                     self.func.name, [KernelSpec("primal", self.func)],
                     [WrapperSpec("primal", "primal", self.shape, self.owner.__doc__ or "",
-                                 _weak_call(self.owner, "_dispatch_call"))],
+                                 _weak_call(self.owner, "_dispatch_call"),
+                                 pickle_as=(self.owner, "__call__"))],
                     fastmath=self.owner.fastmath, boundscheck=self.owner.boundscheck,
-                    pyname=self.owner.__name__)
+                    pyname=self.owner.__name__, object_cache=self.owner._object_cache)
             fn = self.primal_unit.callables["primal"]
             if self.arrays:
                 shape = self.shape
@@ -155,12 +156,16 @@ class _GradientUnit:
             if which == "vg":
                 gs = spec.grad_spec(argnums, self.wrt, 1)
                 kernels = [KernelSpec("vg", self.fused)]
+                # the native f.grad / f.value_and_grad pickle as those attributes of f
+                mine = argnums is owner.argnums
                 wrappers = [
                     WrapperSpec("grad", "vg", gs, f"gradient of {owner.__name__}",
-                                _weak_call(owner, "_dispatch_grad", argnums, False)),
+                                _weak_call(owner, "_dispatch_grad", argnums, False),
+                                pickle_as=(owner, "grad") if mine else None),
                     WrapperSpec("value_and_grad", "vg", (0, gs),
                                 f"value and gradient of {owner.__name__}",
-                                _weak_call(owner, "_dispatch_grad", argnums, True)),
+                                _weak_call(owner, "_dispatch_grad", argnums, True),
+                                pickle_as=(owner, "value_and_grad") if mine else None),
                 ]
             else:
                 kernels = [KernelSpec("fwd", g.fwd, pack_saved=len(g.saved)),
@@ -169,7 +174,7 @@ class _GradientUnit:
                             WrapperSpec("bwd", "bwd", spec.grad_spec(argnums, self.wrt, 0))]
             unit = compile_unit(f"{spec.func.name}.{which}", kernels, wrappers,
                                 fastmath=owner.fastmath, boundscheck=owner.boundscheck,
-                                pyname=owner.__name__)
+                                pyname=owner.__name__, object_cache=owner._object_cache)
             self._units[which] = unit
             return unit
 
@@ -229,6 +234,11 @@ class Pullback:
         if addr:
             self._free(addr)
 
+    def __reduce__(self):
+        raise TypeError("a pyad pullback cannot be pickled or copied: it owns native memory "
+                        "(the saved values) of this process; send the function and its "
+                        "arguments instead and call f.pullback(*args) on the other side")
+
 
 class ArrayPullback(Pullback):
     """`back` for signatures with arrays: cotangents of array results are arrays; gradients
@@ -284,7 +294,7 @@ class JitGrad:
     """A compiled function with its gradients; see the module docstring."""
 
     def __init__(self, fn: Callable, *, argnums=None, fastmath: bool = False,
-                 boundscheck: bool = True) -> None:
+                 boundscheck: bool = True, cache: bool = False) -> None:
         if not inspect.isfunction(fn):
             raise TypeError(f"pyad.jit_grad expects a Python function, got {type(fn).__name__}")
         functools.update_wrapper(self, fn)
@@ -292,8 +302,14 @@ class JitGrad:
         self.argnums = argnums
         self.fastmath = fastmath
         self.boundscheck = boundscheck
+        self.cache = bool(cache)
+        self._object_cache = None
+        if self.cache:
+            from .cache import ObjectCache
+            self._object_cache = ObjectCache(fastmath=fastmath, boundscheck=boundscheck)
         self._names = tuple(inspect.signature(fn).parameters)
         self._specs: dict[tuple[str, ...], _Specialization] = {}
+        self._first: _Specialization | None = None  # the signature with the native fast path
         self._lock = threading.Lock()
 
     # ---------------------------------------------------------------- dispatch
@@ -304,7 +320,10 @@ class JitGrad:
             with self._lock:
                 spec = self._specs.get(sig)
                 if spec is None:
-                    spec = self._specs[sig] = _guard(lambda: _Specialization(self, sig))
+                    spec = _guard(lambda: _Specialization(self, sig))
+                    if self._first is None:
+                        self._first = spec
+                    self._specs[sig] = spec
         return spec
 
     def _convert(self, spec: _Specialization, args: tuple) -> tuple:
@@ -313,7 +332,7 @@ class JitGrad:
     def _dispatch_call(self, *args):
         spec = self.specialization(args)
         fn = _guard(spec.primal)
-        if spec is next(iter(self._specs.values())) and not spec.arrays:
+        if spec is self._first and not spec.arrays:
             type(self).__call__ = fn  # the first signature gets the native fast path
         return fn(*self._convert(spec, args))
 
@@ -325,8 +344,7 @@ class JitGrad:
         unit = _guard(lambda: spec.gradient(argnums))
         which = "value_and_grad" if with_value else "grad"
         fn = _guard(lambda: unit.entry(which))
-        if argnums is self.argnums and spec is next(iter(self._specs.values())) \
-                and not spec.arrays:
+        if argnums is self.argnums and spec is self._first and not spec.arrays:
             self.__dict__[which] = fn  # native fast path for later calls
         return fn(*self._convert(spec, args))
 
@@ -340,8 +358,11 @@ class JitGrad:
 
     def pullback(self, *args):
         """`(y, back)`: the value and a function mapping a cotangent of `y` to gradients."""
+        return self._pullback(self.argnums, *args)
+
+    def _pullback(self, argnums, *args):
         spec = self.specialization(args)
-        unit = _guard(lambda: spec.gradient(self.argnums))
+        unit = _guard(lambda: spec.gradient(argnums))
         fwd, bwd = _guard(lambda: (unit.entry("fwd"), unit.entry("bwd")))
         args = self._convert(spec, args)
         if spec.arrays:
@@ -384,6 +405,11 @@ class JitGrad:
     def __repr__(self) -> str:
         return f"<pyad.jit_grad {self.__qualname__}>"
 
+    def __reduce__(self):
+        # by reference (module + qualified name); see pyad/pickling.py
+        from .pickling import reduce_jit_grad
+        return reduce_jit_grad(self)
+
 
 def _weak_call(owner: "JitGrad", method: str, *prefix) -> Callable:
     """A fallback for native wrappers that does not keep `owner` alive: compiled code (and
@@ -409,12 +435,15 @@ def _guard(thunk: Callable):
 
 
 def jit_grad(fn: Callable | None = None, *, argnums=None, fastmath: bool = False,
-             boundscheck: bool = True):
+             boundscheck: bool = True, cache: bool = False):
     """Compile `fn` and its gradient. Use as `@jit_grad` or `@jit_grad(argnums=..., ...)`.
     `fastmath` lets LLVM reassociate floating point; `boundscheck=False` drops the index
-    checks of array accesses (out-of-bounds access is then undefined behaviour)."""
+    checks of array accesses (out-of-bounds access is then undefined behaviour). `cache=True`
+    stores the compiled object code on disk (`pyad.cache_dir()`, keyed by the content of the
+    generated code, so an edited function never loads a stale entry) and loads it in later
+    processes instead of running LLVM again; `pyad.clear_cache()` empties it."""
     def wrap(f: Callable) -> JitGrad:
         # One class per function, so that the native primal can be installed as `__call__`.
         cls = type(f"jit_grad[{f.__name__}]", (JitGrad,), {})
-        return cls(f, argnums=argnums, fastmath=fastmath, boundscheck=boundscheck)
+        return cls(f, argnums=argnums, fastmath=fastmath, boundscheck=boundscheck, cache=cache)
     return wrap(fn) if fn is not None else wrap

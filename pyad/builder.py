@@ -8,7 +8,7 @@ so code generated from a user's line (adjoints included) keeps that line.
 """
 from __future__ import annotations
 
-from .ir import F64, Loc, Op, Stmt, Var
+from .ir import F64, Block, If, Loc, Op, Stmt, Var, While
 from .ops import OPS
 
 
@@ -62,3 +62,35 @@ class Builder:
         if op not in OPS:
             raise AttributeError(op)
         return lambda *args: self.emit(op, *args)
+
+    def inline(self, block: Block, args: list[Var]) -> list[Var]:
+        """Append a copy of `block` (every value renamed fresh) with its params bound to
+        `args`; the copy's results."""
+        mapping = {p.name: a for p, a in zip(block.params, args)}
+
+        def use(v: Var) -> Var:
+            return mapping.get(v.name, v)
+
+        def define(v: Var) -> Var:
+            mapping[v.name] = Var(self.names.fresh(v.name.split(".")[0]), v.type)
+            return mapping[v.name]
+
+        def copy(blk: Block) -> Block:
+            params = tuple(define(p) for p in blk.params)
+            body: list[Stmt] = []
+            for s in blk.body:
+                if isinstance(s, Op):
+                    args_ = tuple(map(use, s.args))
+                    body.append(Op(tuple(map(define, s.outs)), s.op, args_, s.attrs, s.loc))
+                elif isinstance(s, If):
+                    cond, then, orelse = use(s.cond), copy(s.then), copy(s.orelse)
+                    body.append(If(tuple(map(define, s.outs)), cond, then, orelse, s.loc))
+                else:
+                    inits, cond, loop = tuple(map(use, s.inits)), copy(s.cond), copy(s.body)
+                    body.append(While(tuple(map(define, s.outs)), inits, cond, loop, s.loc))
+            return Block(params, tuple(body), tuple(map(use, blk.results)))
+
+        done = copy(Block((), block.body, block.results))
+        self.stmts.extend(done.body)
+        return list(done.results)
+

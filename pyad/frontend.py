@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import linecache
 import math
 import textwrap
 import types
@@ -22,6 +23,7 @@ from .builder import Builder, NameGen
 from .control import RETVAL, ControlFlow, Undefined, always_returns
 from .errors import PyadSyntaxError, PyadTypeError
 from .arrayops import ArrayOps
+from .calls import CallLowering
 from .frontend_arrays import ArrayLowering, numpy_module
 from .ir import BOOL, F64, I64, Block, Func, If, Loc, Var, is_array
 from .memory import param_writes
@@ -78,7 +80,7 @@ _FUNC_OPS: dict[int, str] = {id(_spelled(s)): row.name for row in OPS.values() f
 class _Source:
     """The function's source text and the mapping from its AST back to the file."""
 
-    def __init__(self, fn: types.FunctionType) -> None:
+    def __init__(self, fn: types.FunctionType, top_file: str | None = None) -> None:
         try:
             lines, start = inspect.getsourcelines(fn)
         except (OSError, TypeError) as exc:
@@ -90,37 +92,47 @@ class _Source:
         self.indent = len(lines[0]) - len(lines[0].lstrip())
         self.lines = lines
         self.tree = ast.parse(textwrap.dedent(text))
+        # locations in code inlined from another file carry that file
+        self.loc_file = self.filename if top_file not in (None, self.filename) else None
 
     def loc(self, node: ast.AST) -> Loc:
         line = self.first_line + getattr(node, "lineno", 1) - 1
         col = getattr(node, "col_offset", 0) + self.indent
         end = getattr(node, "end_col_offset", None)
         same_line = getattr(node, "end_lineno", None) == getattr(node, "lineno", None)
-        return Loc(line, col, end + self.indent if end is not None and same_line else None)
+        return Loc(line, col, end + self.indent if end is not None and same_line else None,
+                   self.loc_file)
 
     def error(self, node: ast.AST, message: str, hint: str = "", cls=PyadSyntaxError):
         return self.error_at(self.loc(node), message, hint, cls)
 
     def error_at(self, loc: Loc, message: str, hint: str = "", cls=PyadSyntaxError):
+        if loc.file is not None and loc.file != self.filename:  # inlined from another file
+            return cls(message, filename=loc.file, line=loc.line, col=loc.col,
+                       end_col=loc.end_col, source_line=linecache.getline(loc.file, loc.line),
+                       hint=hint)
         idx = loc.line - self.first_line
         src = self.lines[idx] if 0 <= idx < len(self.lines) else ""
         return cls(message, filename=self.filename, line=loc.line, col=loc.col,
                    end_col=loc.end_col, source_line=src, hint=hint)
 
 
-class Lowering(ControlFlow, ArrayLowering, ArrayOps):
-    """Lowers one function body for one tuple of argument types (statements: control.py)."""
+class Lowering(ControlFlow, ArrayLowering, ArrayOps, CallLowering):
+    """Lowers one function body for one tuple of argument types (statements: control.py).
+    With `parent`, lowers a called function into the parent's IR (calls.py)."""
 
-    def __init__(self, fn: types.FunctionType, arg_types: tuple[str, ...]) -> None:
+    def __init__(self, fn: types.FunctionType, arg_types: tuple[str, ...] = (),
+                 parent: "Lowering | None" = None) -> None:
         self.fn = fn
-        self.src = _Source(fn)
+        self.src = _Source(fn, parent.src.filename if parent else None)
         fdef = self.src.tree.body[0]
         if not isinstance(fdef, ast.FunctionDef):
             raise self.src.error(fdef, "pyad compiles plain `def` functions")
         self.fdef = fdef
         self.arg_types = arg_types
-        self.names = NameGen()
-        self.b = Builder(self.names)
+        self.parent = parent
+        self.names = parent.names if parent else NameGen()
+        self.b = parent.b if parent else Builder(self.names)
         self.env: dict[str, Value | Undefined] = {}
         self.loop_depth = 0
         self._trial_shapes: dict = {}
@@ -140,16 +152,7 @@ class Lowering(ControlFlow, ArrayLowering, ArrayOps):
             v = Var(self.names.fresh(arg.arg), t)
             params.append(v)
             self.env[arg.arg] = v
-        body = list(self.fdef.body)
-        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                and isinstance(body[0].value.value, str):
-            body = body[1:]  # docstring
-        if not always_returns(body):
-            raise self.src.error(self.fdef, f"function {self.fdef.name} does not return a value "
-                                 "on every path", hint="end every path with a return "
-                                 "statement returning a number or a tuple of numbers")
-        self.stmts(body)
-        result = self.env[RETVAL]
+        result = self.body()
         self.result = result
         results = tuple(_flatten(result))
         block = Block(tuple(params), tuple(self.b.stmts), results)
@@ -159,6 +162,19 @@ class Lowering(ControlFlow, ArrayLowering, ArrayOps):
                 "function never modifies its arguments",
                 hint=f"work on a copy: `{param.name} = {param.name}.copy()`")
         return Func(self.fdef.name, block, self.src.filename, tuple(x.arg for x in a.args))
+
+    def body(self) -> Value:
+        """Lower the function body (parameters already bound in `env`); the returned value."""
+        body = list(self.fdef.body)
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            body = body[1:]  # docstring
+        if not always_returns(body):
+            raise self.src.error(self.fdef, f"function {self.fdef.name} does not return a value "
+                                 "on every path", hint="end every path with a return "
+                                 "statement returning a number or a tuple of numbers")
+        self.stmts(body)
+        return self.env[RETVAL]
 
     # ------------------------------------------------------------------ expressions
     def expr(self, node: ast.expr) -> Value:
@@ -368,6 +384,8 @@ class Lowering(ControlFlow, ArrayLowering, ArrayOps):
             if sub is not None:
                 return self.numpy_call(sub + node.func.attr, node)
         fn = self.resolve_static(node.func)
+        if self.is_user_function(fn.obj):
+            return self.user_call(fn, node)
         raw = [self.expr(a) for a in node.args]
         if fn.obj is len:
             if len(raw) != 1:
@@ -436,7 +454,8 @@ class Lowering(ControlFlow, ArrayLowering, ArrayOps):
             need(len(next(iter(OPS[op].sigs))))
             return self.b.emit(op, *(self.convert(a, F64) for a in args))
         raise self.src.error(node.func, f"call to unsupported function `{fn.name}`",
-                             hint="pyad supports the math module, abs/min/max/float/int/bool/pow")
+                             hint="pyad supports the math module, abs/min/max/float/int/bool/"
+                             "pow, numpy's array functions, and Python functions of your own")
 
     # ------------------------------------------------------------------ conversions
     def scalar(self, v: Value, node: ast.AST) -> Var:

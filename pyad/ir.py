@@ -65,6 +65,7 @@ class Loc:
     line: int
     col: int = 0
     end_col: int | None = None
+    file: str | None = None  # set for code inlined from another file than the Func's
 
     def __str__(self) -> str:
         return f"!{self.line}:{self.col}"

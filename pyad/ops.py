@@ -38,6 +38,16 @@ def STRUCTURAL(b, ct, y, *args):
     raise AssertionError("structural ops are differentiated by pyad.ad")
 
 
+def RULE(b, ct, y, *args):
+    """Marker: the adjoint of a `custom_vjp` op is the user's backward rule, inlined by
+    `pyad.ad` (it needs the op's attributes)."""
+    raise AssertionError("custom rules are differentiated by pyad.ad")
+
+
+def _rule_sig(ts: tuple) -> str | None:
+    return F64 if ts and ts[0] == F64 and not any(is_array(t) for t in ts) else None
+
+
 def ZERO(b, ct, y, *args):
     """Adjoint of an op that is piecewise constant: no argument receives anything."""
     return (None,) * len(args)
@@ -252,6 +262,12 @@ _ROWS: list[OpDef] = [
     OpDef("raise_if", {(BOOL,): VOID}, None, ZERO, ("custom",),
           "raise exception attrs[0] (a builtins name) with message attrs[1] when the "
           "argument is true", effect=True),
+    # --- derivative control (pyad.stop_gradient, pyad.custom_vjp)
+    OpDef("stopgrad", F_F, lambda x: x, ZERO, ("custom",),
+          "a, through which no gradient flows (pyad.stop_gradient)"),
+    OpDef("custom_vjp", _rule_sig, lambda y, *rest: y, RULE, ("custom",),
+          "y (args: y, residuals..., arguments...) whose adjoint is the backward function of "
+          "custom rule attrs[0] (pyad.custom.RULES) for value leaf attrs[1]"),
     OpDef("add", ARITH, lambda a, b: _wrap(a + b) if isinstance(a, int) else a + b,
           lambda b, ct, y, x1, x2: (ct, ct),
           ("inst", {F64: "fadd", I64: "add"}), "a + b", samples=((1.5, -2.25), (-3.0, 0.5))),

@@ -21,6 +21,8 @@ INTERNAL = {"const", "select", "sign", "digamma", "fdiv", "ipow", "push", "pop",
 # Array memory rows (alloc, load, store, views, ...) are exercised by tests/test_arrays.py.
 INTERNAL |= {"alloc", "dim", "normidx", "load", "store", "accum", "row", "col", "slice",
              "transpose"}
+# Derivative control (stop_gradient, custom_vjp) is exercised by tests/test_calls.py.
+INTERNAL |= {"stopgrad", "custom_vjp"}
 ROWS = [r for r in OPS.values() if r.name not in INTERNAL]
 
 
