@@ -1,0 +1,808 @@
+"""Ahead-of-time compilation (`pyad compile`, issue 6): the CLI run as a subprocess, the C
+library it writes (called from C and through cffi), agreement with the JIT, the exported
+symbols, and every bad-input path (one line on stderr, non-zero exit, no traceback).
+
+Each library is compiled once per module (fixtures); the C example is the one CMake builds
+(examples/c, same arguments: examples/c/springs.args)."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pyad
+from pyad.codegen.cheader import cdef
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "examples" / "c"
+CC = shutil.which(os.environ.get("CC", "cc"))
+CXX = shutil.which("c++")
+NM = shutil.which("nm")
+
+pytestmark = pytest.mark.skipif(CC is None or shutil.which("objcopy") is None,
+                                reason="needs a C compiler and binutils")
+
+
+def pyad_compile(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pyad", "compile", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def cli(monkeypatch, capsys):
+    """`pyad compile ARGS` run in this process (the same code as the subprocess path, minus
+    the ~0.5 s start-up): returns (exit status, stdout, stderr)."""
+    from pyad.cli import main
+
+    def run(*args: str, cwd: Path) -> tuple[int, str, str]:
+        monkeypatch.chdir(cwd)
+        before = set(sys.modules)
+        try:
+            status = main(["compile", *args])
+        except SystemExit as exc:  # argparse
+            status = exc.code
+        finally:
+            for name in set(sys.modules) - before:
+                if not name.startswith(("pyad", "llvmlite", "cffi", "numpy")):
+                    del sys.modules[name]
+        out, err = capsys.readouterr()
+        return status, out, err
+    return run
+
+
+def example_args() -> list[str]:
+    lines = (EXAMPLE / "springs.args").read_text().splitlines()
+    return [ln for ln in lines if ln and not ln.startswith("#")]
+
+
+def cc(*args: str) -> None:
+    proc = subprocess.run([CC, *args], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def nm(*args: str) -> list[tuple[str, str]]:
+    out = subprocess.run([NM, *args], capture_output=True, text=True, check=True).stdout
+    rows = []
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and len(parts[-2]) == 1:
+            rows.append((parts[-2], parts[-1]))
+    return rows
+
+
+# ------------------------------------------------------------------------- the C example
+
+@pytest.fixture(scope="module")
+def springs(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("springs")
+    proc = pyad_compile(*example_args(), "-o", str(out), "-v", cwd=EXAMPLE)
+    assert proc.returncode == 0, proc.stderr
+    assert "warning" not in proc.stderr.lower(), proc.stderr  # the wrappers compile cleanly
+    return out
+
+
+def test_example_files(springs):
+    assert sorted(p.name for p in springs.iterdir()) == ["libsprings.a", "libsprings.so",
+                                                         "springs.h"]
+
+
+@pytest.mark.parametrize("variant", ["shared", "static"])
+def test_example_program_checks_value_and_gradient(springs, variant):
+    exe = springs / f"main_{variant}"
+    lib = ["-L", str(springs), "-lsprings", f"-Wl,-rpath,{springs}"] if variant == "shared" \
+        else [str(springs / "libsprings.a")]
+    cc("-std=c11", "-Wall", "-Wextra", "-Werror", "-I", str(springs), str(EXAMPLE / "main.c"),
+       *lib, "-lm", "-pthread", "-o", str(exe))
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "FAIL" not in proc.stdout
+    assert proc.stdout.count("ok  ") == 14
+    assert proc.stdout.strip().endswith("all checks passed")
+    assert "IndexError: index 5 is out of bounds for axis 0 with size 5 (line" in proc.stdout
+
+
+def test_example_shared_library_exports_only_its_api(springs):
+    so = str(springs / "libsprings.so")
+    defined = {name for kind, name in nm("-D", "--defined-only", so)}
+    assert defined == {"springs_energy", "springs_energy_grad", "springs_prefix_energy",
+                       "springs_prefix_energy_vjp", "springs_stretch", "springs_stretch_grad",
+                       "springs_last_error", "springs_free"}
+    undefined = {name.split("@")[0] for kind, name in nm("-D", "--undefined-only", so)}
+    assert not [n for n in undefined if n.startswith(("Py", "_Py", "pyad"))]
+    assert "malloc" in undefined and "cos" in undefined  # libc and libm only
+
+
+def test_example_static_archive_has_only_prefixed_globals(springs):
+    globals_ = [(k, n) for k, n in nm("-g", "--defined-only", str(springs / "libsprings.a"))]
+    assert globals_ and all(n.startswith("springs_") for _, n in globals_), globals_
+
+
+# ------------------------------------------------------------------------- workloads vs JIT
+
+WORK = '''
+import math
+import numpy as np
+import pyad
+
+
+def dot_loop(x, y, n):
+    s = 0.0
+    for i in range(n):
+        s += x[i] * y[i] + math.sin(x[i])
+    return s
+
+
+def branchy(a, b):
+    if a > b:
+        r = a * a - b
+    else:
+        r = math.exp(b) * a
+    return r
+
+
+def grid(A):
+    s = 0.0
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            s += A[i, j] * A[i, j] * (i + 1) - A[i, j] * j
+    return s
+
+
+def running(x):
+    out = np.zeros(len(x))
+    acc = 0.0
+    for i in range(len(x)):
+        acc += x[i] * x[i]
+        out[i] = acc
+    return out
+
+
+def pair(x, s):
+    return np.sum(x * x) * s, np.tanh(x) * s
+
+
+def flip(A):
+    return A.T
+
+
+def count(x, t):
+    c = 0
+    for i in range(len(x)):
+        if x[i] > t:
+            c += 1
+    return c
+
+
+def sign_test(x, flag):
+    if flag:
+        return x > 0.0
+    return x < 0.0
+
+
+def ratio(a, b):
+    return a / b
+
+
+def exp(x):
+    return math.exp(x) + 1.0
+
+
+def main(x):
+    return 2.0 * x * x
+
+
+@pyad.jit_grad
+def decorated(x):
+    return x * x * x
+
+
+def norm(x):
+    return np.sqrt(np.sum(x * x))
+'''
+
+WORK_SIGS = [
+    ("dot_loop=dot", "f64(f64[:], f64[:], i64)"),
+    ("branchy", "f64(f64, f64)"),
+    ("grid", "f64(f64[:, :])"),
+    ("running", "f64[:](f64[:])"),
+    ("pair", "(f64, f64[:])(f64[:], f64)"),
+    ("flip", "f64[:, :](f64[:, :])"),
+    ("count", "i64(f64[:], f64)"),
+    ("sign_test", "bool(f64, bool)"),
+    ("ratio", "f64(f64, f64)"),
+    ("exp", "f64(f64)"),
+    ("main", "f64(f64)"),
+    ("decorated", "f64(f64)"),
+    ("norm", "f64(f64[:])"),
+    ("norm", "f64(f64[:, :])"),
+]
+
+WORK_EXPORTS = {
+    "work_last_error", "work_free",
+    "work_dot", "work_dot_grad", "work_branchy", "work_branchy_grad", "work_grid",
+    "work_grid_grad", "work_running", "work_running_vjp", "work_pair", "work_pair_vjp",
+    "work_flip", "work_flip_vjp", "work_count", "work_sign_test", "work_ratio",
+    "work_ratio_grad", "work_exp", "work_exp_grad", "work_main", "work_main_grad",
+    "work_decorated", "work_decorated_grad", "work_norm__f64a1", "work_norm__f64a1_grad",
+    "work_norm__f64a2", "work_norm__f64a2_grad",
+}
+
+
+class Work:
+    def __init__(self, out: Path, module) -> None:
+        import cffi
+        self.out, self.py = out, module
+        self.header = (out / "work.h").read_text()
+        self.ffi = cffi.FFI()
+        self.ffi.cdef(cdef(self.header))
+        self.lib = self.ffi.dlopen(str(out / "libwork.so"))
+
+    def d(self, a: np.ndarray):
+        """A double* (or bool*) over a contiguous numpy array."""
+        return self.ffi.from_buffer("double[]" if a.dtype == np.float64 else "bool[]", a)
+
+    def error(self) -> str:
+        return self.ffi.string(self.lib.work_last_error()).decode()
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory) -> Work:
+    tmp = tmp_path_factory.mktemp("work")
+    src = tmp / "work.py"
+    src.write_text(WORK)
+    out = tmp / "out"
+    args = [f"work.py:{','.join(f for f, _ in WORK_SIGS)}"]
+    for _, s in WORK_SIGS:
+        args += ["--sig", s]
+    proc = pyad_compile(*args, "-o", str(out), cwd=tmp)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    spec = importlib.util.spec_from_file_location("pyad_aot_work_module", src)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return Work(out, module)
+
+
+RNG = np.random.default_rng(6)
+
+
+def test_exported_symbols_are_exactly_the_documented_api(work):
+    defined = {n for _, n in nm("-D", "--defined-only", str(work.out / "libwork.so"))}
+    assert defined == WORK_EXPORTS
+    declared = set(re.findall(r"^(?:int |const char \*|void )(work_\w+)\(", work.header, re.M))
+    assert declared == WORK_EXPORTS
+    # every declaration has a comment right above it
+    lines = work.header.splitlines()
+    starts = [i for i, ln in enumerate(lines) if re.match(r"(int |const char \*|void )work_", ln)]
+    assert len(starts) == len(WORK_EXPORTS)
+    assert all(lines[i - 1].endswith("*/") for i in starts)
+
+
+def test_header_compiles_as_c_and_cpp(work, tmp_path):
+    use = tmp_path / "use.c"
+    use.write_text('#include "work.h"\nint main(void) { double v; '
+                   'return work_exp(1.0, &v) == WORK_OK ? 0 : 1; }\n')
+    for std in ("c99", "c11"):
+        cc(f"-std={std}", "-Wall", "-Wextra", "-pedantic", "-Werror", "-fsyntax-only", "-I",
+           str(work.out), str(use))
+    if CXX:
+        cpp = tmp_path / "use.cpp"
+        cpp.write_text(use.read_text().replace("(void)", "()"))
+        proc = subprocess.run([CXX, "-std=c++11", "-Wall", "-Wextra", "-pedantic", "-Werror",
+                               "-I", str(work.out), str(cpp), "-L", str(work.out), "-lwork",
+                               f"-Wl,-rpath,{work.out}", "-o", str(tmp_path / "use_cpp")],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert subprocess.run([str(tmp_path / "use_cpp")]).returncode == 0
+
+
+def test_loop_with_array_indexing_agrees_with_jit(work):
+    lib, ffi = work.lib, work.ffi
+    x, y = RNG.normal(size=7), RNG.normal(size=7)
+    jit = pyad.jit_grad(work.py.dot_loop)
+    out = ffi.new("double *")
+    assert lib.work_dot(work.d(x), 7, work.d(y), 7, 5, out) == 0
+    assert out[0] == jit(x, y, 5)
+    gx, gy, v = np.full(7, 9.0), np.full(7, 9.0), ffi.new("double *")
+    assert lib.work_dot_grad(work.d(x), 7, work.d(y), 7, 5, v, work.d(gx), work.d(gy)) == 0
+    jv, (jgx, jgy, jn) = jit.value_and_grad(x, y, 5)
+    assert v[0] == jv and jn is None
+    np.testing.assert_array_equal(gx, jgx)  # the buffers were overwritten, not added to
+    np.testing.assert_array_equal(gy, jgy)
+
+
+@pytest.mark.parametrize("a, b", [(2.0, 1.0), (0.5, 1.5)])
+def test_branch_agrees_with_jit(work, a, b):
+    jit = pyad.jit_grad(work.py.branchy)
+    out, v, ga, gb = (work.ffi.new("double *") for _ in range(4))
+    assert work.lib.work_branchy(a, b, out) == 0 and out[0] == jit(a, b)
+    assert work.lib.work_branchy_grad(a, b, v, ga, gb) == 0
+    assert (v[0], (ga[0], gb[0])) == jit.value_and_grad(a, b)
+    assert work.lib.work_branchy_grad(a, b, work.ffi.NULL, work.ffi.NULL, gb) == 0
+    assert gb[0] == jit.grad(a, b)[1]
+
+
+def test_two_dimensional_argument_agrees_with_jit(work):
+    A = RNG.normal(size=(3, 4))
+    jit = pyad.jit_grad(work.py.grid)
+    g, v = np.zeros((3, 4)), work.ffi.new("double *")
+    assert work.lib.work_grid_grad(work.d(A), 3, 4, v, work.d(g)) == 0
+    jv, (jg,) = jit.value_and_grad(A)
+    assert v[0] == jv
+    np.testing.assert_array_equal(g, jg)
+
+
+def test_array_result_and_its_vjp_agree_with_jit(work):
+    lib, ffi = work.lib, work.ffi
+    x, ct = RNG.normal(size=6), RNG.normal(size=6)
+    jit = pyad.jit_grad(work.py.running)
+    data, shape = ffi.new("double **"), ffi.new("int64_t[1]")
+    assert lib.work_running(work.d(x), 6, data, shape) == 0
+    assert shape[0] == 6
+    np.testing.assert_array_equal(np.frombuffer(ffi.buffer(data[0], 6 * 8)), jit(x))
+    lib.work_free(data[0])
+    # the shape only (no allocation), then the vjp
+    shape[0] = -1
+    assert lib.work_running(work.d(x), 6, ffi.NULL, shape) == 0 and shape[0] == 6
+    g = np.full(6, 5.0)
+    assert lib.work_running_vjp(work.d(x), 6, work.d(ct), 6, data, shape, work.d(g)) == 0
+    y, back = jit.pullback(x)
+    np.testing.assert_array_equal(np.frombuffer(ffi.buffer(data[0], 6 * 8)), y)
+    lib.work_free(data[0])
+    np.testing.assert_array_equal(g, back(ct)[0])
+
+
+def test_tuple_result_vjp_agrees_with_jit(work):
+    lib, ffi = work.lib, work.ffi
+    x, ct1 = RNG.normal(size=5), RNG.normal(size=5)
+    jit = pyad.jit_grad(work.py.pair)
+    y0, y1, shape, gs = ffi.new("double *"), ffi.new("double **"), ffi.new("int64_t[1]"), \
+        ffi.new("double *")
+    assert lib.work_pair(work.d(x), 5, 0.7, y0, y1, shape) == 0
+    jy0, jy1 = jit(x, 0.7)
+    assert y0[0] == jy0 and shape[0] == 5
+    np.testing.assert_array_equal(np.frombuffer(ffi.buffer(y1[0], 40)), jy1)
+    lib.work_free(y1[0])
+    gx = np.zeros(5)
+    assert lib.work_pair_vjp(work.d(x), 5, 0.7, -1.5, work.d(ct1), 5, ffi.NULL, ffi.NULL,
+                             ffi.NULL, work.d(gx), gs) == 0
+    _, back = jit.pullback(x, 0.7)
+    jgx, jgs = back((-1.5, ct1))
+    np.testing.assert_array_equal(gx, jgx)
+    assert gs[0] == jgs
+
+
+def test_strided_array_result_is_copied_out(work):
+    lib, ffi = work.lib, work.ffi
+    A = np.arange(6.0).reshape(2, 3)
+    data, shape = ffi.new("double **"), ffi.new("int64_t[2]")
+    assert lib.work_flip(work.d(A), 2, 3, data, shape) == 0
+    assert list(shape) == [3, 2]
+    np.testing.assert_array_equal(np.frombuffer(ffi.buffer(data[0], 48)).reshape(3, 2), A.T)
+    lib.work_free(data[0])
+    ct, g = RNG.normal(size=(3, 2)), np.zeros((2, 3))
+    assert lib.work_flip_vjp(work.d(A), 2, 3, work.d(ct), 3, 2, ffi.NULL, ffi.NULL,
+                             work.d(g)) == 0
+    np.testing.assert_array_equal(g, ct.T)
+
+
+def test_int_and_bool_results_and_arguments(work):
+    lib, ffi = work.lib, work.ffi
+    x = np.array([0.5, 2.0, -1.0, 3.0])
+    n, b = ffi.new("int64_t *"), ffi.new("bool *")
+    assert lib.work_count(work.d(x), 4, 0.9, n) == 0 and n[0] == 2
+    assert not hasattr(lib, "work_count_grad") and "work_count_vjp" not in work.header
+    for v, flag in [(1.0, True), (1.0, False), (-1.0, False)]:
+        assert lib.work_sign_test(v, flag, b) == 0
+        assert b[0] == pyad.jit_grad(work.py.sign_test)(v, flag)
+
+
+def test_functions_named_like_libc_symbols(work):
+    out, g = work.ffi.new("double *"), work.ffi.new("double *")
+    assert work.lib.work_exp(0.5, out) == 0 and out[0] == pyad.jit_grad(work.py.exp)(0.5)
+    assert work.lib.work_exp_grad(0.5, work.ffi.NULL, g) == 0
+    assert g[0] == pyad.jit_grad(work.py.exp).grad(0.5)[0]
+    assert work.lib.work_main_grad(3.0, out, g) == 0 and (out[0], g[0]) == (18.0, 12.0)
+    assert work.lib.work_decorated_grad(2.0, out, g) == 0 and (out[0], g[0]) == (8.0, 12.0)
+
+
+def test_one_function_with_two_signatures(work):
+    v = work.ffi.new("double *")
+    x, A = np.array([3.0, 4.0]), np.array([[1.0, 2.0], [2.0, 4.0]])
+    assert work.lib.work_norm__f64a1(work.d(x), 2, v) == 0 and v[0] == 5.0
+    assert work.lib.work_norm__f64a2(work.d(A), 2, 2, v) == 0 and v[0] == 5.0
+    g = np.zeros((2, 2))
+    assert work.lib.work_norm__f64a2_grad(work.d(A), 2, 2, v, work.d(g)) == 0
+    np.testing.assert_allclose(g, A / 5.0, rtol=1e-15)
+
+
+def test_run_time_errors_return_status_and_message(work):
+    lib, ffi = work.lib, work.ffi
+    out = ffi.new("double *")
+    x = np.zeros(4)
+    assert lib.work_ratio(1.0, 0.0, out) == 1  # WORK_ERR_ZERO_DIVISION
+    line = WORK.splitlines().index("    return a / b") + 1
+    assert work.error() == f"ZeroDivisionError: float division by zero (line {line} of work.py)"
+    assert lib.work_dot(work.d(x), 4, work.d(x), 4, 9, out) == 3  # WORK_ERR_INDEX
+    assert work.error().startswith("IndexError: index 4 is out of bounds for axis 0 with size 4")
+    assert lib.work_dot(work.d(x), 4, work.d(x), -2, 1, out) == 2  # WORK_ERR_VALUE
+    assert work.error() == "ValueError: negative extent -2 on axis 0 of y"
+    assert lib.work_dot(ffi.NULL, 3, work.d(x), 4, 1, out) == 2
+    assert work.error() == "ValueError: x is NULL but has 3 elements"
+    assert lib.work_dot(ffi.NULL, 0, ffi.NULL, 0, 0, out) == 0 and out[0] == 0.0
+    g = np.zeros(5)
+    assert lib.work_running_vjp(work.d(x), 4, work.d(g), 5, ffi.NULL, ffi.NULL, work.d(x)) == 2
+    assert work.error() == ("ValueError: cotangent ct_out has shape (5,) but the result out has "
+                            "shape (4,)")
+    assert lib.work_grid_grad(work.d(x), 2, 2, out, ffi.NULL) == 2
+    assert work.error() == "ValueError: grad_A is NULL but has 4 elements"
+    # codes in the header are the runtime's pyad_error_kind values
+    assert (lib.WORK_OK, lib.WORK_ERR_ZERO_DIVISION, lib.WORK_ERR_VALUE, lib.WORK_ERR_INDEX,
+            lib.WORK_ERR_MEMORY) == (0, 1, 2, 3, 4)
+
+
+def test_calls_from_threads_are_independent(work):
+    lib, ffi = work.lib, work.ffi
+    xs = [RNG.normal(size=50) for _ in range(4)]
+    expect = [pyad.jit_grad(work.py.dot_loop)(x, x, 50) for x in xs]
+    errors: dict[int, str] = {}
+    bad: list = []
+
+    def run(k: int) -> None:
+        out = ffi.new("double *")
+        for _ in range(200):
+            if lib.work_dot(work.d(xs[k]), 50, work.d(xs[k]), 50, 50, out) != 0 \
+                    or out[0] != expect[k]:
+                bad.append(k)
+        if k % 2:
+            lib.work_ratio(1.0, 0.0, out)
+        errors[k] = ffi.string(lib.work_last_error()).decode()
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not bad
+    assert errors[1].startswith("ZeroDivisionError") and errors[3].startswith("ZeroDivision")
+    assert errors[0] == errors[2] == ""
+
+
+# ------------------------------------------------------------------------- --emit and --cpu
+
+SMALL = '''
+import math
+
+def f(x, n):
+    s = 0.0
+    for i in range(n):
+        s += math.sin(x[i]) * x[i]
+    return s
+'''
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("small")
+    (tmp / "small.py").write_text(SMALL)
+    return tmp
+
+
+def _small_f(small: Path):
+    spec = importlib.util.spec_from_file_location("pyad_aot_small", small / "small.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return pyad.jit_grad(module.f)
+
+
+def test_emit_ir_prints_the_primal_ir(small, cli):
+    code, out, err = cli("small.py:f", "--sig", "f64(f64[:], i64)", "--emit", "ir", cwd=small)
+    assert code == 0, err
+    assert out.strip() == _small_f(small).ir(np.zeros(3), 2).strip()
+
+
+def test_emit_grad_ir_prints_forward_backward_and_fused(small, cli):
+    code, out, err = cli("small.py:f", "--sig", "f64(f64[:], i64)", "--emit", "grad-ir",
+                         cwd=small)
+    assert code == 0, err
+    expected = _small_f(small).grad_ir(np.zeros(3), 2)  # forward, backward, fused
+    assert out.count("func ") == expected.count("func ") == 3
+    assert out.split() == expected.split()
+
+
+def test_emit_llvm_prints_verified_llvm_ir(small, cli):
+    import llvmlite.binding as llvm
+    code, out, err = cli("small.py:f", "--sig", "f64(f64[:], i64)", "--emit", "llvm", cwd=small)
+    assert code == 0, err
+    mod = llvm.parse_assembly(out)
+    mod.verify()
+    assert {fn.name for fn in mod.functions if not fn.is_declaration} >= \
+        {"pyadk.0.primal", "pyadk.0.vg"}
+
+
+def test_emit_obj_writes_a_self_contained_object(small, cli, tmp_path):
+    code, _, err = cli("small.py:f", "--sig", "f64(f64[:], i64)", "--emit", "obj", "--name",
+                       "sm", "-o", str(tmp_path), cwd=small)
+    assert code == 0, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sm.h", "sm.o"]
+    globals_ = {n for _, n in nm("-g", "--defined-only", str(tmp_path / "sm.o"))}
+    assert globals_ == {"sm_f", "sm_f_grad", "sm_last_error", "sm_free"}
+    main = tmp_path / "main.c"
+    main.write_text('#include "sm.h"\n#include <math.h>\nint main(void) { double x[2] = {1, 2}, '
+                    'v, g[2]; return sm_f_grad(x, 2, 2, &v, g) != SM_OK '
+                    '|| fabs(g[1] - (sin(2.0) + 2 * cos(2.0))) > 1e-14; }\n')
+    cc("-std=c11", "-I", str(tmp_path), str(main), str(tmp_path / "sm.o"), "-lm", "-o",
+       str(tmp_path / "main"))
+    assert subprocess.run([str(tmp_path / "main")]).returncode == 0
+
+
+@pytest.mark.parametrize("cpu", ["native", "x86-64-v3"])
+def test_cpu_choices_give_the_same_results(small, cli, tmp_path, cpu):
+    import platform
+    if cpu != "native" and platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("x86-64 CPU name")
+    code, _, err = cli("small.py:f", "--sig", "f64(f64[:], i64)", "--cpu", cpu, "-o",
+                       str(tmp_path), cwd=small)
+    assert code == 0, err
+    import cffi
+    ffi = cffi.FFI()
+    ffi.cdef(cdef((tmp_path / "small.h").read_text()))
+    lib = ffi.dlopen(str(tmp_path / "libsmall.so"))
+    x = np.linspace(-2.0, 2.0, 9)
+    v, g = ffi.new("double *"), np.zeros(9)
+    assert lib.small_f_grad(ffi.from_buffer("double[]", x), 9, 9, v,
+                            ffi.from_buffer("double[]", g)) == 0
+    jv, (jg, _) = _small_f(small).value_and_grad(x, 9)
+    assert v[0] == jv
+    np.testing.assert_array_equal(g, jg)
+
+
+def test_default_cpu_is_a_portable_baseline(small, cli, tmp_path):
+    code, _, err = cli("small.py:f", "--sig", "f64(f64[:], i64)", "-o", str(tmp_path), "-v",
+                       cwd=small)
+    assert code == 0, err
+    import platform
+    if platform.machine() in ("x86_64", "AMD64"):
+        assert "for cpu x86-64-v2" in err
+    dis = subprocess.run(["objdump", "-d", str(tmp_path / "libsmall.so")], capture_output=True,
+                         text=True)
+    if dis.returncode == 0:
+        assert "%ymm" not in dis.stdout and "%zmm" not in dis.stdout
+
+
+def test_entry_points(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "pyad", "--version"], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0 and proc.stdout.startswith("pyad-compiler ")
+    script = Path(sys.executable).parent / "pyad"
+    if not script.exists():
+        pytest.skip("the pyad console script is not installed next to this Python")
+    proc = subprocess.run([str(script), "compile", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0 and "--sig" in proc.stdout
+
+
+# ------------------------------------------------------------------------- bad input
+
+BAD = {
+    "ok.py": '''
+        import numpy as np
+        LIMIT = 3.0
+
+        def f(x, n):
+            return x[n] * 2.0
+
+        def g(a):
+            return a * a
+
+        def free(a):
+            return a
+
+        def g_grad(a):
+            return a
+    ''',
+    "syntax.py": '''
+        def f(x):
+            return x +
+    ''',
+    "unsupported.py": '''
+        def f(xs):
+            total = 0.0
+            return sum([x * x for x in xs])
+    ''',
+    "crash.py": '''
+        A = 1
+        B = A / 0
+    ''',
+}
+
+
+@pytest.fixture(scope="module")
+def bad(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("bad")
+    for name, text in BAD.items():
+        (tmp / name).write_text(textwrap.dedent(text).lstrip("\n"))
+    (tmp / "a_file").write_text("")
+    return tmp
+
+
+@pytest.fixture
+def fails(bad, cli):
+    """Run the CLI in this process on the `bad` files; check it failed with one line on
+    stderr and return that line."""
+    def run(*args: str, status: int = 1) -> str:
+        code, out, err = cli(*args, cwd=bad)
+        assert code == status, (code, err)
+        assert out == ""
+        lines = err.splitlines()
+        assert len(lines) == 1, err
+        assert "Traceback" not in err
+        return lines[0]
+    return run
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["nope.py:f", "--sig", "f64(f64)", "-o", "out"],
+     "pyad compile: error: no such file: nope.py"),
+    (["unsupported.py:f", "--sig", "f64(f64[:])", "-o", "out"],
+     "unsupported.py:3:"),
+    (["ok.py:g", "--sig", "f64(f64)", "--emit", "exe"],
+     "pyad compile: error: argument --emit: invalid choice: 'exe'"),
+])
+def test_errors_of_the_real_command_are_one_line(bad, args, expected):
+    proc = pyad_compile(*args, cwd=bad)
+    assert proc.returncode == (2 if "--emit" in args else 1)
+    assert proc.stdout == "" and "Traceback" not in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1 and proc.stderr.startswith(expected), proc.stderr
+
+
+def test_missing_file(fails, tmp_path):
+    msg = fails("nope.py:f", "--sig", "f64(f64)", "-o", str(tmp_path))
+    assert msg == "pyad compile: error: no such file: nope.py"
+
+
+def test_syntax_error_in_module(bad, fails, tmp_path):
+    msg = fails("syntax.py:f", "--sig", "f64(f64)", "-o", str(tmp_path))
+    assert re.fullmatch(r"syntax\.py:2:\d+: error: invalid syntax", msg), msg
+
+
+def test_module_raising_at_import(bad, fails, tmp_path):
+    msg = fails("crash.py:f", "--sig", "f64(f64)", "-o", str(tmp_path))
+    assert msg == ("crash.py:2: error: importing crash.py raised ZeroDivisionError: division by "
+                   "zero")
+
+
+def test_unsupported_construct_keeps_the_located_message(bad, fails, tmp_path):
+    msg = fails("unsupported.py:f", "--sig", "f64(f64[:])", "-o", str(tmp_path))
+    assert msg.startswith(f"{bad / 'unsupported.py'}:3:") or msg.startswith("unsupported.py:3:")
+    assert "error:" in msg and "comprehension" in msg
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_unknown_function(bad, fails, tmp_path):
+    msg = fails("ok.py:nope", "--sig", "f64(f64)", "-o", str(tmp_path))
+    assert msg == "ok.py: error: no function 'nope' in ok.py (it defines: f, free, g, g_grad)"
+
+
+def test_not_a_function(bad, fails, tmp_path):
+    msg = fails("ok.py:LIMIT", "--sig", "f64(f64)", "-o", str(tmp_path))
+    assert msg == "ok.py: error: 'LIMIT' in ok.py is a float, not a Python function"
+
+
+@pytest.mark.parametrize("sig, expected", [
+    ("f64(f64[:]", "invalid signature 'f64(f64[:]' at column 11: expected ',' or ')', found "
+                   "the end"),
+    ("f64", "invalid signature 'f64' at column 4: missing the argument list"),
+    ("f64(f64[:] i64)", "invalid signature 'f64(f64[:] i64)' at column 12: expected ',' or ')'"),
+    ("f64(x64[:], i64)", "invalid signature 'f64(x64[:], i64)' at column 5: unknown type 'x64'"),
+    ("f32(f64[:], i64)", "unsupported type 'f32' in signature 'f32(f64[:], i64)' at column 1"),
+    ("f64(f64[:, :, :, :], i64)", "unsupported type in signature 'f64(f64[:, :, :, :], i64)' at "
+                                  "column 5: 4-D arrays"),
+    ("f64(f64[::1, :], i64)", "unsupported layout in signature"),
+])
+def test_malformed_or_unsupported_signature(bad, fails, tmp_path, sig, expected):
+    msg = fails("ok.py:f", "--sig", sig, "-o", str(tmp_path))
+    assert msg.startswith(f"pyad compile: error: {expected}"), msg
+
+
+def test_arity_mismatch(bad, fails, tmp_path):
+    msg = fails("ok.py:f", "--sig", "f64(f64[:])", "-o", str(tmp_path))
+    assert msg == ("ok.py:4: error: --sig 'f64(f64[:])' gives 1 argument but f(x, n) takes 2")
+
+
+def test_declared_result_differs_from_the_inferred_one(bad, fails, tmp_path):
+    msg = fails("ok.py:f", "--sig", "f64[:](f64[:], i64)", "-o", str(tmp_path))
+    assert msg == ("ok.py:4: error: f returns f64 for arguments (f64[:], i64), but --sig "
+                   "'f64[:](f64[:], i64)' declares f64[:]")
+
+
+def test_function_and_signature_counts_differ(bad, fails, tmp_path):
+    msg = fails("ok.py:f,g", "--sig", "f64(f64[:], i64)", "-o", str(tmp_path))
+    assert msg == ("pyad compile: error: 2 functions (f, g) but 1 --sig; give one --sig per "
+                   "function, in order")
+    msg = fails("ok.py:f", "-o", str(tmp_path))
+    assert msg.startswith("pyad compile: error: missing --sig")
+
+
+def test_unwritable_output_directory(bad, fails):
+    msg = fails("ok.py:g", "--sig", "f64(f64)", "-o", str(bad / "a_file" / "sub"))
+    assert msg.startswith(f"pyad compile: error: cannot create output directory "
+                          f"{bad / 'a_file' / 'sub'}: "), msg
+    msg = fails("ok.py:g", "--sig", "f64(f64)", "-o", str(bad / "a_file"))
+    assert msg == (f"pyad compile: error: cannot create output directory {bad / 'a_file'}: a "
+                   "file of that name exists")
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
+                    reason="root can write to read-only directories")
+def test_read_only_output_directory(bad, fails, tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        msg = fails("ok.py:g", "--sig", "f64(f64)", "-o", str(ro))
+        assert msg.startswith(f"pyad compile: error: cannot write to output directory {ro}")
+    finally:
+        ro.chmod(0o700)
+
+
+def test_output_directory_is_required_for_a_library(bad, fails):
+    msg = fails("ok.py:g", "--sig", "f64(f64)")
+    assert msg == "pyad compile: error: -o OUTDIR is required with --emit so"
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--name", "2fast"], "--name '2fast' is not a valid library name"),
+    (["--name", "int"], "--name 'int' is not a valid library name"),
+    (["--name", "m"], "the library name 'm' would make libm.so, the name of a system library"),
+    (["--name", "pyad"], "the library name 'pyad' is reserved"),
+    (["--cpu", "bogus"], "unknown CPU 'bogus'"),
+])
+def test_bad_options(bad, fails, tmp_path, args, expected):
+    msg = fails("ok.py:g", "--sig", "f64(f64)", "-o", str(tmp_path), *args)
+    assert msg.startswith(f"pyad compile: error: {expected}"), msg
+
+
+def test_exported_name_clashes(bad, fails, cli, tmp_path):
+    msg = fails("ok.py:free", "--sig", "f64(f64)", "-o", str(tmp_path), "--name", "lib1")
+    assert msg.startswith("ok.py:10: error: free (f64(f64)) would be exported as lib1_free, which "
+                          "is reserved for the library's own API")
+    msg = fails("ok.py:g,g_grad", "--sig", "f64(f64)", "--sig", "f64(f64)", "-o",
+                str(tmp_path), "--name", "lib1")
+    assert msg.startswith("ok.py:13: error: two exports would be named lib1_g_grad")
+    msg = fails("ok.py:g,g", "--sig", "f64(f64)", "--sig", "f64(f64)", "-o",
+                str(tmp_path), "--name", "lib1")
+    assert msg == "ok.py:7: error: g is listed twice with the signature f64(f64)"
+    # aliases resolve it
+    code, _, err = cli("ok.py:free=release,g,g_grad=g_plain", "--sig", "f64(f64)", "--sig",
+                       "f64(f64)", "--sig", "f64(f64)", "-o", str(tmp_path), "--name", "lib1",
+                       cwd=bad)
+    assert code == 0, err
+    names = {n for _, n in nm("-D", "--defined-only", str(tmp_path / "liblib1.so"))}
+    assert names == {"lib1_release", "lib1_release_grad", "lib1_g", "lib1_g_grad",
+                     "lib1_g_plain", "lib1_g_plain_grad", "lib1_last_error", "lib1_free"}
+
+
+@pytest.mark.parametrize("target, expected", [
+    ("ok.py", "expected MODULE.py:FUNC[,FUNC...], got 'ok.py'"),
+    ("ok.py:f,,g", "empty function name in 'ok.py:f,,g'"),
+    ("ok.py:g=", "empty alias in 'g='"),
+    ("ok.py:g=2x", "alias '2x' is not a C identifier"),
+])
+def test_malformed_target(bad, fails, tmp_path, target, expected):
+    msg = fails(target, "--sig", "f64(f64)", "-o", str(tmp_path))
+    assert msg.startswith(f"pyad compile: error: {expected}"), msg
+
+
+def test_command_line_usage_errors_exit_2(bad, fails):
+    msg = fails("ok.py:g", "--sig", "f64(f64)", "--emit", "exe", status=2)
+    assert msg.startswith("pyad compile: error: argument --emit: invalid choice: 'exe'")
+    assert msg.endswith("(see pyad compile --help)")
