@@ -2,7 +2,8 @@
 
 Primitives are lowered from the op table's `lower` data: ("inst", ...) an LLVM instruction,
 ("cmp", sym) a comparison, ("intrinsic", name) an LLVM intrinsic, ("libm", name) and
-("runtime", name) external calls, ("custom",) a function in `lower_custom.py`.
+("runtime", name) external calls, ("custom",) a function in `lower_custom.py`, ("call",) a
+call of another generated function (`lower_call.py`).
 
 A kernel may pack its trailing `pack_saved` results (possibly none) into a freshly allocated pullback struct (the
 forward half of `pullback`) or unpack its leading params from one (the backward half).
@@ -14,7 +15,7 @@ from llvmlite import ir
 from pyad.ir import BOOL, F64, Func, If, Loc, Op, Var, While, is_array
 from pyad.ops import OPS
 
-from . import abi
+from . import abi, lower_call
 from .lower_array import ARRAY_LOWERINGS
 from .lower_custom import CUSTOM
 
@@ -25,23 +26,26 @@ LOWERINGS = {**CUSTOM, **ARRAY_LOWERINGS}
 class KernelEmitter:
     def __init__(self, module: ir.Module, func: Func, name: str, *, fastmath: bool = False,
                  boundscheck: bool = True, pack_saved: int | None = None,
-                 unpack_saved: int | None = None) -> None:
+                 unpack_saved: int | None = None, callee: bool = False) -> None:
         self.module = module
         self.func = func
         self.boundscheck = boundscheck
+        self.fastmath = fastmath
         self.flags = ("fast",) if fastmath else ()  # strict IEEE: bit-equal to CPython, fused == split
+        self.callee = callee  # a natively called function: takes its call depth after ctx
         self.packs, self.unpacks = pack_saved is not None, unpack_saved is not None
         self.pack_saved = pack_saved or 0
         self.unpack_saved = unpack_saved or 0
         params = func.params[self.unpack_saved:]
         n_out = len(func.results) - self.pack_saved + self.packs
-        arg_types = [abi.PTR] * (1 + self.unpacks) \
+        arg_types = [abi.PTR] * (1 + self.unpacks) + [abi.I64] * callee \
             + [abi.arg_type(p.type) for p in params] + [abi.PTR] * n_out
         self.fn = ir.Function(module, ir.FunctionType(abi.I32, arg_types), name=name)
         self.fn.attributes.add("nounwind")
-        for a in self.fn.args[1 + self.unpacks + len(params):]:
+        for a in self.fn.args[1 + self.unpacks + callee + len(params):]:
             a.add_attribute("noalias")
         self.ctx = self.fn.args[0]
+        self.depth = self.fn.args[1] if callee else abi.I64(0)
         self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
         self.values: dict[str, ir.Value] = {}
         self.n_strings = 0
@@ -64,6 +68,9 @@ class KernelEmitter:
                          typ=abi.PTR)
             b.store(top, b.gep(self.ctx, [abi.I32(0), abi.I32(abi.CTX_TAPE_TOP)], inbounds=True,
                                source_etype=abi.CTX))
+            i = 2
+        if self.callee:
+            lower_call.check_depth(self)
             i = 2
         for p in f.params[self.unpack_saved:]:
             arg = self.fn.args[i]
@@ -140,6 +147,10 @@ class KernelEmitter:
         row = OPS[s.op]
         if s.op == "const":
             self.values[out.name] = const(out.type, s.attrs[0])
+            return
+        if row.lower[0] == "call":
+            for o, v in zip(s.outs, lower_call.call(self, s)):
+                self.values[o.name] = v
             return
         if not s.outs:  # effects: push, raise_if, store, accum
             LOWERINGS[s.op](self, s, None, *(self.values[a.name] for a in s.args))

@@ -177,6 +177,8 @@ def _reverse(body: tuple[Stmt, ...], adj: dict[str, Var], active: set[str], b: B
     for s in reversed(body):
         if isinstance(s, Op) and s.op in ("load", "store"):
             _reverse_memory(s, adj, active, b)
+        elif isinstance(s, Op) and s.op == "call":
+            _reverse_call(s, adj, active, b, subst)
         elif isinstance(s, Op):
             out = s.outs[0] if s.outs else None
             ct = adj.pop(out.name, None) if out is not None else None
@@ -211,6 +213,45 @@ def _rule_adjoint(b: Builder, ct: Var, s: Op) -> tuple:
                                                for g, x in zip(grads, xs))
 
 
+def _reverse_call(s: Op, adj: dict[str, Var], active: set[str], b: Builder,
+                  subst: dict) -> None:
+    """`ys = call f(xs)` with an active argument: the forward sweep runs f's forward half
+    (`callfwd`, which pushes f's saved values on the tape) and the reverse sweep its backward
+    half (`callbwd`, which pops them), always, even when no cotangent reaches ys, so that
+    every push has its pop."""
+    cts = [adj.pop(o.name, None) for o in s.outs]
+    if not any(a.name in active for a in s.args):
+        return
+    subst[id(s)] = Op(s.outs, "callfwd", s.args, s.attrs, s.loc)
+    b.loc = s.loc
+    ct_args = tuple(c if c is not None else b.const(0.0)
+                    for o, c in zip(s.outs, cts) if o.type == F64)
+    floats = [a for a in s.args if a.type == F64]
+    grads = tuple(Var(b.names.fresh("d" + a.name), F64) for a in floats)
+    b.stmts.append(Op(grads, "callbwd", ct_args, s.attrs, s.loc))
+    for a, g in zip(floats, grads):
+        if a.name in active:
+            _accumulate(b, adj, a, g)
+
+
+def callee_gradient(callee) -> tuple[Func, Func]:
+    """The forward and backward halves of a natively called function (`ir.Callee`), with
+    respect to all its f64 params: fwd(params) -> results, pushing the saved values on the
+    tape; bwd(cotangents of the f64 results) -> cotangents of the f64 params, popping them.
+    Made once per callee (its own calls refer back to it by the Callee)."""
+    if callee.gradient is None:
+        f = callee.func
+        g = differentiate(f, tuple(i for i, p in enumerate(f.params) if p.type == F64))
+        pushes = tuple(Op((), "push", (v,)) for v in g.saved)
+        pops = tuple(Op((v,), "pop") for v in reversed(g.saved))
+        fwd = Func(g.fwd.name, Block(g.fwd.params, g.fwd.block.body + pushes,
+                                     g.fwd.results[:g.n_results]), f.filename, f.arg_names)
+        bwd = Func(g.bwd.name, Block(g.cts, pops + g.bwd.block.body, g.bwd.results),
+                   f.filename)
+        callee.gradient = (fwd, bwd)
+    return callee.gradient
+
+
 def _reverse_memory(s: Op, adj: dict[str, Var], active, b: Builder) -> None:
     """`v = a[i]`: shadow(a)[i] += ct(v).  `a[i] = v`: ct(v) = shadow(a)[i], and
     shadow(a)[i] = 0 (the overwritten element's adjoint ends here)."""
@@ -234,7 +275,7 @@ def _reverse_memory(s: Op, adj: dict[str, Var], active, b: Builder) -> None:
 def _reverse_if(s: If, adj: dict[str, Var], active: set[str], b: Builder,
                 subst: dict[int, While]) -> None:
     cts = [adj.pop(o.name, None) for o in s.outs]
-    if all(c is None for c in cts) and not _touches_shadows(s, active):
+    if all(c is None for c in cts) and not _has_reverse_effects(s, active):
         return
     b.loc = s.loc
     branch_adj, branch_code = [], []
@@ -269,7 +310,7 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
     adjoints of the carried values and of the outer values the body reads."""
     cts = [adj.pop(o.name, None) for o in s.outs]
     act = [k for k, o in enumerate(s.outs) if o.name in active and o.type == F64]
-    if all(cts[k] is None for k in act) and not _touches_shadows(s, active):
+    if all(cts[k] is None for k in act) and not _has_reverse_effects(s, active):
         return
     names, body = b.names, s.body
     b.loc = s.loc
@@ -375,10 +416,13 @@ _CHEAP = frozenset({"add", "sub", "mul", "neg", "tofloat", "const", "dim", "norm
                     "col", "slice", "transpose", "load", "floordiv", "mod"})
 
 
-def _touches_shadows(s: Stmt, active) -> bool:
-    """Whether a statement loads from or stores into an active array (its reverse then
-    updates shadows even when no scalar adjoint flows out of it)."""
-    return any(isinstance(t, Op) and t.op in ("load", "store") and t.args[0].name in active
+def _has_reverse_effects(s: Stmt, active) -> bool:
+    """Whether a statement's reverse must run even when no scalar adjoint flows out of it:
+    it loads from or stores into an active array (its reverse updates shadows), or calls a
+    function with an active argument (its reverse pops what the forward call pushed)."""
+    return any(isinstance(t, Op) and (t.op in ("load", "store") and t.args[0].name in active
+                                      or t.op == "call" and any(a.name in active
+                                                                 for a in t.args))
                for blk in blocks_of(s) for t in walk(blk))
 
 
@@ -441,12 +485,12 @@ class _Prefixed:
 
 
 def _substitute(block: Block, subst: dict) -> Block:
-    """`block` with each differentiated loop replaced by its forward version."""
+    """`block` with each differentiated loop and call replaced by its forward version."""
     body: list[Stmt] = []
     for s in block.body:
         if id(s) in subst:
             rep = subst[id(s)]
-            body += [rep.prologue, rep.stmt]
+            body += [rep.prologue, rep.stmt] if isinstance(rep, _Prefixed) else [rep]
         elif isinstance(s, If):
             body.append(If(s.outs, s.cond, _substitute(s.then, subst),
                            _substitute(s.orelse, subst), s.loc))

@@ -7,7 +7,8 @@ values (numbers, arrays, tuples), so helpers cost nothing and are differentiated
 caller. Keyword arguments and numeric default values work as in Python. The callee is looked
 up when the caller is compiled, so a helper redefined later is picked up by the next compile.
 
-Recursive calls are refused with a located error (see docs/calls.md). `pyad.stop_gradient(x)`
+A recursive call (a function calling itself, directly or through functions being inlined)
+becomes a native call instead (recursion.py). `pyad.stop_gradient(x)`
 and `custom_vjp` rules lower to the `stopgrad` and `custom_vjp` ops of the op table; a rule's
 backward function is lowered once to a small IR function (`custom.RULES`) that the AD pass
 inlines where the rule's cotangent flows.
@@ -96,8 +97,8 @@ class CallLowering:
         """Lower `callee`'s body into this function's IR; its return value."""
         chain = self.call_chain()
         if callee.__code__ in chain:
-            raise self.src.error(node, f"recursive call to `{name}`: recursion is not "
-                                 "supported", hint="write the recursion as a loop")
+            from .recursion import recursive_call
+            return recursive_call(self, callee, name, values, node)
         if len(chain) >= MAX_INLINE_DEPTH:
             raise self.src.error(node, f"calls nested more than {MAX_INLINE_DEPTH} deep")
         from .frontend import Lowering

@@ -122,7 +122,7 @@ class Lowering(ControlFlow, ArrayLowering, ArrayOps, CallLowering):
     With `parent`, lowers a called function into the parent's IR (calls.py)."""
 
     def __init__(self, fn: types.FunctionType, arg_types: tuple[str, ...] = (),
-                 parent: "Lowering | None" = None) -> None:
+                 parent: "Lowering | None" = None, callees: dict | None = None) -> None:
         self.fn = fn
         self.src = _Source(fn, parent.src.filename if parent else None)
         fdef = self.src.tree.body[0]
@@ -133,6 +133,8 @@ class Lowering(ControlFlow, ArrayLowering, ArrayOps, CallLowering):
         self.parent = parent
         self.names = parent.names if parent else NameGen()
         self.b = parent.b if parent else Builder(self.names)
+        # recursive functions met in this compile (recursion.py), shared with callees
+        self.callees = parent.callees if parent else ({} if callees is None else callees)
         self.env: dict[str, Value | Undefined] = {}
         self.loop_depth = 0
         self._trial_shapes: dict = {}
@@ -142,9 +144,12 @@ class Lowering(ControlFlow, ArrayLowering, ArrayOps, CallLowering):
                             in zip(fn.__code__.co_freevars, fn.__closure__)}
 
     # ------------------------------------------------------------------ entry point
-    def run(self) -> Func:
+    def run(self, signature_checked: bool = False) -> Func:
+        """The Func; `signature_checked` when called with arguments bound by `calls.bind`
+        (defaults filled in) rather than from Python."""
         a = self.fdef.args
-        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
+        if not signature_checked and (a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs
+                                      or a.defaults):
             raise self.src.error(self.fdef, "unsupported signature: only plain positional "
                                  "parameters without defaults are supported")
         params = []

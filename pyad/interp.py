@@ -33,6 +33,17 @@ def run(func: Func, args: Sequence, tape: list | None = None) -> tuple:
     return _block(func.block, env, tape if tape is not None else [])
 
 
+def _call(s: Op, args: list, tape: list) -> tuple:
+    """A native call: the callee's primal, or its forward (pushing its saved values) or
+    backward (popping them) half; Python's own recursion limit bounds the depth here."""
+    callee = s.attrs[0]
+    if s.op == "call":
+        return run(callee.func, args, tape)
+    from .ad import callee_gradient
+    fwd, bwd = callee_gradient(callee)
+    return run(fwd if s.op == "callfwd" else bwd, args, tape)
+
+
 def _block(block: Block, env: dict, tape: list) -> tuple:
     for s in block.body:
         if isinstance(s, Op):
@@ -47,6 +58,8 @@ def _block(block: Block, env: dict, tape: list) -> tuple:
                 if env[s.args[0].name]:
                     raise getattr(builtins, s.attrs[0])(s.attrs[1])
                 continue
+            elif s.op in ("call", "callfwd", "callbwd"):
+                vals = _call(s, [env[a.name] for a in s.args], tape)
             elif s.op == "alloc":
                 t = s.outs[0].type
                 vals = (np.zeros(tuple(env[a.name] for a in s.args), _DTYPE[elem_type(t)]),)

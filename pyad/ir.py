@@ -82,6 +82,24 @@ class Op:
     loc: Loc | None = None
 
 
+@dataclass(eq=False)
+class Callee:
+    """A function that `call` ops run as a native function of its own (recursion, see
+    pyad/recursion.py): `func` takes the call's args (of `arg_types`) and returns `result_types`; `shape`
+    rebuilds the Python value (a result index or a nested tuple of them). Compared by
+    identity; printed as `@name`."""
+
+    name: str
+    arg_types: tuple[str, ...] = ()
+    result_types: tuple[str, ...] = ()
+    shape: object = 0
+    func: "Func | None" = None
+    gradient: object = field(default=None, repr=False)  # (fwd, bwd) Funcs, made by pyad.ad
+
+    def __str__(self) -> str:
+        return f"@{self.name}"
+
+
 @dataclass(frozen=True, slots=True)
 class Block:
     params: tuple[Var, ...]
@@ -249,10 +267,36 @@ def _fmt_block_body(b: Block, indent: str, lines: list[str]) -> None:
     lines.append(f"{indent}yield " + ", ".join(map(str, b.results)))
 
 
-def format_func(f: Func) -> str:
+def callees_of(f: Func) -> list[Callee]:
+    """The functions `f` calls natively, directly or through other callees, in first-call
+    order."""
+    found: dict[int, Callee] = {}
+    todo = [f]
+    while todo:
+        for s in walk(todo.pop().block):
+            if isinstance(s, Op):
+                for a in s.attrs:
+                    if isinstance(a, Callee) and id(a) not in found:
+                        found[id(a)] = a
+                        if a.func is not None:
+                            todo.append(a.func)
+    return list(found.values())
+
+
+def format_func(f: Func, callees: bool = True) -> str:
+    """The text form of `f`, followed by the functions it calls natively (if any)."""
+    text = _format_one(f)
+    if callees:
+        for c in callees_of(f):
+            if c.func is not None:
+                text += "\n" + _format_one(c.func, f"@{c.name}")
+    return text
+
+
+def _format_one(f: Func, name: str | None = None) -> str:
     params = ", ".join(f"{p}: {p.type}" for p in f.params)
     rtypes = ", ".join(r.type for r in f.results)
-    lines = [f"func {f.name}({params}) -> ({rtypes}) {{"]
+    lines = [f"func {name or f.name}({params}) -> ({rtypes}) {{"]
     for s in f.block.body:
         _fmt_stmt(s, "  ", lines)
     lines.append("  return " + ", ".join(map(str, f.results)))

@@ -44,6 +44,16 @@ def RULE(b, ct, y, *args):
     raise AssertionError("custom rules are differentiated by pyad.ad")
 
 
+def CALL(b, ct, y, *args):
+    """Marker: a `call` op is differentiated by `pyad.ad`, which turns it into a `callfwd`
+    (forward sweep) and a `callbwd` (reverse sweep) of the callee's own gradient."""
+    raise AssertionError("calls are differentiated by pyad.ad")
+
+
+def _call_sig(ts: tuple) -> None:
+    return None  # the callee (attrs[0]) gives the result types: checked by pyad.verify
+
+
 def _rule_sig(ts: tuple) -> str | None:
     return F64 if ts and ts[0] == F64 and not any(is_array(t) for t in ts) else None
 
@@ -268,6 +278,15 @@ _ROWS: list[OpDef] = [
     OpDef("custom_vjp", _rule_sig, lambda y, *rest: y, RULE, ("custom",),
           "y (args: y, residuals..., arguments...) whose adjoint is the backward function of "
           "custom rule attrs[0] (pyad.custom.RULES) for value leaf attrs[1]"),
+    # --- native calls (recursive functions: pyad/recursion.py); attrs[0] is the ir.Callee
+    OpDef("call", _call_sig, None, CALL, ("call",),
+          "the results of callee attrs[0] applied to the arguments"),
+    OpDef("callfwd", _call_sig, None, None, ("call",),
+          "call, forward sweep: the results; the callee's saved values go on the tape",
+          effect=True),
+    OpDef("callbwd", _call_sig, None, None, ("call",),
+          "call, reverse sweep: pops the callee's saved values; arguments are the cotangents "
+          "of its f64 results, results the cotangents of its f64 params", effect=True),
     OpDef("add", ARITH, lambda a, b: _wrap(a + b) if isinstance(a, int) else a + b,
           lambda b, ct, y, x1, x2: (ct, ct),
           ("inst", {F64: "fadd", I64: "add"}), "a + b", samples=((1.5, -2.25), (-3.0, 0.5))),

@@ -74,7 +74,8 @@ def fold_constants(func: Func) -> Func:
             elif s.op == "const":
                 consts[s.outs[0].name] = s.attrs[0]
             elif s.args and all(a.name in consts for a in s.args) and len(s.outs) == 1 \
-                    and not OPS[s.op].effect and not OPS[s.op].memory:
+                    and not OPS[s.op].effect and not OPS[s.op].memory \
+                    and OPS[s.op].py is not None:
                 try:
                     value = OPS[s.op].py(*(consts[a.name] for a in s.args))
                 except (ArithmeticError, ValueError, LookupError):

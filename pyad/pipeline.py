@@ -15,11 +15,16 @@ from .verify import verify
 def primal_ir(fn: types.FunctionType, sig: tuple[str, ...]) -> tuple[Func, Any]:
     """Source -> typed SSA IR, simplified. Returns the Func and the shape of its result."""
     func, shape = frontend.lower(fn, sig)   # Python AST -> IR (located errors)
+    return simplify(func), shape
+
+
+def simplify(func: Func) -> Func:
+    """The clean-ups every lowered function gets (recursive callees too)."""
     func = verify(func)
     func = opt.fold_constants(func)         # constants, e.g. float(2) -> 2.0
     func = opt.cse(func)                    # repeated pure ops computed once
     func = opt.dce(func)                    # unused values removed
-    return verify(func), shape
+    return verify(func)
 
 
 @dataclass(frozen=True)

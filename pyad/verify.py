@@ -7,6 +7,17 @@ from .errors import PyadInternalError
 from .ir import TYPES, is_array, ndim_of, Block, Func, If, Op, While
 from .ops import OPS
 
+CALL_OPS = ("call", "callfwd", "callbwd")
+
+
+def call_types(s: Op) -> tuple[list[str], list[str]]:
+    """The argument and result types a call op must have, from its callee."""
+    callee = s.attrs[0]
+    params = list(callee.arg_types)
+    if s.op == "callbwd":
+        return [t for t in callee.result_types if t == "f64"], [t for t in params if t == "f64"]
+    return params, list(callee.result_types)
+
 
 def verify(func: Func) -> Func:
     defined: set[str] = set()
@@ -48,6 +59,11 @@ def _block(block: Block, scope: dict[str, str], defined: set[str], fname: str) -
                 if len(s.outs) != 1 or not is_array(s.outs[0].type) \
                         or [a.type for a in s.args] != ["i64"] * ndim_of(s.outs[0].type):
                     _fail(fname, "alloc takes one i64 per dimension of its array result")
+            elif s.op in CALL_OPS:
+                want_args, want_outs = call_types(s)
+                if [a.type for a in s.args] != want_args or [o.type for o in s.outs] != want_outs:
+                    _fail(fname, f"{s.op} {s.attrs[0]} takes ({', '.join(want_args)}) and "
+                          f"gives ({', '.join(want_outs)})")
             elif s.op in ("const", "pop"):
                 if len(s.attrs) != (s.op == "const") or len(s.outs) != 1:
                     _fail(fname, f"{s.op} has one result (and const one value)")

@@ -176,26 +176,6 @@ def test_a_redefined_helper_is_picked_up_by_a_new_compile(tmp_path):
     assert old(3.0) == 7.0  # compiled code is a snapshot, like Numba's
 
 
-def fact(n):
-    return 1 if n <= 1 else n * fact(n - 1)
-
-
-def uses_recursion(x):
-    return fact(4) * x
-
-
-def ping(x):
-    return pong(x - 1.0) if x > 0 else x
-
-
-def pong(x):
-    return ping(x * 0.5)
-
-
-def uses_mutual_recursion(x):
-    return ping(x)
-
-
 def star_helper(*xs):
     return xs[0]
 
@@ -225,8 +205,6 @@ def uses_unsupported_helper(x):
 
 
 @pytest.mark.parametrize("fn, needle, message", [
-    (uses_recursion, "fact(n - 1)", "recursive call to `fact`"),
-    (uses_mutual_recursion, "ping(x * 0.5)", "recursive call to `ping`"),
     (uses_star_helper, "return star_helper(x)", "*args or **kwargs"),
     (uses_list_default, "return list_default(x)", "default value of parameter `c`"),
     (uses_too_many_arguments, "L.sq(x, x)", "too many positional arguments"),

@@ -21,8 +21,9 @@ INTERNAL = {"const", "select", "sign", "digamma", "fdiv", "ipow", "push", "pop",
 # Array memory rows (alloc, load, store, views, ...) are exercised by tests/test_arrays.py.
 INTERNAL |= {"alloc", "dim", "normidx", "load", "store", "accum", "row", "col", "slice",
              "transpose"}
-# Derivative control (stop_gradient, custom_vjp) is exercised by tests/test_calls.py.
-INTERNAL |= {"stopgrad", "custom_vjp"}
+# Derivative control (stop_gradient, custom_vjp) and native calls (recursion) are exercised by
+# tests/test_calls.py and tests/test_recursion.py.
+INTERNAL |= {"stopgrad", "custom_vjp", "call", "callfwd", "callbwd"}
 ROWS = [r for r in OPS.values() if r.name not in INTERNAL]
 
 
@@ -49,7 +50,8 @@ def opfuncs(tmp_path_factory):
 def test_table_is_complete():
     for row in OPS.values():
         assert row.doc and row.lower and row.sigs, row.name
-        assert row.adjoint is not None or row.name in ("digamma", "fdiv"), row.name
+        assert row.adjoint is not None or row.name in ("digamma", "fdiv", "callfwd", "callbwd"), \
+            row.name
         if row.name not in INTERNAL:
             assert row.samples, f"op {row.name} has no sample points"
             assert row.name in OPERATOR or row.spell, f"op {row.name} has no Python spelling"
