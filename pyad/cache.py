@@ -13,16 +13,20 @@ resolved through the JIT allow-list).
 The key is content addressed, so an edited function can never load a stale entry: the SHA-256
 of the unoptimized LLVM IR text of the unit's module (which contains the code of the function
 and of everything it calls, its constants and its wrapper) together with the pyad version, the
-runtime ABI version, the cache format, the Python version, the llvmlite and LLVM versions, the
-target (triple, CPU name and features, optimization level, relocation model, code model), the
-exported symbols and the options (fastmath, boundscheck). Python parsing, AD and IR emission
-still run on a hit (for the W2 benchmark about a quarter of the first-call time).
+runtime ABI version, the cache format, the Python version, the llvmlite and LLVM versions, a
+digest of ``codegen/jit.py`` (the optimization pipeline run after keying), the target (triple,
+CPU name and features, optimization level, relocation model, code model), the exported symbols
+and the options (fastmath, boundscheck). The IR text holds no addresses (external symbols are
+resolved when the object is linked) and no per-process names or counters. Python parsing, AD
+and IR emission still run on a hit (the W2 benchmark's first call takes about 0.15 s instead of
+0.3 s; docs/processes.md).
 
 Files are written atomically (temporary file + ``os.replace``) with a header carrying the key,
-the payload sizes and a SHA-256 checksum; a truncated, corrupt or unreadable entry is a miss
-and is rewritten. A cache directory that cannot be written disables storing for the rest of
-the process, with one ``PyadCacheWarning``. The cache never grows unless new code is compiled;
-there is no eviction (delete the directory or call :func:`clear_cache`).
+the payload sizes and a SHA-256 checksum; a truncated or corrupt entry, or one whose object
+fails to link, is counted as ``rejected``, compiled afresh and rewritten. A cache directory
+that cannot be written disables storing for the rest of the process, with one
+``PyadCacheWarning``. The cache never grows unless new code is compiled; there is no eviction
+(delete the directory or call :func:`clear_cache`).
 """
 from __future__ import annotations
 
@@ -87,9 +91,10 @@ def clear_cache() -> int:
 
 
 def stats() -> dict[str, int]:
-    """Process-wide counters: ``hits`` (entries loaded from disk), ``memory_hits`` (served by a
-    function's in-memory index), ``misses``, ``stores`` and ``rejected`` (entries found but
-    unreadable, corrupt or failing to link, then rebuilt)."""
+    """Process-wide counters: ``hits`` (entries loaded from disk and linked), ``memory_hits``
+    (served by a function's in-memory index), ``misses``, ``stores`` and ``rejected`` (entries
+    found but truncated, corrupt or failing to link, then rebuilt; they count as neither hits
+    nor misses)."""
     with _lock:
         return dict(_stats)
 
@@ -114,8 +119,20 @@ def _environment() -> str:
             pyad_version = "unknown"
         _fingerprint = repr((FORMAT_VERSION, pyad_version, _runtime.RT_VERSION,
                              sys.implementation.cache_tag, llvmlite.__version__,
-                             tuple(llvm.llvm_version_info)))
+                             tuple(llvm.llvm_version_info), _jit_source_digest()))
     return _fingerprint
+
+
+def _jit_source_digest() -> str:
+    """SHA-256 of codegen/jit.py: what happens to the IR after it is keyed (the optimization
+    pipeline, the target machine options) lives there and is not in the IR text; an edit to
+    it must not load objects optimized the old way (the pyad version does not change between
+    edits of a development install)."""
+    from .codegen import jit
+    try:
+        return hashlib.sha256(Path(jit.__file__).read_bytes()).hexdigest()
+    except OSError:  # no source (a frozen build): the pyad version has to do
+        return "no source"
 
 
 def _safe(name: str | None) -> str:
@@ -133,6 +150,7 @@ class ObjectCache:
     def __init__(self, **options) -> None:
         self.options = tuple(sorted(options.items()))
         self._index: dict[str, tuple[bytes, str]] = {}
+        self._source: dict[str, str] = {}  # key -> the counter its last load incremented
         self._lock = threading.Lock()
 
     def key(self, text: str, target: tuple) -> str:
@@ -150,6 +168,8 @@ class ObjectCache:
         """(object code, optimized LLVM IR) of `key`, or None."""
         with self._lock:
             hit = self._index.get(key)
+            if hit is not None:
+                self._source[key] = "memory_hits"
         if hit is not None:
             _count("memory_hits")
             return hit
@@ -166,6 +186,7 @@ class ObjectCache:
         _count("hits")
         with self._lock:
             self._index[key] = entry
+            self._source[key] = "hits"
         return entry
 
     def store(self, key: str, name: str | None, obj: bytes, llvm_ir: str) -> None:
@@ -202,10 +223,15 @@ class ObjectCache:
                     pass
 
     def reject(self, key: str, name: str | None) -> None:
-        """Forget an entry that could not be used (it is rebuilt and stored again)."""
+        """Forget an entry that could not be used (it is rebuilt and stored again); the load
+        that returned it no longer counts as a hit."""
         with self._lock:
             self._index.pop(key, None)
-        _count("rejected")
+            source = self._source.pop(key, None)
+        with _lock:
+            if source is not None:
+                _stats[source] -= 1
+            _stats["rejected"] += 1
 
 
 def _encode(key: str, obj: bytes, llvm_ir: str) -> bytes:
