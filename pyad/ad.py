@@ -356,6 +356,10 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
         one = Var(names.fresh("one"), I64)
         jstep = Var(names.fresh("jstep"), I64)
         mapping[v.name] = Var(names.fresh(v.name), I64)
+        if isinstance(step, int):
+            step_c = Var(names.fresh("step"), I64)
+            prologue.append(Op((step_c,), "const", (), (step,), s.loc))
+            step = step_c
         prologue += [Op((one,), "const", (), (1,), s.loc), Op((j,), "sub", (cnt, one), (), s.loc),
                      Op((jstep,), "mul", (j, step), (), s.loc),
                      Op((mapping[v.name],), "add", (init, jstep), (), s.loc)]
@@ -386,7 +390,8 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
     rc = Builder(names, s.loc)
     cparams = tuple(Var(names.fresh(p.name), p.type) for p in rparams)
     go = rc.gt(cparams[0], rc.const(0, I64))
-    inits = [trips] + [cts[k] if cts[k] is not None else b.const(0.0) for k in act] \
+    inits = [_range_trips(s, b) or trips] \
+        + [cts[k] if cts[k] is not None else b.const(0.0) for k in act] \
         + [b.const(0.0) for _ in outer]
     outs = tuple(Var(names.fresh(p.name), p.type) for p in rparams)
     b.stmts.append(While(outs, tuple(inits), Block(cparams, tuple(rc.stmts), (go,)), rbody,
@@ -399,16 +404,52 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
         _accumulate(b, adj, by_name[n], o)
 
 
-def _counters(s: While, inner: set[str]) -> dict[str, tuple[Var, Var]]:
-    """Carried i64 values that step by a loop-invariant amount each trip (range() counters):
-    body param name -> (initial value, step)."""
+def _range_trips(s: While, b: Builder) -> Var | None:
+    """The trip count of a loop that exits only when its counter reaches a bound fixed before
+    the loop (`for i in range(lo, hi, step)` with step > 0, or `while i < hi: ... i += step`),
+    computed in `b` from the bounds, max(0, ceil((hi - lo) / step)), or None. Counted trips
+    of an inner loop would be taped by the outer one; the bounds usually are not."""
+    if len(s.cond.body) != 1:
+        return None
+    lt = s.cond.body[0]
+    if not (isinstance(lt, Op) and lt.op == "lt" and s.cond.results == lt.outs):
+        return None
+    i, hi = lt.args
+    params = [p.name for p in s.cond.params]
+    if i.name not in params or hi.name in params:
+        return None
+    k = params.index(i.name)
+    inner = {p.name for p in s.body.params} | {o.name for st in walk(s.body) for o in st.outs}
+    counter = _counters(s, inner).get(s.body.params[k].name)
+    if counter is None:
+        return None
+    lo, step = counter
+    if isinstance(step, int):
+        step = b.const(step, I64)
+    # a loop that ran at all had step > 0 (else it would not have ended); guard the division
+    one = b.const(1, I64)
+    step1 = b.max(step, one)
+    n = b.floordiv(b.add(b.sub(hi, lo), b.sub(step1, one)), step1)
+    return b.select(b.gt(hi, lo), n, b.const(0, I64))
+
+
+def _counters(s: While, inner: set[str]) -> dict[str, tuple[Var, Var | int]]:
+    """Carried i64 values that step by a loop-invariant amount each trip (range() counters,
+    `i += 3` in a while loop): body param name -> (initial value, step), the step a value
+    defined before the loop or an int constant."""
     defs = {st.outs[0].name: st for st in s.body.body if isinstance(st, Op) and st.outs}
     found = {}
     for k, p in enumerate(s.body.params):
         st = defs.get(s.body.results[k].name)
-        if p.type == I64 and st is not None and st.op == "add" and st.args[0] == p \
-                and st.args[1].name not in inner:
-            found[p.name] = (s.inits[k], st.args[1])
+        if p.type != I64 or st is None or st.op != "add" or st.args[0] != p:
+            continue
+        step = st.args[1]
+        if step.name in inner:
+            const = defs.get(step.name)
+            if const is None or const.op != "const":
+                continue
+            step = const.attrs[0]
+        found[p.name] = (s.inits[k], step)
     return found
 
 

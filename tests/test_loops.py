@@ -881,3 +881,35 @@ def test_random_loop_program(body, x, y, tmp_path_factory):
     assert list(back(1.0)) == pytest.approx(list(grads), rel=1e-12, abs=1e-12)
     if _away_from_kinks(py, x, y) and all(math.isfinite(g) for g in grads):
         pyad.check_grad(f, x, y, rtol=1e-5, atol=1e-6)
+
+
+# =========================================================================== inner trip counts
+def inner_range_counts(x, n):
+    s = 0.0
+    for i in range(n):
+        for j in range(1, i, 2):
+            s += x * j
+        for j in range(i, 2):  # empty from i = 2 on
+            s += x
+    return s
+
+
+def inner_while_counts(x, n):
+    s = 0.0
+    for i in range(-2, n):
+        j = i
+        while j < n:
+            s += x * x * j
+            j += 3
+    return s
+
+
+@pytest.mark.parametrize("fn", [inner_range_counts, inner_while_counts])
+def test_inner_loop_trip_counts_come_from_the_bounds_not_the_tape(fn):
+    """An inner loop that exits only at its bound has its trip count recomputed in the
+    reverse sweep (max(0, ceil((hi - lo) / step))) instead of taped by the outer loop."""
+    f = pyad.jit_grad(fn)
+    for n in (0, 1, 2, 7):
+        assert f(1.5, n) == pytest.approx(fn(1.5, n), rel=1e-14)
+        pyad.check_grad(f, 1.5, n)
+    assert f.tape_bytes(1.5, 50) == f.tape_bytes(1.5, 5)  # nothing per outer trip
