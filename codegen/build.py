@@ -2,7 +2,9 @@
 
 One call = one LLVM module = one optimizer run = one JIT library: the primal of a
 signature, or all gradient kernels of a signature (fused value-and-grad, forward, backward).
-Dropping every callable made here frees the code.
+Dropping every callable made here frees the code. The wrappers are native (pywrap.py), for
+array signatures too; only when numpy's object layout could not be verified in this process
+(:data:`NATIVE_ARRAYS` false) are array kernels called through cffi (pycall.PyWrapper).
 """
 from __future__ import annotations
 
@@ -13,9 +15,12 @@ from llvmlite import ir
 
 from pyad.ir import Func, is_array
 
-from . import jit, pywrap
+from . import jit, pywrap, pywrap_arrays
 from .emit import emit_kernel
-from .pycall import RawKernel
+from .pycall import PyWrapper, RawKernel
+
+#: Whether array kernels get native wrappers (tests switch it off to compare with pycall).
+NATIVE_ARRAYS = pywrap_arrays.NUMPY_LAYOUT is not None
 
 
 @dataclass(frozen=True)
@@ -39,10 +44,12 @@ class KernelSpec:
 class WrapperSpec:
     name: str
     kernel: str
-    result: Any              # pywrap result spec over the kernel's outs
+    result: Any              # pywrap result spec over the kernel's outs (and shadows)
     doc: str = ""
     fallback: Callable | None = field(default=None, compare=False)
     pickle_as: tuple | None = field(default=None, compare=False)  # (obj, attr): see pywrap
+    # array arguments the wrapper makes zero shadows for (the kernel's trailing array params)
+    shadows: tuple[int, ...] = ()
 
 
 @dataclass
@@ -55,9 +62,9 @@ class Unit:
 def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpec], *,
                  fastmath: bool = False, boundscheck: bool = True,
                  pyname: str | None = None, object_cache=None) -> Unit:
-    """Compile `kernels` with native CPython `wrappers` (scalar signatures), or, when a
-    kernel takes or returns arrays, with one `pycall.RawKernel` callable per kernel (named
-    like the kernel; `wrappers` is then ignored).
+    """Compile `kernels` with native CPython `wrappers`, or, when a kernel takes or returns
+    arrays and :data:`NATIVE_ARRAYS` is false, with `pycall.PyWrapper` callables of the same
+    contract.
 
     The module text depends only on the arguments (its name is `name`, no counter), so
     `object_cache` (see `jit.compile_module`) can key it by content. A wrapper releases the
@@ -69,21 +76,31 @@ def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpe
         fns[k.name] = (emit_kernel(module, k.func, f"{k.func.name}.kernel", fastmath=fastmath,
                                    boundscheck=boundscheck, pack_saved=k.pack_saved,
                                    unpack_saved=k.unpack_saved), k)
-    if any(is_array(t) for k in kernels for t in sum(k.kinds(), [])):
-        lib = jit.compile_module(module, [fn.name for fn, _ in fns.values()],
-                                 fastmath=fastmath, name=name, object_cache=object_cache)
-        callables = {}
-        for kname, (fn, k) in fns.items():
-            raw = RawKernel(lib.address(fn.name), *k.kinds())
-            raw.owner = lib  # the code lives as long as the callable
-            callables[kname] = raw
-        return Unit(lib, callables, lib.llvm_ir)
+    if not NATIVE_ARRAYS and any(is_array(t) for k in kernels for t in sum(k.kinds(), [])):
+        return _compile_pycall(name, module, fns, wrappers, fastmath, pyname, object_cache)
     for w in wrappers:
         fn, k = fns[w.kernel]
         params, outs = k.kinds()
-        pywrap.emit_wrapper(module, fn, name=w.name, params=params, outs=outs, result=w.result,
-                            doc=w.doc, pyname=pyname or w.name, release_gil=pywrap.has_loop(fn))
+        pywrap.emit_wrapper(module, fn, name=w.name, params=params[:len(params) - len(w.shadows)],
+                            outs=outs, result=w.result, doc=w.doc, pyname=pyname or w.name,
+                            release_gil=pywrap.has_loop(fn), shadows=w.shadows)
     lib = jit.compile_module(module, [], fastmath=fastmath, name=name, object_cache=object_cache)
     callables = {w.name: pywrap.make_callable(lib, w.name, w.fallback, pickle_as=w.pickle_as)
                  for w in wrappers}
+    return Unit(lib, callables, lib.llvm_ir)
+
+
+def _compile_pycall(name: str, module: ir.Module, fns: dict, wrappers: list[WrapperSpec],
+                    fastmath: bool, pyname: str | None, object_cache) -> Unit:
+    lib = jit.compile_module(module, [fn.name for fn, _ in fns.values()],
+                             fastmath=fastmath, name=name, object_cache=object_cache)
+    callables = {}
+    for w in wrappers:
+        fn, k = fns[w.kernel]
+        params, outs = k.kinds()
+        raw = RawKernel(lib.address(fn.name), params, outs)
+        raw.owner = lib  # the code lives as long as the callable
+        callables[w.name] = PyWrapper(raw, params[:len(params) - len(w.shadows)], w.shadows,
+                                      w.result, name=pyname or w.name, fallback=w.fallback,
+                                      pickle_as=w.pickle_as)
     return Unit(lib, callables, lib.llvm_ir)

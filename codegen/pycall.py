@@ -1,12 +1,13 @@
-"""Calling a kernel from Python through cffi, for signatures with arrays.
+"""Calling a kernel from Python through cffi: the slow path for signatures with arrays.
 
-Scalar-only kernels get a native CPython wrapper (pywrap.py). A kernel that takes or returns
-arrays is called through `RawKernel`: it builds the array descriptors
+Kernels are normally called through native CPython wrappers (pywrap.py), arrays included.
+When numpy's object layout cannot be verified in this process (pywrap_arrays.NUMPY_LAYOUT is
+None), build.py calls array kernels through `PyWrapper` instead, which keeps the wrapper's
+contract in Python on top of `RawKernel`. `RawKernel` builds the array descriptors
 ({data, shape[ndim], strides[ndim]}, strides in elements) over the NumPy arguments without
 copying, calls the kernel with a fresh context, raises the context's error as a Python
 exception, copies array results out of the call's arena into new NumPy arrays, and releases
-the arena. The `pyad.api` layer above decides which arrays to pass (arguments, shadow arrays
-for gradients).
+the arena. Tests use both paths as each other's oracle.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import builtins
 import numpy as np
 
 from pyad import _runtime
+from pyad.api_arrays import is_native
 from pyad.ir import elem_type, is_array, ndim_of
 
 from . import abi
@@ -111,3 +113,53 @@ class RawKernel:
             return out
         finally:
             self.lib.pyad_ctx_release(ctx)
+
+
+def _accepts(kind: str, a: Any) -> bool:
+    """The argument test of a native wrapper (pywrap._emit_arg), in Python."""
+    if is_array(kind):
+        return is_native(kind, a)
+    if kind == "f64":
+        return type(a) is float
+    if kind == "bool":
+        return a is True or a is False
+    return type(a) is int and (-2**63 <= a < 2**63 if kind == "i64" else 0 < a < 2**64)
+
+
+class PyWrapper:
+    """What pywrap.emit_wrapper emits, in Python over a RawKernel: checks the arguments
+    (calling `fallback` on a mismatch), makes the shadow arrays, calls the kernel and builds
+    the result from `result` (ints index the outs, pywrap.Shadow the shadows, None, tuples)."""
+
+    def __init__(self, raw: RawKernel, params: Sequence[str], shadows: Sequence[int], result,
+                 *, name: str, fallback=None, pickle_as: tuple | None = None) -> None:
+        import weakref
+        self.raw, self.params, self.shadows, self.result = raw, tuple(params), tuple(shadows), result
+        self.__name__ = name
+        self.fallback = fallback
+        self._pickle_as = None if pickle_as is None else (weakref.ref(pickle_as[0]), pickle_as[1])
+
+    def __call__(self, *args: Any):
+        if len(args) != len(self.params) or not all(map(_accepts, self.params, args)):
+            if self.fallback is not None:
+                return self.fallback(*args)
+            raise TypeError(f"{self.__name__}() takes {len(self.params)} arguments of kinds "
+                            f"{', '.join(self.params)}")
+        shadows = [np.zeros(args[p].shape, np.float64) for p in self.shadows]
+        outs = self.raw(*args, *shadows)
+        return self._build(self.result, outs, shadows)
+
+    def _build(self, spec, outs: list, shadows: list):
+        if spec is None:
+            return None
+        if isinstance(spec, tuple):
+            return tuple(self._build(s, outs, shadows) for s in spec)
+        if isinstance(spec, int):
+            return outs[spec]
+        return shadows[spec.index]  # a pywrap.Shadow
+
+    def __reduce__(self):
+        obj = self._pickle_as[0]() if self._pickle_as is not None else None
+        if obj is None:
+            raise TypeError("pyad compiled code cannot be pickled")
+        return getattr, (obj, self._pickle_as[1])

@@ -9,10 +9,11 @@
     y, back = f.pullback(a, b)      # back(ct) -> gradient structure, callable many times
 
 Each tuple of argument types (a signature: float -> f64, int -> i64, bool -> bool) is
-compiled on first use and cached. The most recently compiled signature is called straight
-from a native CPython wrapper; any other argument types fall back to the Python dispatcher
-here, which compiles or looks up the right specialization (and raises TypeError for bad
-arguments, naming the parameter).
+compiled on first use and cached. The first compiled signature is called straight from a
+native CPython wrapper (NumPy arrays included: those of the signature's dtypes and ndims are
+read in place); any other arguments fall back to the Python dispatcher here, which converts
+them, compiles or looks up the right specialization (and raises TypeError for bad arguments,
+naming the parameter). The other signatures' wrappers are native too, behind the dispatcher.
 """
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ class _Specialization:
     def __init__(self, owner: "JitGrad", sig: tuple[str, ...]) -> None:
         self.owner, self.sig = owner, sig
         self.func, self.shape = pipeline.primal_ir(owner.fn, sig)
-        # arrays in or out: called through Python-level wrappers (api_arrays)
+        # arrays in or out (the pullback keeps copies of the arguments and shadow arrays)
         self.arrays = any(is_array(v.type) for v in self.func.params + self.func.results)
         self.lock = threading.Lock()
         self.primal_unit = None
@@ -82,11 +83,7 @@ class _Specialization:
                                  pickle_as=(self.owner, "__call__"))],
                     fastmath=self.owner.fastmath, boundscheck=self.owner.boundscheck,
                     pyname=self.owner.__name__, object_cache=self.owner._object_cache)
-            fn = self.primal_unit.callables["primal"]
-            if self.arrays:
-                shape = self.shape
-                return lambda *args: api_arrays.build(shape, fn(*args))
-            return fn
+            return self.primal_unit.callables["primal"]
 
     # ------------------------------------------------------------------ gradients
     def wrt(self, argnums) -> tuple[int, ...]:
@@ -113,9 +110,12 @@ class _Specialization:
             return by_param[argnums % n]
         return tuple(by_param[k % n] for k in argnums)
 
-    def grad_spec(self, argnums, wrt: tuple[int, ...], offset: int) -> Any:
-        """Result spec of the gradient structure over kernel outs starting at `offset`."""
-        pos = {p: offset + k for k, p in enumerate(wrt)}
+    def grad_spec(self, argnums, wrt: tuple[int, ...], offset: int, shadow=None) -> Any:
+        """Result spec of the gradient structure over kernel outs starting at `offset`; with
+        `shadow` (pywrap.Shadow), gradients of array arguments are the wrapper's shadows."""
+        arrays = [p for p in wrt if is_array(self.sig[p])]
+        pos = {p: shadow(arrays.index(p)) if shadow and p in arrays else offset + k
+               for k, p in enumerate(wrt)}
         if argnums is None:
             return tuple(pos.get(i) for i in range(len(self.sig)))
         if isinstance(argnums, int):
@@ -124,6 +124,9 @@ class _Specialization:
 
     def gradient(self, argnums):
         key = argnums if isinstance(argnums, (int, type(None))) else tuple(argnums)
+        g = self.grads.get(key)  # entries are never replaced: no lock needed to read one
+        if g is not None:
+            return g
         with self.lock:
             if key in self.grads:
                 return self.grads[key]
@@ -148,30 +151,41 @@ class _GradientUnit:
     def _compile(self, which: str):
         """Compile the 'vg' unit (grad, value_and_grad) or the 'pullback' unit (fwd, bwd)
         on first use: a user of grad never pays for the pullback kernels, and vice versa."""
+        unit = self._units.get(which)  # compiled already (entries are never replaced)
+        if unit is not None:
+            return unit
         from .codegen.build import KernelSpec, WrapperSpec, compile_unit
+        from .codegen.pywrap import Shadow
         with self.lock:
             if which in self._units:
                 return self._units[which]
-            spec, owner, g, argnums = self.spec, self.spec.owner, self.g, self.argnums
+            spec, owner, g, argnums, wrt = self.spec, self.spec.owner, self.g, self.argnums, self.wrt
             if which == "vg":
-                gs = spec.grad_spec(argnums, self.wrt, 1)
+                # gradients of array arguments accumulate into zero shadows the wrapper makes
+                gs = spec.grad_spec(argnums, wrt, 1, Shadow)
+                shadows = tuple(p for p in wrt if is_array(spec.sig[p]))
                 kernels = [KernelSpec("vg", self.fused)]
                 # the native f.grad / f.value_and_grad pickle as those attributes of f
                 mine = argnums is owner.argnums
                 wrappers = [
                     WrapperSpec("grad", "vg", gs, f"gradient of {owner.__name__}",
                                 _weak_call(owner, "_dispatch_grad", argnums, False),
-                                pickle_as=(owner, "grad") if mine else None),
+                                pickle_as=(owner, "grad") if mine else None, shadows=shadows),
                     WrapperSpec("value_and_grad", "vg", (0, gs),
                                 f"value and gradient of {owner.__name__}",
                                 _weak_call(owner, "_dispatch_grad", argnums, True),
-                                pickle_as=(owner, "value_and_grad") if mine else None),
+                                pickle_as=(owner, "value_and_grad") if mine else None,
+                                shadows=shadows),
                 ]
             else:
                 kernels = [KernelSpec("fwd", g.fwd, pack_saved=len(g.saved)),
                            KernelSpec("bwd", g.bwd, unpack_saved=len(g.saved))]
+                if spec.arrays:  # flat gradients; ArrayPullback takes arrays from its shadows
+                    back = tuple(None if is_array(spec.sig[p]) else k for k, p in enumerate(wrt))
+                else:
+                    back = spec.grad_spec(argnums, wrt, 0)
                 wrappers = [WrapperSpec("fwd", "fwd", tuple(range(len(spec.func.results) + 1))),
-                            WrapperSpec("bwd", "bwd", spec.grad_spec(argnums, self.wrt, 0))]
+                            WrapperSpec("bwd", "bwd", back)]
             unit = compile_unit(f"{spec.func.name}.{which}", kernels, wrappers,
                                 fastmath=owner.fastmath, boundscheck=owner.boundscheck,
                                 pyname=owner.__name__, object_cache=owner._object_cache)
@@ -184,21 +198,7 @@ class _GradientUnit:
             raise TypeError(f"{which} requires {self.spec.owner.__name__} to return a single "
                             "float; use pullback for functions with several or integer results")
         unit = self._compile("vg" if which in _GRADIENT_ENTRY else "pullback")
-        if self.spec.arrays and which in _GRADIENT_ENTRY:
-            return self._array_vg(unit.callables["vg"], which == "value_and_grad")
         return unit.callables[which]
-
-    def _array_vg(self, raw, with_value: bool) -> Callable:
-        """grad / value_and_grad of an array signature: the fused kernel accumulates the
-        gradients of array arguments into zero arrays passed after the arguments."""
-        sig, wrt, spec, argnums = self.spec.sig, self.wrt, self.spec, self.argnums
-
-        def call(*args):
-            shadows = api_arrays.shadows_for(sig, wrt, args)
-            outs = raw(*args, *shadows)
-            g = spec.arrange(argnums, api_arrays.gradients(sig, wrt, outs[1:], shadows))
-            return (outs[0], g) if with_value else g
-        return call
 
     def llvm_ir(self) -> str:
         units = [self._compile("pullback")] + ([self._compile("vg")] if self.scalar else [])
@@ -332,9 +332,9 @@ class JitGrad:
     def _dispatch_call(self, *args):
         spec = self.specialization(args)
         fn = _guard(spec.primal)
-        if spec is self._first and not spec.arrays:
+        if spec is self._first:
             type(self).__call__ = fn  # the first signature gets the native fast path
-        return fn(*self._convert(spec, args))
+        return _call_converted(fn, self._convert(spec, args))
 
     def __call__(self, *args):
         return self._dispatch_call(*args)
@@ -344,9 +344,9 @@ class JitGrad:
         unit = _guard(lambda: spec.gradient(argnums))
         which = "value_and_grad" if with_value else "grad"
         fn = _guard(lambda: unit.entry(which))
-        if argnums is self.argnums and spec is self._first and not spec.arrays:
+        if argnums is self.argnums and spec is self._first:
             self.__dict__[which] = fn  # native fast path for later calls
-        return fn(*self._convert(spec, args))
+        return _call_converted(fn, self._convert(spec, args))
 
     def grad(self, *args):
         """The gradient at `args` (structure set by `argnums`)."""
@@ -420,8 +420,25 @@ def _weak_call(owner: "JitGrad", method: str, *prefix) -> Callable:
         obj = ref()
         if obj is None:
             raise ReferenceError("the pyad.jit_grad function was deleted")
+        if getattr(_converted, "active", False):
+            raise PyadInternalError("internal compiler error: a compiled function refused the "
+                                    "arguments its dispatcher had converted for it")
         return getattr(obj, method)(*prefix, *args)
     return call
+
+
+# Set while a dispatcher calls native code with converted arguments: the wrapper must accept
+# them, and if it handed them back to its fallback instead, the two would recurse forever.
+# (Kernels never call Python, so nothing else can reach a fallback in between.)
+_converted = threading.local()
+
+
+def _call_converted(fn: Callable, args: tuple):
+    _converted.active = True
+    try:
+        return fn(*args)
+    finally:
+        _converted.active = False
 
 
 def _guard(thunk: Callable):

@@ -1,9 +1,10 @@
-"""The API for signatures with arrays: argument types and conversion, and the Python-level
-calls of the primal, value-and-gradient, forward and backward kernels (through
-`codegen.pycall.RawKernel`).
+"""The API for signatures with arrays: argument types, the arrays kernels read in place
+(:func:`is_native`) and the conversion of all others (:func:`convert`), shadow arrays and
+cotangents for the pullback.
 
-Gradients of array arguments are accumulated by the kernels into shadow arrays that this
-module allocates (zeros of the argument's shape) and returns. See docs/arrays.md.
+Gradients of array arguments are accumulated by the kernels into shadow arrays (zeros of the
+argument's shape): the native wrappers of grad/value_and_grad allocate them; the pullback
+allocates them here and keeps them. See docs/arrays.md.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .errors import PyadInternalError
 from .ir import BOOL, F64, I64, MAX_NDIM, array_type, elem_type, is_array
 
 _CONVERT = {  # dtype kind and size -> pyad element type
@@ -21,6 +23,18 @@ _CONVERT = {  # dtype kind and size -> pyad element type
 }
 _NP = {F64: np.float64, I64: np.int64, BOOL: np.bool_}
 _PY = {F64: float, I64: int, BOOL: bool}
+ITEMSIZE = {F64: 8, I64: 8, BOOL: 1}
+
+#: dtype numbers (``dtype.num``) of the arrays a kernel reads in place, per element type:
+#: float64; every 8-byte signed integer type (long and long long are distinct dtypes with
+#: equal meaning); bool. The byte order must be native too. The native wrappers
+#: (codegen/pywrap_arrays.py) test exactly this on the PyArray_Descr.
+NATIVE_NUMS = {
+    F64: frozenset({np.dtype(np.float64).num}),
+    I64: frozenset(np.dtype(c).num for c in np.typecodes["AllInteger"]
+                   if np.dtype(c) == np.dtype(np.int64)),
+    BOOL: frozenset({np.dtype(np.bool_).num}),
+}
 
 
 def array_arg_type(fname: str, name: str, a: np.ndarray) -> str:
@@ -35,25 +49,50 @@ def array_arg_type(fname: str, name: str, a: np.ndarray) -> str:
     return array_type(elem, a.ndim)
 
 
+def is_native(t: str, a: Any) -> bool:
+    """Whether a kernel reads `a` in place as an argument of array type `t`: an exact
+    ``numpy.ndarray`` (no subclass) with t's number of dimensions, a dtype of
+    :data:`NATIVE_NUMS` in native byte order, and strides that are multiples of the item
+    size (any sign, zero included). The native wrappers take exactly these arrays and hand
+    every other argument to the Python dispatcher, which converts it (:func:`convert`)."""
+    if type(a) is not np.ndarray:
+        return False
+    ndim, nums, size = _NATIVE[t]
+    dt = a.dtype
+    if a.ndim != ndim or dt.num not in nums or not dt.isnative:
+        return False
+    if size > 1:
+        for s in a.strides:
+            if s % size:
+                return False
+    return True
+
+
+# array type -> (ndim, NATIVE_NUMS of its element type, item size), for is_native
+_NATIVE = {array_type(e, n): (n, NATIVE_NUMS[e], ITEMSIZE[e])
+           for e in NATIVE_NUMS for n in range(1, MAX_NDIM + 1)}
+
+
 def convert(t: str, a: Any) -> Any:
-    """The value passed to a kernel for an argument of type `t`."""
+    """The value passed to a kernel for an argument of type `t`; for an array one for which
+    :func:`is_native` holds (`a` itself, or a converted C-contiguous copy)."""
     if not is_array(t):
         return _PY[t](a)
+    if is_native(t, a):
+        return a
     want = _NP[elem_type(t)]
-    if a.dtype != want or a.itemsize and any(s % a.itemsize for s in a.strides):
-        a = np.ascontiguousarray(a, dtype=want)
-    return a
-
-
-def build(shape, flat):
-    if isinstance(shape, tuple):
-        return tuple(build(s, flat) for s in shape)
-    return flat[shape]
+    b = np.ascontiguousarray(a, dtype=want)  # an exact ndarray; a copy if anything differs
+    if not is_native(t, b):  # e.g. a 1-element view with an odd stride counts as contiguous
+        b = np.array(b, dtype=want, order="C", copy=True)
+    if not is_native(t, b):
+        raise PyadInternalError(f"internal error: cannot convert a {type(a).__name__} of "
+                                f"dtype {a.dtype} and strides {a.strides} for {t}")
+    return b
 
 
 def shadows_for(sig: tuple[str, ...], wrt: tuple[int, ...], args: tuple) -> list[np.ndarray]:
     """Zero gradient accumulators for the differentiated array arguments, in `wrt` order."""
-    return [np.zeros(args[i].shape) for i in wrt if is_array(sig[i])]
+    return [np.zeros(args[i].shape, np.float64) for i in wrt if is_array(sig[i])]
 
 
 def gradients(sig, wrt, outs: list, shadows: list) -> dict[int, Any]:
@@ -70,5 +109,5 @@ def check_cotangent(t: str, like: np.ndarray | float, ct: Any, k: int) -> Any:
     if ct.shape != np.shape(like):
         raise ValueError(f"cotangent {k} has shape {ct.shape}; the result has shape "
                          f"{np.shape(like)}")
-    return ct
+    return convert(t, ct)
 
