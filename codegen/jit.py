@@ -119,13 +119,13 @@ def _dlsym(dll: ctypes.CDLL | None, name: str) -> int | None:
 
 
 def _runtime() -> ctypes.CDLL:
-    """The pyad C runtime, loaded once (version-checked through pyad._runtime.lib())."""
+    """The pyad C runtime, loaded once (version-checked through pyad._runtime.dll())."""
     global _runtime_dll
     if _runtime_dll is None:
         from pyad import _runtime
 
         path = str(_runtime.library_path())
-        _runtime.lib()  # raises a helpful RuntimeError on a missing or stale runtime
+        _runtime.dll()  # raises a helpful RuntimeError on a missing or stale runtime
         with COMPILE_LOCK:
             llvm.load_library_permanently(path)
         _runtime_dll = ctypes.CDLL(path)

@@ -84,6 +84,7 @@ size_t pyad_pullback_tape_bytes(const void *pb);
 _lock = threading.Lock()
 _ffi: Any = None
 _lib: Any = None
+_dll: Any = None
 
 
 def _override() -> Path | None:
@@ -140,6 +141,39 @@ def header_path() -> Path:
     return _require(runtime_dir() / HEADER_NAME, "header")
 
 
+def dll() -> Any:
+    """The runtime opened with ctypes, version-checked, cached per process: what compiled code
+    and pullbacks need (symbol addresses; pullback free, tape bytes, shadow zeroing), without
+    the ~80 ms of parsing the cffi declarations that :func:`lib` costs on first use.
+
+    Raises RuntimeError if the library is missing, cannot be loaded, or has the wrong ABI version.
+    """
+    global _dll
+    with _lock:
+        if _dll is None:
+            import ctypes
+
+            path = library_path()
+            try:
+                handle = ctypes.CDLL(str(path))
+            except OSError as e:
+                raise RuntimeError(f"cannot load the pyad C runtime {path}: {e}. {_REBUILD_HINT}") from e
+            handle.pyad_rt_version.restype = ctypes.c_int32
+            version = handle.pyad_rt_version()
+            if version != RT_VERSION:
+                raise RuntimeError(
+                    f"pyad C runtime {path} has ABI version {version}, expected {RT_VERSION} "
+                    f"(stale build?). {_REBUILD_HINT}"
+                )
+            for name, restype in (("pyad_pullback_free", None),
+                                  ("pyad_pullback_zero_shadows", None),
+                                  ("pyad_pullback_tape_bytes", ctypes.c_size_t)):
+                fn = getattr(handle, name)
+                fn.argtypes, fn.restype = [ctypes.c_void_p], restype
+            _dll = handle
+        return _dll
+
+
 def ffi() -> Any:
     """The process-wide cffi FFI declaring the runtime API (created on first use)."""
     global _ffi
@@ -154,7 +188,8 @@ def ffi() -> Any:
 
 
 def lib() -> Any:
-    """The runtime opened with cffi (``ffi().dlopen(library_path())``), cached per process.
+    """The runtime opened with cffi (the slow-path array calls of codegen/pycall.py and the
+    runtime's tests; compiled code itself only needs :func:`dll`) (``ffi().dlopen(library_path())``), cached per process.
 
     The first call decides which library is used; later changes of $PYAD_RUNTIME have no effect.
     Raises RuntimeError if the library is missing, cannot be loaded, or has the wrong ABI version.

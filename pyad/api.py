@@ -216,8 +216,7 @@ class Pullback:
     def tape_bytes(self) -> int:
         """Bytes the forward sweep pushed on the AD tape (0 for straight-line code)."""
         from . import _runtime
-        return int(_runtime.lib().pyad_pullback_tape_bytes(
-            _runtime.ffi().cast("void *", self._addr)))
+        return int(_runtime.dll().pyad_pullback_tape_bytes(self._addr))
 
     def __init__(self, bwd: Callable, addr: int, shape, types: tuple[str, ...]) -> None:
         self._bwd, self._addr, self._shape, self._types = bwd, addr, shape, types
@@ -258,7 +257,7 @@ class ArrayPullback(Pullback):
                in enumerate(zip(flat, self._types, self._results)) if t.startswith(F64)]
         for sh in self._shadows:
             sh.fill(0.0)
-        _runtime.lib().pyad_pullback_zero_shadows(_runtime.ffi().cast("void *", self._addr))
+        _runtime.dll().pyad_pullback_zero_shadows(self._addr)
         outs = self._bwd(self._addr, *cts)
         grads = api_arrays.gradients(self._spec.sig, self._unit.wrt, outs,
                                      [sh.copy() for sh in self._shadows])
@@ -268,9 +267,7 @@ class ArrayPullback(Pullback):
 @functools.lru_cache(maxsize=None)
 def _pullback_free() -> Callable[[int], None]:
     from . import _runtime
-    lib, ffi = _runtime.lib(), _runtime.ffi()
-    free = lib.pyad_pullback_free
-    return lambda addr: free(ffi.cast("void *", addr))
+    return _runtime.dll().pyad_pullback_free
 
 
 def _flatten_ct(shape, ct, out: list) -> None:
