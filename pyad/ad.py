@@ -494,7 +494,7 @@ def _rematerializable(body: Block, needed: list[Var], inner: set[str], rereadabl
             return True
         if (name, d) not in memo:
             st = defs.get(name)
-            if st is None or st.op not in _CHEAP or d == 0:
+            if st is None or st.op not in _CHEAP or d == 0 and st.outs[0].type != I64:
                 memo[name, d] = False
             elif st.op == "load" and st.outs[0].name not in rereadable:
                 memo[name, d] = False

@@ -2542,3 +2542,24 @@ def test_workload_in_loop_style_at_tiny_size(wid):
         assert abs(dd - fd) <= FD_RTOL * max(1.0, abs(fd), mag), \
             f"{wid}: directional derivative pyad {dd!r}, finite differences {fd!r}"
     assert_unchanged(snap, f"{wid} argument")
+
+
+def rosen_loop(x):
+    s = 0.0
+    for i in range(len(x) - 1):
+        t = x[i + 1] - x[i] * x[i]
+        u = 1.0 - x[i]
+        s += 100.0 * t * t + u * u
+    return s
+
+
+def test_values_recomputed_from_reread_loads_are_not_taped():
+    """100*t needs three float ops over loads whose index arithmetic is integer: all of it is
+    recomputed in the reverse sweep (integer ops never use up the recomputation depth)."""
+    f = pyad.jit_grad(rosen_loop)
+    x = np.linspace(-1.2, 1.1, 50)
+    pyad.check_grad(f, x)
+    v, g = f.value_and_grad(x)
+    _, ig = pyad.check.interp_value_and_grad(f, x)
+    np.testing.assert_allclose(g[0], ig[0], rtol=1e-12)
+    assert f.tape_bytes(x) == 0
