@@ -286,6 +286,16 @@ def _entry(fn: Callable, item: _Item, sig_text: str, path: Path, want_gradient: 
 
     sig = sigparse.parse(sig_text)
     where = _location(fn, path)
+    plain = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind not in plain or p.default is not inspect.Parameter.empty:
+            what = {inspect.Parameter.VAR_POSITIONAL: f"parameter *{p.name}",
+                    inspect.Parameter.VAR_KEYWORD: f"parameter **{p.name}",
+                    inspect.Parameter.KEYWORD_ONLY: f"keyword-only parameter {p.name!r}"
+                    }.get(p.kind, f"default value for {p.name!r}")
+            raise CliError(f"{item.func}{inspect.signature(fn)} has a {what}: pyad compiles "
+                           "functions whose parameters are plain positional ones without "
+                           "defaults", where)
     params = list(inspect.signature(fn).parameters)
     if len(sig.args) != len(params):
         n = len(sig.args)
@@ -330,17 +340,23 @@ def _name_entries(lib: str, entries: list, items: list[_Item]) -> None:
         if not capi.is_c_identifier(e.base):
             raise CliError(f"function name {e.base!r} is not an ASCII C identifier; export it "
                            f"under another name with {e.pyname}=ALIAS", e.location)
-    owner: dict[str, str] = {s: "the library's own API" for s in capi.helper_symbols(lib)}
+    from .codegen.cheader import STATUS
+    reserved = {s: "the library's own API" for s in capi.helper_symbols(lib)}
+    reserved.update({f"{lib.upper()}_{suffix}": "a status code of the header"
+                     for suffix, _ in STATUS})
+    reserved[f"{lib.upper()}_H_INCLUDED"] = "the header's include guard"
+    owner: dict[str, str] = {}
     for f in capi.functions(lib, entries):
         what = f"{'' if f.kind == 'primal' else f.kind + ' of '}{f.entry.pyname} " \
                f"({f.entry.sig})"
+        if f.symbol in reserved:
+            raise CliError(f"{what} would be exported as {f.symbol}, which is reserved for "
+                           f"{reserved[f.symbol]}; export it under another name with "
+                           f"{f.entry.pyname}=ALIAS", f.entry.location)
         if f.symbol in owner:
             raise CliError(f"two exports would be named {f.symbol}: {owner[f.symbol]} and "
-                           f"{what}; list the functions with distinct aliases (FUNC=ALIAS)"
-                           if "API" not in owner[f.symbol] else
-                           f"{what} would be exported as {f.symbol}, which is reserved for "
-                           f"{owner[f.symbol]}; export it under another name with "
-                           f"{f.entry.pyname}=ALIAS", f.entry.location)
+                           f"{what}; list the functions with distinct aliases (FUNC=ALIAS)",
+                           f.entry.location)
         owner[f.symbol] = what
 
 

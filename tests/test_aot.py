@@ -126,6 +126,19 @@ def test_example_static_archive_has_only_prefixed_globals(springs):
     assert globals_ and all(n.startswith("springs_") for _, n in globals_), globals_
 
 
+def test_example_commands_in_comments_match_the_args_file():
+    """The commands written in main.c and springs.py are the ones CMake and the tests run."""
+    import shlex
+    for name, prefix in [("main.c", " * "), ("springs.py", "")]:
+        lines = (EXAMPLE / name).read_text().splitlines()
+        start = next(i for i, ln in enumerate(lines) if "pyad compile springs" in ln)
+        text = " ".join(ln.removeprefix(prefix).strip().rstrip("\\") for ln in
+                        lines[start:start + 2])
+        words = shlex.split(text)
+        assert words[:2] == ["pyad", "compile"] and words[-2:] == ["-o", "build"], text
+        assert words[2:-2] == example_args(), name
+
+
 # ------------------------------------------------------------------------- workloads vs JIT
 
 WORK = '''
@@ -207,6 +220,36 @@ def decorated(x):
 
 def norm(x):
     return np.sqrt(np.sum(x * x))
+
+
+def _sq(v):
+    return v * v
+
+
+def _sum_sq(x):
+    s = 0.0
+    for i in range(len(x)):
+        s += _sq(x[i])
+    return s
+
+
+def calls(x, k):
+    """Calls plain helpers, another exported function and a jit_grad function."""
+    return k * _sum_sq(x) + branchy(x[0], k) + decorated(k)
+
+
+def _scaled(x, c):
+    return np.tanh(x) * c, c * c
+
+
+def scaled(x, c):
+    y, c2 = _scaled(x, c)
+    return y + c2
+
+
+def first(n):
+    a = np.zeros(n)
+    return a[0] + 1.0
 '''
 
 WORK_SIGS = [
@@ -224,6 +267,9 @@ WORK_SIGS = [
     ("decorated", "f64(f64)"),
     ("norm", "f64(f64[:])"),
     ("norm", "f64(f64[:, :])"),
+    ("calls", "f64(f64[:], f64)"),
+    ("scaled", "f64[:](f64[:], f64)"),
+    ("first", "f64(i64)"),
 ]
 
 WORK_EXPORTS = {
@@ -233,7 +279,8 @@ WORK_EXPORTS = {
     "work_flip", "work_flip_vjp", "work_count", "work_sign_test", "work_ratio",
     "work_ratio_grad", "work_exp", "work_exp_grad", "work_main", "work_main_grad",
     "work_decorated", "work_decorated_grad", "work_norm__f64a1", "work_norm__f64a1_grad",
-    "work_norm__f64a2", "work_norm__f64a2_grad",
+    "work_norm__f64a2", "work_norm__f64a2_grad", "work_calls", "work_calls_grad",
+    "work_scaled", "work_scaled_vjp", "work_first",
 }
 
 
@@ -285,6 +332,20 @@ def test_exported_symbols_are_exactly_the_documented_api(work):
     starts = [i for i, ln in enumerate(lines) if re.match(r"(int |const char \*|void )work_", ln)]
     assert len(starts) == len(WORK_EXPORTS)
     assert all(lines[i - 1].endswith("*/") for i in starts)
+
+
+def test_two_static_libraries_link_into_one_program(work, springs, tmp_path):
+    """Each archive holds its own private copy of the runtime: no duplicate symbols."""
+    main = tmp_path / "two.c"
+    main.write_text('#include "work.h"\n#include "springs.h"\n'
+                    "int main(void) { double x[2] = {0.0, 1.0}, a, b, g[2];\n"
+                    "    return work_exp_grad(0.0, &a, &b) != WORK_OK || a != 2.0 || b != 1.0\n"
+                    "        || springs_stretch_grad(x, 2, 0, &a, g) != SPRINGS_OK || a != 0.0\n"
+                    "        || g[0] != -1.0 || g[1] != 1.0; }\n")
+    cc("-std=c11", "-Wall", "-Wextra", "-Werror", "-I", str(work.out), "-I", str(springs),
+       str(main), str(work.out / "libwork.a"), str(springs / "libsprings.a"), "-lm", "-o",
+       str(tmp_path / "two"))
+    assert subprocess.run([str(tmp_path / "two")]).returncode == 0
 
 
 def test_header_compiles_as_c_and_cpp(work, tmp_path):
@@ -425,6 +486,31 @@ def test_one_function_with_two_signatures(work):
     np.testing.assert_allclose(g, A / 5.0, rtol=1e-15)
 
 
+def test_functions_calling_helpers_agree_with_jit(work):
+    """Plain helpers (inlined), an exported function and a jit_grad function as callees."""
+    lib, ffi = work.lib, work.ffi
+    x = RNG.normal(size=5)
+    jit = pyad.jit_grad(work.py.calls)
+    out, v, gk = (ffi.new("double *") for _ in range(3))
+    assert lib.work_calls(work.d(x), 5, 0.9, out) == 0 and out[0] == jit(x, 0.9)
+    gx = np.zeros(5)
+    assert lib.work_calls_grad(work.d(x), 5, 0.9, v, work.d(gx), gk) == 0
+    jv, (jgx, jgk) = jit.value_and_grad(x, 0.9)
+    assert v[0] == jv and gk[0] == jgk
+    np.testing.assert_array_equal(gx, jgx)
+    # a helper returning a tuple, under a vjp
+    ct = RNG.normal(size=5)
+    data, shape = ffi.new("double **"), ffi.new("int64_t[1]")
+    assert lib.work_scaled_vjp(work.d(x), 5, 0.9, work.d(ct), 5, data, shape, work.d(gx),
+                               gk) == 0
+    y, back = pyad.jit_grad(work.py.scaled).pullback(x, 0.9)
+    np.testing.assert_array_equal(np.frombuffer(ffi.buffer(data[0], 40)), y)
+    lib.work_free(data[0])
+    jgx, jgc = back(ct)
+    np.testing.assert_array_equal(gx, jgx)
+    assert gk[0] == jgc
+
+
 def test_run_time_errors_return_status_and_message(work):
     lib, ffi = work.lib, work.ffi
     out = ffi.new("double *")
@@ -445,6 +531,12 @@ def test_run_time_errors_return_status_and_message(work):
                             "shape (4,)")
     assert lib.work_grid_grad(work.d(x), 2, 2, out, ffi.NULL) == 2
     assert work.error() == "ValueError: grad_A is NULL but has 4 elements"
+    assert lib.work_first(1 << 61, out) == 4  # WORK_ERR_MEMORY
+    line = WORK.splitlines().index("    a = np.zeros(n)") + 1
+    assert work.error() == f"MemoryError: array is too large (line {line} of work.py)"
+    assert lib.work_first(-1, out) == 2
+    assert work.error().startswith("ValueError: negative dimensions are not allowed")
+    assert lib.work_first(0, out) == 3
     # codes in the header are the runtime's pyad_error_kind values
     assert (lib.WORK_OK, lib.WORK_ERR_ZERO_DIVISION, lib.WORK_ERR_VALUE, lib.WORK_ERR_INDEX,
             lib.WORK_ERR_MEMORY) == (0, 1, 2, 3, 4)
@@ -570,6 +662,7 @@ def test_default_cpu_is_a_portable_baseline(small, cli, tmp_path):
     code, _, err = cli("small.py:f", "--sig", "f64(f64[:], i64)", "-o", str(tmp_path), "-v",
                        cwd=small)
     assert code == 0, err
+    assert "warning" not in err.lower(), err  # helpers it does not need are not warned about
     import platform
     if platform.machine() in ("x86_64", "AMD64"):
         assert "for cpu x86-64-v2" in err
@@ -577,6 +670,82 @@ def test_default_cpu_is_a_portable_baseline(small, cli, tmp_path):
                          text=True)
     if dis.returncode == 0:
         assert "%ymm" not in dis.stdout and "%zmm" not in dis.stdout
+
+
+# ------------------------------------------------------------------------- documentation
+
+def _section(path: Path, heading: str) -> str:
+    """The text of the section `heading` of a Markdown file, up to the next heading of the
+    same or a higher level (lines inside code fences are not headings)."""
+    level = len(heading.split()[0])
+    lines, out, fenced = path.read_text().splitlines(keepends=True), None, False
+    for line in lines:
+        if out is not None and not fenced and re.match(r"#{1,%d} " % level, line):
+            break
+        if out is None and line.rstrip("\n") == heading:
+            out = []
+        if out is not None:
+            out.append(line)
+            fenced ^= line.startswith("```")
+    assert out, heading
+    return "".join(out)
+
+
+def run_doc_example(section: str, cwd: Path) -> None:
+    """Run the fenced blocks of a documentation example in order: a Python or C block whose
+    first line names a file (`# model.py`, `/* main.c */`) is written to that file; a bash
+    block is run line by line (`pyad` being this Python's `-m pyad`); a plain block is the
+    output each program run since the previous one must print; any other C block is a
+    declaration the generated headers must contain."""
+    pyad_fn = f'pyad() {{ {shlex_quote(sys.executable)} -m pyad "$@"; }}; set -e; '
+    outputs: list[str] = []
+    declarations: list[str] = []
+    blocks = re.findall(r"^```(\w*)\n(.*?)^```$", section, re.S | re.M)
+    assert blocks
+    for lang, body in blocks:
+        first = body.splitlines()[0]
+        name = re.fullmatch(r"(?:# |/\* )(\w+\.(?:py|c))(?: \*/)?", first)
+        if lang in ("python", "c") and name:
+            (cwd / name.group(1)).write_text(body)
+        elif lang == "c":
+            declarations.append(" ".join(body.split()))
+        elif lang == "bash":
+            for line in body.splitlines():
+                command = line.split("  # ")[0].strip()
+                if not command:
+                    continue
+                proc = subprocess.run(["bash", "-c", pyad_fn + command], cwd=cwd, text=True,
+                                      capture_output=True, timeout=120)
+                assert proc.returncode == 0, (command, proc.stdout + proc.stderr)
+                if "./" in command:
+                    outputs.append(proc.stdout)
+        else:
+            assert outputs and all(out == body for out in outputs), (outputs, body)
+            outputs = []
+    headers = " ".join(" ".join(h.read_text().split()) for h in cwd.rglob("*.h"))
+    for d in declarations:
+        assert d in headers, d
+
+
+def shlex_quote(s: str) -> str:
+    import shlex
+    return shlex.quote(s)
+
+
+def test_readme_example_runs_as_written(tmp_path):
+    section = _section(REPO / "README.md", "## Ahead of time (C library)")
+    run_doc_example(section.split("\n- ")[0], tmp_path)
+    assert (tmp_path / "main").exists()
+    # the prototypes quoted in the prose are the header's
+    header = " ".join((tmp_path / "build" / "model.h").read_text().split())
+    for proto in re.findall(r"`(int model_\w+\(.*?\))`", section, re.S):
+        assert " ".join(proto.split()) + ";" in header, proto
+
+
+def test_docs_vjp_example_runs_as_written(tmp_path):
+    run_doc_example(_section(REPO / "docs" / "aot.md", "## An array result and its vjp"),
+                    tmp_path)
+    assert (tmp_path / "vjp").exists()
 
 
 def test_entry_points(tmp_path):
@@ -608,6 +777,21 @@ BAD = {
 
         def g_grad(a):
             return a
+
+        def _helper(xs):
+            return sum([x * x for x in xs])
+
+        def calls_bad_helper(xs):
+            return _helper(xs) * 2.0
+
+        def star(x, *rest):
+            return x
+
+        def default(x, y=2.0):
+            return x * y
+
+        def kwonly(x, *, y):
+            return x * y
     ''',
     "syntax.py": '''
         def f(x):
@@ -689,7 +873,8 @@ def test_unsupported_construct_keeps_the_located_message(bad, fails, tmp_path):
 
 def test_unknown_function(bad, fails, tmp_path):
     msg = fails("ok.py:nope", "--sig", "f64(f64)", "-o", str(tmp_path))
-    assert msg == "ok.py: error: no function 'nope' in ok.py (it defines: f, free, g, g_grad)"
+    assert msg == ("ok.py: error: no function 'nope' in ok.py (it defines: calls_bad_helper, "
+                   "default, f, free, g, g_grad, kwonly, star)")
 
 
 def test_not_a_function(bad, fails, tmp_path):
@@ -716,6 +901,24 @@ def test_malformed_or_unsupported_signature(bad, fails, tmp_path, sig, expected)
 def test_arity_mismatch(bad, fails, tmp_path):
     msg = fails("ok.py:f", "--sig", "f64(f64[:])", "-o", str(tmp_path))
     assert msg == ("ok.py:4: error: --sig 'f64(f64[:])' gives 1 argument but f(x, n) takes 2")
+
+
+@pytest.mark.parametrize("func, sig, expected", [
+    ("star", "f64(f64)", "ok.py:22: error: star(x, *rest) has a parameter *rest: pyad compiles "
+                         "functions whose parameters are plain positional ones without defaults"),
+    ("default", "f64(f64)", "ok.py:25: error: default(x, y=2.0) has a default value for 'y':"),
+    ("default", "f64(f64, f64)", "ok.py:25: error: default(x, y=2.0) has a default value"),
+    ("kwonly", "f64(f64, f64)", "ok.py:28: error: kwonly(x, *, y) has a keyword-only parameter "
+                                "'y':"),
+])
+def test_parameters_that_are_not_plain_positional(bad, fails, tmp_path, func, sig, expected):
+    msg = fails(f"ok.py:{func}", "--sig", sig, "-o", str(tmp_path))
+    assert msg.startswith(expected), msg
+
+
+def test_unsupported_construct_in_a_helper_names_the_helper_line(bad, fails, tmp_path):
+    msg = fails("ok.py:calls_bad_helper", "--sig", "f64(f64[:])", "-o", str(tmp_path))
+    assert re.match(r"(.*/)?ok\.py:17:\d+: error: .*comprehension", msg), msg
 
 
 def test_declared_result_differs_from_the_inferred_one(bad, fails, tmp_path):
@@ -778,6 +981,9 @@ def test_exported_name_clashes(bad, fails, cli, tmp_path):
     msg = fails("ok.py:g,g_grad", "--sig", "f64(f64)", "--sig", "f64(f64)", "-o",
                 str(tmp_path), "--name", "lib1")
     assert msg.startswith("ok.py:13: error: two exports would be named lib1_g_grad")
+    msg = fails("ok.py:g=ERR_INDEX", "--sig", "f64(f64)", "-o", str(tmp_path), "--name", "L")
+    assert msg.startswith("ok.py:7: error: g (f64(f64)) would be exported as L_ERR_INDEX, which "
+                          "is reserved for a status code of the header")
     msg = fails("ok.py:g,g", "--sig", "f64(f64)", "--sig", "f64(f64)", "-o",
                 str(tmp_path), "--name", "lib1")
     assert msg == "ok.py:7: error: g is listed twice with the signature f64(f64)"

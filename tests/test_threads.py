@@ -1,5 +1,5 @@
-"""Threads: the GIL is released while a native kernel with a loop runs (scalar wrappers and
-the cffi path of array signatures), concurrent first calls compile once, and results are
+"""Threads: the GIL is released while a native kernel with a loop runs (scalar and array
+signatures), concurrent first calls compile once, and results are
 right when many threads call at once. No timing is asserted: GIL release is shown by another
 Python thread finishing a fixed amount of work while the native call is still running."""
 from __future__ import annotations
@@ -81,7 +81,7 @@ def test_gradient_kernel_with_loop_releases_the_gil(short_switch_interval):
 
 
 def test_array_kernel_releases_the_gil(short_switch_interval):
-    # array signatures are called through cffi, which releases the GIL around the call
+    # the native array wrapper releases the GIL around a kernel with a loop, like scalars
     f = mp_helpers.array_spin
     x = np.ones(4)
     n = _calibrated(f, x)

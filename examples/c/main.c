@@ -2,7 +2,8 @@
  * derivatives worked out by hand below (nothing here comes from pyad).
  *
  *   cd examples/c
- *   pyad compile $(grep -v '^#' springs.args) -o build
+ *   pyad compile springs.py:energy,prefix_energy,stretch --sig "f64(f64[:], f64)" \
+ *       --sig "f64[:](f64[:])" --sig "f64(f64[:], i64)" --name springs -o build
  *   cc -std=c11 -Wall -Ibuild main.c -Lbuild -lsprings -Wl,-rpath,"$PWD/build" -lm -pthread -o main
  *   ./main            # prints the checks, exit status 0 when all pass
  *

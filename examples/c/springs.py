@@ -1,9 +1,10 @@
-"""The model of the C example (main.c): plain Python that `pyad compile` turns into libsprings.
+r"""The model of the C example (main.c): plain Python that `pyad compile` turns into libsprings.
 
     cd examples/c
-    pyad compile $(grep -v '^#' springs.args) -o build
+    pyad compile springs.py:energy,prefix_energy,stretch --sig "f64(f64[:], f64)" \
+        --sig "f64[:](f64[:])" --sig "f64(f64[:], i64)" --name springs -o build
 
-(CMakeLists.txt and tests/test_aot.py run exactly the arguments listed in springs.args.)
+These are the arguments in springs.args, which CMakeLists.txt and tests/test_aot.py use.
 """
 import math
 
