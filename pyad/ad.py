@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from .builder import Builder, NameGen
 from .custom import RULES
+from .fused_loops import fusable, reverse_fused
 from .errors import PyadInternalError
 from .ir import (BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, free_vars,
                  is_array, ndim_of, rename_block, walk)
@@ -36,6 +37,8 @@ class _Active(set):
 
     shadow: dict[str, Var]
     rereadable: set[str]
+    known: dict[str, float]  # cotangents known to be constants (fused_loops.py)
+    depth: int = 0           # loops around the statement being reversed
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,7 @@ def differentiate(func: Func, wrt: tuple[int, ...]) -> Gradient:
                                        if func.params[i].type == F64
                                        or is_float_array(func.params[i].type)}, classes)
     active.rereadable = final_loads(func.block, classes)
+    active.known = {}
     aug, active.shadow, _ = augment(func.block, active,
                                     [func.params[i] for i in wrt if is_array(func.params[i].type)],
                                     names)
@@ -312,6 +316,11 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
     act = [k for k, o in enumerate(s.outs) if o.name in active and o.type == F64]
     if all(cts[k] is None for k in act) and not _has_reverse_effects(s, active):
         return
+    k = fusable(s, active, cts)
+    if k is not None:  # an accumulating loop: reversed inside its forward sweep, no tape
+        if cts[k] is not None:
+            reverse_fused(s, k, cts[k], adj, active, b, subst)
+        return
     names, body = b.names, s.body
     b.loc = s.loc
     # ---- the reverse body, written against its params
@@ -321,7 +330,9 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
     for k in act:
         if body.results[k].name in active:
             _accumulate(rb, local, body.results[k], adjc[k])
+    active.depth += 1
     _reverse(body.body, local, active, rb, subst)
+    active.depth -= 1
     body = _substitute(body, subst)  # nested loops now count trips and push
     inner = {p.name for p in body.params} | {o.name for st in walk(body) for o in st.outs}
     new_adjc = [local.pop(body.params[k].name, None) or rb.const(0.0) for k in act]
@@ -385,7 +396,7 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
                      Block(s.cond.params + (k_c,), s.cond.body, s.cond.results),
                      Block(body.params + (k_b,), body.body + tuple(pushes) + tuple(fb.stmts),
                            body.results + (k_next,)), s.loc)
-    subst[id(s)] = _Prefixed(zero, fwd_loop)
+    subst[id(s)] = _Prefixed((zero,), fwd_loop)
     # ---- the reverse loop
     rc = Builder(names, s.loc)
     cparams = tuple(Var(names.fresh(p.name), p.type) for p in rparams)
@@ -521,7 +532,7 @@ def _rematerializable(body: Block, needed: list[Var], inner: set[str], rereadabl
 @dataclass(frozen=True)
 class _Prefixed:
     """A statement replaced by a short prologue and a new statement."""
-    prologue: Op
+    prologue: tuple[Stmt, ...]
     stmt: While
 
 
@@ -531,7 +542,7 @@ def _substitute(block: Block, subst: dict) -> Block:
     for s in block.body:
         if id(s) in subst:
             rep = subst[id(s)]
-            body += [rep.prologue, rep.stmt] if isinstance(rep, _Prefixed) else [rep]
+            body += [*rep.prologue, rep.stmt] if isinstance(rep, _Prefixed) else [rep]
         elif isinstance(s, If):
             body.append(If(s.outs, s.cond, _substitute(s.then, subst),
                            _substitute(s.orelse, subst), s.loc))

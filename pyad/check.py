@@ -7,29 +7,42 @@ from typing import Any
 
 
 def _flat(y: Any) -> list[float]:
+    import numpy as np
     if isinstance(y, tuple):
         return [v for x in y for v in _flat(x)]
+    if isinstance(y, np.ndarray):
+        return [float(v) for v in y.ravel()]
     return [float(y)]
 
 
 def _rebuild(shape_like: Any, flat: list[float]) -> Any:
+    import numpy as np
     it = iter(flat)
 
     def go(s):
-        return tuple(go(x) for x in s) if isinstance(s, tuple) else next(it)
+        if isinstance(s, tuple):
+            return tuple(go(x) for x in s)
+        if isinstance(s, np.ndarray):
+            return np.array([next(it) for _ in range(s.size)], dtype=np.float64).reshape(s.shape)
+        return next(it)
     return go(shape_like)
 
 
 def check_grad(f, *args, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-7,
-               seed: int = 0) -> dict:
-    """Check `f`'s gradient at `args` (float arguments only are perturbed).
+               seed: int = 0, coords: int = 6) -> dict:
+    """Check `f`'s gradient at `args`: float arguments, and up to `coords` randomly chosen
+    elements of each float64 array argument, are perturbed by central differences; results
+    may be numbers, float arrays or tuples of them (up to `coords` result elements are checked
+    one by one, all of them by the dot-product test).
 
     Raises AssertionError with the details when a check fails; otherwise returns a dict with
     the largest finite-difference error (relative to max(|value|, 1)) and the dot-product
     test's two sides.
     """
+    import numpy as np
     args = list(args)
     nums = getattr(f, "argnums", None)
+    rng = random.Random(seed)
 
     def by_param(g) -> dict:
         if nums is None:
@@ -38,37 +51,52 @@ def check_grad(f, *args, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e
             return {nums % len(args): g}
         return {k % len(args): x for k, x in zip(nums, g)}
 
-    fidx = [i for i, a in enumerate(args) if isinstance(a, float)]
+    inputs = []  # (argument index, element index or None)
+    for i, a in enumerate(args):
+        if isinstance(a, float):
+            inputs.append((i, None))
+        elif isinstance(a, np.ndarray) and a.dtype == np.float64 and a.size:
+            cells = list(np.ndindex(*a.shape))
+            inputs += [(i, ix) for ix in rng.sample(cells, min(coords, len(cells)))]
     y, back = f.pullback(*args)
     ys = _flat(y)
 
-    def at(i, h):
+    def at(i, ix, h):
         moved = list(args)
-        moved[i] = args[i] + h
+        if ix is None:
+            moved[i] = args[i] + h
+        else:
+            moved[i] = args[i].copy()
+            moved[i][ix] += h
         return _flat(f(*moved))
 
+    def grad_of(g: dict, i, ix):
+        x = g.get(i)
+        return x if x is None or ix is None else float(x[ix])
+
     # Jacobian columns by central differences
-    cols = {i: [(p - m) / (2 * eps) for p, m in zip(at(i, eps), at(i, -eps))] for i in fidx}
+    cols = {c: [(p - m) / (2 * eps) for p, m in zip(at(*c, eps), at(*c, -eps))] for c in inputs}
     worst = 0.0
-    for j in range(len(ys)):
+    rows = range(len(ys)) if len(ys) <= coords else rng.sample(range(len(ys)), coords)
+    for j in rows:
         w = [1.0 if k == j else 0.0 for k in range(len(ys))]
         g = by_param(back(_rebuild(y, w)))
-        for i in fidx:
-            got, want = g.get(i), cols[i][j]
+        for c in inputs:
+            got, want = grad_of(g, *c), cols[c][j]
             if got is None:
                 continue
             err = abs(got - want)
             worst = max(worst, err / max(abs(want), abs(got), 1.0))
             if not err <= atol + 100 * rtol * max(abs(want), abs(got), 1.0):  # nan fails
-                raise AssertionError(f"gradient of result {j} w.r.t. argument {i}: pyad {got!r}, "
+                where = f"argument {c[0]}" + (f" element {c[1]}" if c[1] is not None else "")
+                raise AssertionError(f"gradient of result {j} w.r.t. {where}: pyad {got!r}, "
                                      f"finite differences {want!r}")
-    rng = random.Random(seed)
-    v = {i: rng.uniform(-1, 1) for i in fidx}
+    v = {c: rng.uniform(-1, 1) for c in inputs}
     w = [rng.uniform(-1, 1) for _ in ys]
     g = by_param(back(_rebuild(y, w)))
-    rhs = sum(v[i] * g[i] for i in fidx if g.get(i) is not None)
-    lhs = sum(w[j] * sum(cols[i][j] * v[i] for i in fidx if g.get(i) is not None)
-              for j in range(len(ys)))
+    live = [c for c in inputs if g.get(c[0]) is not None]
+    rhs = sum(v[c] * grad_of(g, *c) for c in live)
+    lhs = sum(w[j] * sum(cols[c][j] * v[c] for c in live) for j in range(len(ys)))
     if not abs(lhs - rhs) <= atol + 100 * rtol * max(abs(lhs), abs(rhs), 1.0):
         raise AssertionError(f"dot-product test failed: <J v, w> = {lhs!r}, <v, J^T w> = {rhs!r}")
     return {"fd_max_rel_error": worst, "jv_w": lhs, "v_jtw": rhs}

@@ -1646,13 +1646,14 @@ def test_argument_arrays_are_reread_not_saved():
 
 
 def _reads_after_the_last_write(x):
-    """`a` is filled first and only read afterwards, inside a loop that runs many trips."""
+    """`a` is filled first and only read afterwards, inside a loop that runs many trips (and
+    carries `s` through a product, so that it is reversed with the tape: fused_loops.py)."""
     a = np.zeros(len(x))
     for i in range(len(x)):
         a[i] = x[i] * x[i]
     s = 0.0
     for i in range(len(x)):
-        s += a[i] * a[i] * x[i]
+        s = 0.5 * s + a[i] * a[i] * x[i]
     return s
 
 
@@ -1664,7 +1665,7 @@ def _reads_then_a_later_write(x):
         a[i] = x[i] * x[i]
     s = 0.0
     for i in range(len(x)):
-        s += a[i] * a[i] * x[i]
+        s = 0.5 * s + a[i] * a[i] * x[i]
     for i in range(len(x)):
         a[i] = 3.0 * a[i]
     return s + a[0]

@@ -1,0 +1,174 @@
+"""Reverse mode, accumulating loops: the reverse sweep of a loop runs inside its forward sweep.
+
+A loop qualifies when its only active carried value `e` merely accumulates (`e = e + term`,
+`e -= term`, possibly through inner loops that do the same, and `e` is read nowhere else) and
+its body stores into no active array. Then the adjoint of `e` is the same in every reverse
+trip (the cotangent `ct` of the loop's result), the reverse trips are independent of each
+other, and every contribution is linear in `ct`. So each forward trip runs its own reverse
+right away, with cotangent 1, reading the trip's values where they are: nothing is taped.
+
+- When `ct` is a known constant (an inner loop reversed inside such a fused trip), the
+  contributions are made directly (accumulated into the shadows in use and into extra
+  carried values for the outer values the body reads).
+- Otherwise the contributions with cotangent 1 go into temporary shadow arrays (allocated
+  before the loop, at the top level of the function only) and extra carried values, and the
+  reverse sweep adds `ct` times them where the loop is reversed.
+
+Addition order differs from the taped reverse (forward trip order), so results may differ in
+the last bits from a loop that does not qualify; they are exact derivatives all the same.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from .builder import Builder
+from .ir import (F64, I64, Block, If, Op, Var, While, free_vars, is_array, ndim_of,
+                 rename_block, walk)
+from .loops import for_each
+from .memory import VIEW_OPS
+
+
+def fusable(s: While, active, cts: list) -> int | None:
+    """The index of the loop's one active carried value if the loop qualifies, else None."""
+    act = [k for k, o in enumerate(s.outs) if o.name in active]
+    if len(act) != 1 or s.outs[act[0]].type != F64 or not _pass_through(s, act[0]):
+        return None
+    ct = cts[act[0]]
+    temps = ct is None or ct.name not in active.known
+    if temps and active.depth > 0 and any(isinstance(st, Op) and st.op == "load"
+                                          and st.args[0].name in active for st in walk(s.body)):
+        return None  # temporary shadows only at the top level (allocated once per call)
+    defined = {p.name for p in s.body.params} | {o.name for st in walk(s.body) for o in st.outs}
+    for st in walk(s.body):
+        if not isinstance(st, Op):
+            continue
+        if st.op in ("store", "accum") and st.args[0].name in active:
+            return None  # the reverse reads shadows: its trips depend on each other
+        if st.op in VIEW_OPS and st.args[0].name in active:
+            return None  # shadow views inside the body would bypass the temporaries
+        if st.op == "load" and st.args[0].name in active and st.args[0].name in defined:
+            return None
+    return act[0]
+
+
+def reverse_fused(s: While, k: int, ct: Var, adj: dict, active, b: Builder,
+                  subst: dict) -> None:
+    """Emit the forward loop with its reverse inside (into `subst`) and, into `b`, the
+    contributions to the adjoints of the values it reads from outside."""
+    from .ad import _accumulate, _export, _Prefixed, _reverse, _substitute
+    names, body = b.names, s.body
+    known = active.known.get(ct.name)
+    pre: list = []
+    temps: dict[str, Var] = {}
+    if known is None:  # cotangent 1 into temporaries, scaled by ct afterwards
+        pb = Builder(names, s.loc)
+        loaded = {st.args[0].name: st.args[0] for st in walk(body)
+                  if isinstance(st, Op) and st.op == "load" and st.args[0].name in active}
+        for name, a in sorted(loaded.items()):
+            dims = [pb.emit("dim", a, attrs=(d,), type=I64) for d in range(ndim_of(a.type))]
+            # not marked "shadow": a pullback zeroes its shadows before each backward call
+            temps[name] = pb.emit("alloc", *dims, type=a.type)
+        pre = pb.stmts
+    # ---- the body's reverse with cotangent `unit`, written inside the forward body
+    rb = Builder(names, s.loc)
+    unit = rb.const(1.0 if known is None else known)
+    active.known[unit.name] = 1.0 if known is None else known
+    local: dict[str, Var] = {}
+    if body.results[k].name in active:
+        _accumulate(rb, local, body.results[k], unit)
+    saved_shadow = dict(active.shadow)
+    active.shadow.update(temps)
+    active.depth += 1
+    try:
+        _reverse(body.body, local, active, rb, subst)
+    finally:
+        active.depth -= 1
+        active.shadow.clear()
+        active.shadow.update(saved_shadow)
+    body = _substitute(body, subst)
+    top = {p.name for p in body.params} | {o.name for st in body.body for o in st.outs}
+    inner = {p.name for p in body.params} | {o.name for st in walk(body) for o in st.outs}
+    # values of the trip that the reverse reads from inside the body's Ifs: exported
+    lift: dict[str, Var] = {}
+    want = {v.name for v in free_vars(Block((), tuple(rb.stmts), ())) if v.name in inner
+            and v.name not in top}
+    body = _export(body, want, lift, names)
+    rb.stmts = list(rename_block(Block((), tuple(rb.stmts), ()), lift).body)
+    local.pop(body.params[k].name, None)  # passes straight through: adj(init) += ct below
+    outer = sorted(n for n in local if n not in inner)
+    zeros = [Op((Var(names.fresh("acc0"), F64),), "const", (), (0.0,), s.loc) for _ in outer]
+    acc_c = [Var(names.fresh("acc"), F64) for _ in outer]
+    acc_b = [Var(names.fresh("acc"), F64) for _ in outer]
+    acc_next = [rb.add(a, local[n]) for a, n in zip(acc_b, outer)]
+    outs = tuple(Var(names.fresh("acc"), F64) for _ in outer)
+    fwd = While(s.outs + outs, s.inits + tuple(z.outs[0] for z in zeros),
+                Block(s.cond.params + tuple(acc_c), s.cond.body, s.cond.results),
+                Block(body.params + tuple(acc_b), body.body + tuple(rb.stmts),
+                      body.results + tuple(acc_next)), s.loc)
+    subst[id(s)] = _Prefixed(tuple(pre) + tuple(zeros), fwd)
+    # ---- where the loop is reversed: the contributions (times ct, unless already in)
+    b.loc = s.loc
+    scale = (lambda v: v) if known is not None else (lambda v: b.mul(ct, v))  # noqa: E731
+    if s.inits[k].name in active:
+        _accumulate(b, adj, s.inits[k], ct)
+    by_name = {v.name: v for st in walk(s.body) for v in _reads(st)}
+    for n, o in zip(outer, outs):
+        _accumulate(b, adj, by_name[n], scale(o))
+    for name, t in temps.items():
+        sh = active.shadow[name]
+        dims = [b.emit("dim", t, attrs=(d,), type=I64) for d in range(ndim_of(t.type))]
+        for_each(b, dims, lambda b2, idx, sh=sh, t=t: b2.emit(
+            "accum", sh, *idx, b2.mul(ct, b2.emit("load", t, *idx))))
+
+
+def _reads(st) -> tuple:
+    if isinstance(st, Op):
+        return st.args
+    if isinstance(st, If):
+        return (st.cond,) + st.then.results + st.orelse.results
+    return st.inits + st.cond.results + st.body.results
+
+
+def _uses(block: Block, counts: Counter) -> Counter:
+    """How often each name is read in `block` (nested blocks and results included)."""
+    for st in block.body:
+        if isinstance(st, Op):
+            counts.update(a.name for a in st.args)
+        elif isinstance(st, If):
+            counts[st.cond.name] += 1
+            _uses(st.then, counts)
+            _uses(st.orelse, counts)
+        else:
+            counts.update(v.name for v in st.inits)
+            _uses(st.cond, counts)
+            _uses(st.body, counts)
+    counts.update(r.name for r in block.results)
+    return counts
+
+
+def _pass_through(s: While, k: int) -> bool:
+    """Whether carried value k of `s` only accumulates: its next value is the param plus or
+    minus terms that do not read it (possibly through inner loops of the same kind), every
+    value on that chain is read exactly once, and the condition does not read it."""
+    if _uses(s.cond, Counter())[s.cond.params[k].name]:
+        return False
+    counts = _uses(s.body, Counter())
+    defs = {o.name: st for st in s.body.body for o in st.outs}
+    name, target = s.body.results[k].name, s.body.params[k].name
+    while name != target:
+        if counts[name] != 1:
+            return False
+        st = defs.get(name)
+        if isinstance(st, Op) and st.op in ("add", "sub") and st.outs[0].type == F64:
+            a, c = st.args
+            if a.name != target and st.op == "add" and c.name == target:
+                a = c
+            name = a.name
+        elif isinstance(st, While):
+            j = next(j for j, o in enumerate(st.outs) if o.name == name)
+            if is_array(st.outs[j].type) or not _pass_through(st, j):
+                return False
+            name = st.inits[j].name
+        else:
+            return False
+    return counts[target] == 1
