@@ -141,30 +141,33 @@ def header_path() -> Path:
     return _require(runtime_dir() / HEADER_NAME, "header")
 
 
+def _open(opener) -> Any:
+    """`opener(path)` on the runtime library, version-checked: RuntimeError if the library is
+    missing, cannot be loaded, or has the wrong ABI version."""
+    path = library_path()
+    try:
+        handle = opener(str(path))
+    except OSError as e:
+        raise RuntimeError(f"cannot load the pyad C runtime {path}: {e}. {_REBUILD_HINT}") from e
+    version = handle.pyad_rt_version()
+    if version != RT_VERSION:
+        raise RuntimeError(
+            f"pyad C runtime {path} has ABI version {version}, expected {RT_VERSION} "
+            f"(stale build?). {_REBUILD_HINT}"
+        )
+    return handle
+
+
 def dll() -> Any:
     """The runtime opened with ctypes, version-checked, cached per process: what compiled code
     and pullbacks need (symbol addresses; pullback free, tape bytes, shadow zeroing), without
-    the ~80 ms of parsing the cffi declarations that :func:`lib` costs on first use.
-
-    Raises RuntimeError if the library is missing, cannot be loaded, or has the wrong ABI version.
-    """
+    the ~80 ms of parsing the cffi declarations that :func:`lib` costs on first use."""
     global _dll
     with _lock:
         if _dll is None:
             import ctypes
 
-            path = library_path()
-            try:
-                handle = ctypes.CDLL(str(path))
-            except OSError as e:
-                raise RuntimeError(f"cannot load the pyad C runtime {path}: {e}. {_REBUILD_HINT}") from e
-            handle.pyad_rt_version.restype = ctypes.c_int32
-            version = handle.pyad_rt_version()
-            if version != RT_VERSION:
-                raise RuntimeError(
-                    f"pyad C runtime {path} has ABI version {version}, expected {RT_VERSION} "
-                    f"(stale build?). {_REBUILD_HINT}"
-                )
+            handle = _open(ctypes.CDLL)
             for name, restype in (("pyad_pullback_free", None),
                                   ("pyad_pullback_zero_shadows", None),
                                   ("pyad_pullback_tape_bytes", ctypes.c_size_t)):
@@ -188,26 +191,15 @@ def ffi() -> Any:
 
 
 def lib() -> Any:
-    """The runtime opened with cffi (the slow-path array calls of codegen/pycall.py and the
-    runtime's tests; compiled code itself only needs :func:`dll`) (``ffi().dlopen(library_path())``), cached per process.
+    """The runtime opened with cffi (``ffi().dlopen(library_path())``), version-checked,
+    cached per process: for the slow-path array calls of codegen/pycall.py and the runtime's
+    tests (compiled code itself only needs :func:`dll`).
 
     The first call decides which library is used; later changes of $PYAD_RUNTIME have no effect.
-    Raises RuntimeError if the library is missing, cannot be loaded, or has the wrong ABI version.
     """
     global _lib
     f = ffi()
     with _lock:
         if _lib is None:
-            path = library_path()
-            try:
-                handle = f.dlopen(str(path))
-            except OSError as e:
-                raise RuntimeError(f"cannot load the pyad C runtime {path}: {e}. {_REBUILD_HINT}") from e
-            version = handle.pyad_rt_version()
-            if version != RT_VERSION:
-                raise RuntimeError(
-                    f"pyad C runtime {path} has ABI version {version}, expected {RT_VERSION} "
-                    f"(stale build?). {_REBUILD_HINT}"
-                )
-            _lib = handle
+            _lib = _open(f.dlopen)
         return _lib

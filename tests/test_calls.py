@@ -18,23 +18,7 @@ import pyad
 from pyad.check import interp_value_and_grad
 
 from . import calls_lib as L
-
-
-def check(fn, *args, rtol=1e-10):
-    """Compile `fn`; its value equals CPython's, its gradient passes FD + dot-product tests
-    and equals the interpreter's."""
-    f = pyad.jit_grad(fn)
-    want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
-    got = f(*args)
-    np.testing.assert_allclose(got, want, rtol=rtol)
-    pyad.check_grad(f, *args)
-    v, g = f.value_and_grad(*args)
-    iv, ig = interp_value_and_grad(f, *args)
-    assert v == pytest.approx(iv, rel=1e-12)
-    for a, b in zip(g, ig):
-        if a is not None:
-            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
-    return f
+from .gradients import check_against_python
 
 
 # =========================================================================== inlining
@@ -110,12 +94,12 @@ def helper_in_branch_and_loop(x, n):
     (helper_in_branch_and_loop, (0.45, 7)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_scalar_helpers_are_inlined_and_differentiated(fn, args):
-    check(fn, *args)
+    check_against_python(fn, *args)
 
 
 def test_array_helpers_write_into_the_callers_arrays():
     w, x = np.array([0.5, -1.0, 2.0, 0.25]), np.array([1.5, -0.5, 0.75, 2.0])
-    check(uses_array_helpers, w, x)
+    check_against_python(uses_array_helpers, w, x)
 
 
 jitted_helper = pyad.jit_grad(local_helper)
@@ -126,7 +110,7 @@ def uses_jitted_helper(x, y):
 
 
 def test_a_jit_grad_function_can_be_called_from_another():
-    check(uses_jitted_helper, 0.2, 0.9)
+    check_against_python(uses_jitted_helper, 0.2, 0.9)
     assert jitted_helper(0.2, 0.9) == local_helper(0.2, 0.9)  # still usable on its own
 
 
@@ -304,8 +288,8 @@ def uses_polar_plain_in_a_loop(r, t):
 
 
 def test_a_correct_custom_rule_gives_the_true_gradient():
-    check(uses_safe_log, 1.7)
-    check(uses_polar_in_a_loop, 0.8, 0.4)
+    check_against_python(uses_safe_log, 1.7)
+    check_against_python(uses_polar_in_a_loop, 0.8, 0.4)
     f, g = pyad.jit_grad(uses_polar_in_a_loop), pyad.jit_grad(uses_polar_plain_in_a_loop)
     np.testing.assert_allclose(f.grad(0.8, 0.4), g.grad(0.8, 0.4), rtol=1e-12)
 

@@ -13,26 +13,8 @@ import numpy as np
 import pytest
 
 import pyad
-from pyad.check import interp_value_and_grad
 
-
-def check(fn, *args):
-    f = pyad.jit_grad(fn)
-    want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
-    assert f(*args) == pytest.approx(want, rel=1e-12)
-    pyad.check_grad(f, *args)
-    v, g = f.value_and_grad(*args)
-    iv, ig = interp_value_and_grad(f, *args)
-    assert v == pytest.approx(iv, rel=1e-13)
-    for a, b in zip(g, ig):
-        if a is not None:
-            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
-    # the pullback (forward and backward apart) gives the same gradient, bit for bit
-    y, back = f.pullback(*args)
-    for a, b in zip(back(1.0), g):
-        if a is not None:
-            np.testing.assert_array_equal(a, b)
-    return f
+from .gradients import check_against_python
 
 
 def pairs(pos, m):
@@ -124,7 +106,7 @@ X = np.array([0.3, -1.2, 0.8, 2.1, -0.4, 1.5])
     (two_accumulators, (X,)),
 ])
 def test_gradients(fn, args):
-    check(fn, *args)
+    check_against_python(fn, *args)
 
 
 @pytest.mark.parametrize("fn, args", [
