@@ -250,6 +250,12 @@ def scaled(x, c):
 def first(n):
     a = np.zeros(n)
     return a[0] + 1.0
+
+
+def power(x, n):
+    if n == 0:
+        return 1.0
+    return x * power(x, n - 1)
 '''
 
 WORK_SIGS = [
@@ -270,6 +276,7 @@ WORK_SIGS = [
     ("calls", "f64(f64[:], f64)"),
     ("scaled", "f64[:](f64[:], f64)"),
     ("first", "f64(i64)"),
+    ("power", "f64(f64, i64)"),
 ]
 
 WORK_EXPORTS = {
@@ -280,7 +287,7 @@ WORK_EXPORTS = {
     "work_ratio_grad", "work_exp", "work_exp_grad", "work_main", "work_main_grad",
     "work_decorated", "work_decorated_grad", "work_norm__f64a1", "work_norm__f64a1_grad",
     "work_norm__f64a2", "work_norm__f64a2_grad", "work_calls", "work_calls_grad",
-    "work_scaled", "work_scaled_vjp", "work_first",
+    "work_scaled", "work_scaled_vjp", "work_first", "work_power", "work_power_grad",
 }
 
 
@@ -454,6 +461,17 @@ def test_strided_array_result_is_copied_out(work):
     assert lib.work_flip_vjp(work.d(A), 2, 3, work.d(ct), 3, 2, ffi.NULL, ffi.NULL,
                              work.d(g)) == 0
     np.testing.assert_array_equal(g, ct.T)
+
+
+def test_recursive_function_agrees_with_jit_and_limits_its_depth(work):
+    lib, ffi = work.lib, work.ffi
+    out, g = ffi.new("double *"), ffi.new("double *")
+    f = pyad.jit_grad(work.py.power)
+    assert lib.work_power(1.1, 7, out) == 0 and out[0] == f(1.1, 7)
+    assert lib.work_power_grad(1.1, 7, out, g) == 0
+    assert (out[0], g[0]) == (f(1.1, 7), f.grad(1.1, 7)[0])
+    assert lib.work_power(1.0, 10 ** 9, out) == 5  # WORK_ERR_RECURSION, no stack overflow
+    assert work.error().startswith("RecursionError: maximum recursion depth exceeded")
 
 
 def test_int_and_bool_results_and_arguments(work):

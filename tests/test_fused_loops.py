@@ -152,3 +152,21 @@ def test_check_grad_perturbs_array_elements():
     """pyad.check_grad compares array gradients with finite differences too."""
     with pytest.raises(AssertionError, match="argument 0 element"):
         pyad.check_grad(_WrongArrayGradient(), np.array([0.5, -1.0, 2.0]), 1.5, coords=3)
+
+
+def scalar_inner_in_a_taped_loop(a, n):
+    """An accumulating inner loop over scalars only, inside a loop that carries a product:
+    fused at that depth (no temporaries needed), its contribution scaled by the outer
+    reverse sweep's cotangent."""
+    s = 1.0
+    for k in range(n):
+        inner = 0.0
+        for i in range(k + 2):
+            inner -= math.sin(a * i) * 0.25
+        s = s * (1.0 + 0.1 * a) + inner
+    return s
+
+
+def test_scalar_accumulation_inside_a_taped_loop():
+    check_against_python(scalar_inner_in_a_taped_loop, 0.8, 5)
+    check_against_python(scalar_inner_in_a_taped_loop, -1.3, 0)
