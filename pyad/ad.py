@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from .builder import Builder, NameGen
 from .custom import RULES
 from .fused_loops import fusable, reverse_fused
+from .refill import refills
 from .errors import PyadInternalError
 from .ir import (BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, free_vars,
                  is_array, ndim_of, rename_block, walk)
@@ -38,6 +39,8 @@ class _Active(set):
     shadow: dict[str, Var]
     rereadable: set[str]
     known: dict[str, float]  # cotangents known to be constants (fused_loops.py)
+    classes: AliasClasses    # of the primal's arrays
+    defs: dict[str, Op]      # every op of the augmented primal, by the names it defines
     depth: int = 0           # loops around the statement being reversed
 
 
@@ -65,6 +68,8 @@ def differentiate(func: Func, wrt: tuple[int, ...]) -> Gradient:
     aug, active.shadow, _ = augment(func.block, active,
                                     [func.params[i] for i in wrt if is_array(func.params[i].type)],
                                     names)
+    active.classes = classes
+    active.defs = {o.name: st for st in walk(aug) if isinstance(st, Op) for o in st.outs}
     bb = Builder(names)
     cts: list[Var] = []
     adj: dict[str, Var] = {}
@@ -323,8 +328,13 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
         return
     names, body = b.names, s.body
     b.loc = s.loc
-    # ---- the reverse body, written against its params
+    # ---- the reverse body, written against its params; fills of scratch arrays re-run first
+    fills, extra = refills(body, active.classes, active.rereadable, active.defs)
+    extra -= active.rereadable
+    active.rereadable |= extra
     rb = Builder(names, s.loc)
+    for fill in fills:
+        rb.inline(Block((), (fill,), ()), [])
     adjc = {k: Var(names.fresh("d" + body.params[k].name), F64) for k in act}
     local: dict[str, Var] = {}
     for k in act:
@@ -357,6 +367,7 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
             prologue.append(Op((mapping[v.name],), "const", (), consts[v.name].attrs, s.loc))
     remat = _rematerializable(body, [v for v in needed if v.name not in consts], inner,
                               active.rereadable)
+    active.rereadable -= extra
     taped = [v for v in needed if v.name not in consts and v.name not in remat]
     taped += [p for p in body.params if p.name in remat.params_used and p not in taped]
     # range() counters are not taped: at reverse trip `cnt` the counter was init + (cnt-1)*step

@@ -1,0 +1,94 @@
+"""Reverse mode, scratch arrays: a loop body that first fills a 1-D array completely and then
+reads it has the fill re-run at the start of each reverse trip, so the reads are re-read
+instead of taped.
+
+    xc = np.zeros(d)
+    for k in range(K):
+        for j in range(d):              # the fill: every element of xc, from memory that
+            xc[j] = x[i, j] - means[k, j]   # nothing writes later, and loop counters
+        ... reads of xc ...             # re-read in the reverse trip, not saved
+
+The fill is a top-level statement of the body: a loop `for j in range(n)` (from 0, step 1,
+no early exit) whose only effect is one store `A[j] = v` at its counter, where `A` was
+allocated before the loop as `np.zeros(n)` with the same `n` (or `n` is `len(A)`), so every
+element is written; `v` is computed from loads memory.final_loads allows to repeat; and
+nothing else in the body writes A's memory. In reverse trip t the re-run fill leaves A as
+forward trip t left it after its fill, and nothing in the body writes A afterwards, so every
+later read of A in the body sees the same values again.
+"""
+from __future__ import annotations
+
+from .ir import Block, Op, Stmt, While, blocks_of, ndim_of, walk
+from .memory import WRITE_OPS
+from .ops import OPS
+
+
+def refills(body: Block, classes, rereadable: set[str], defs: dict) -> tuple[list, set]:
+    """The fill loops of `body` (in order) and the names of the loads after them that may be
+    re-read once the fills are re-run. `defs` maps every name of the function to its Op."""
+    fills: list[While] = []
+    extra: set[str] = set()
+    def cls(name: str) -> str:
+        return classes.find(name) if name in classes.parent else name
+
+    for pos, st in enumerate(body.body):
+        target = _fill_target(st, rereadable, defs) if isinstance(st, While) else None
+        if target is None:
+            continue
+        c = cls(target.name)
+        if any(t.op in WRITE_OPS and cls(t.args[0].name) == c
+               for k, s2 in enumerate(body.body) if k != pos for t in _ops(s2)):
+            continue
+        fills.append(st)
+        extra |= {t.outs[0].name for s2 in body.body[pos + 1:] for t in _ops(s2)
+                  if t.op == "load" and cls(t.args[0].name) == c}
+    return fills, extra
+
+
+def _ops(s: Stmt) -> list[Op]:
+    if isinstance(s, Op):
+        return [s]
+    return [t for b in blocks_of(s) for t in walk(b) if isinstance(t, Op)]
+
+
+def _const(defs: dict, v) -> object:
+    st = defs.get(v.name)
+    return st.attrs[0] if st is not None and st.op == "const" else None
+
+
+def _fill_target(s: While, rereadable: set[str], defs: dict):
+    """The array `s` fills completely, or None."""
+    if len(s.cond.body) != 1:
+        return None
+    lt = s.cond.body[0]
+    if not (isinstance(lt, Op) and lt.op == "lt" and s.cond.results == lt.outs):
+        return None
+    cparams = [p.name for p in s.cond.params]
+    if lt.args[0].name not in cparams or lt.args[1].name in cparams:
+        return None
+    k = cparams.index(lt.args[0].name)
+    j, hi = s.body.params[k], lt.args[1]
+    step = defs.get(s.body.results[k].name)
+    if step is None or step.op != "add" or step.args[0] != j or _const(defs, step.args[1]) != 1 \
+            or _const(defs, s.inits[k]) != 0:
+        return None
+    ops = _ops(s)
+    effects = [t for t in ops if OPS[t.op].effect and t.op != "raise_if" or t.op in WRITE_OPS]
+    if len(effects) != 1 or effects[0].op != "store" or len(effects[0].args) != 3:
+        return None
+    a, idx, _ = effects[0].args
+    norm = defs.get(idx.name)
+    if norm is None or norm.op != "normidx" or norm.args[0] != j or ndim_of(a.type) != 1:
+        return None
+    made = defs.get(a.name)
+    length = defs.get(hi.name)
+    covers = made is not None and made.op == "alloc" and made.args[0] == hi \
+        or length is not None and length.op == "dim" and length.args[0] == a \
+        and length.attrs == (0,)
+    if not covers or made is None or made.op != "alloc" or any(o.outs and o.outs[0] == a
+                                                               for o in ops):
+        return None
+    for t in ops:
+        if t.op == "load" and (t.outs[0].name not in rereadable or t.args[0] == a):
+            return None
+    return a
