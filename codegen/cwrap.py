@@ -228,16 +228,22 @@ class _Body:
     # ---------------------------------------------------------------- pieces
     def args(self) -> list[str]:
         """Kernel argument expressions of the function's arguments."""
+        return self.inputs("arg", "a", "s")
+
+    def inputs(self, kind: str, prefix: str, shape_prefix: str) -> list[str]:
+        """Kernel argument expressions of the `kind` values ("arg", "ct"): numbers as they
+        are, arrays checked into descriptors `<prefix>N` (shape `<shape_prefix>N`)."""
         exprs = []
-        for v in self.values("arg"):
+        for v in self.values(kind):
             ps = self.p(v)
             if is_array(v.type):
                 nd = ndim_of(v.type)
-                self.decls.append(f"desc a{v.index};")
-                self.decls.append(f"const int64_t s{v.index}[{nd}] = {{{', '.join(ps[1:])}}};")
-                self.check(f"arg_array(&ctx, &a{v.index}, {ps[0]}, {nd}, s{v.index}, "
+                d, sh = f"{prefix}{v.index}", f"{shape_prefix}{v.index}"
+                self.decls.append(f"desc {d};")
+                self.decls.append(f"const int64_t {sh}[{nd}] = {{{', '.join(ps[1:])}}};")
+                self.check(f"arg_array(&ctx, &{d}, {ps[0]}, {nd}, {sh}, "
                            f"{_c_string(v.name)}, NULL)")
-                exprs.append(f"&a{v.index}")
+                exprs.append(f"&{d}")
             else:
                 exprs.append(ps[0])
         return exprs
@@ -342,19 +348,7 @@ def _grad(fn: CFunction, k: Kernel) -> str:
 def _vjp(fn: CFunction, fwd: Kernel, bwd: Kernel) -> str:
     b = _Body(fn)
     args = b.args()
-    # cotangent arrays are inputs: check them before running anything
-    cts = []
-    for c in b.values("ct"):
-        ps = b.p(c)
-        if is_array(c.type):
-            nd = ndim_of(c.type)
-            b.decls.append(f"desc c{c.index};")
-            b.decls.append(f"const int64_t cs{c.index}[{nd}] = {{{', '.join(ps[1:])}}};")
-            b.check(f"arg_array(&ctx, &c{c.index}, {ps[0]}, {nd}, cs{c.index}, "
-                    f"{_c_string(c.name)}, NULL)")
-            cts.append(f"&c{c.index}")
-        else:
-            cts.append(ps[0])
+    cts = b.inputs("ct", "c", "cs")  # cotangent arrays are inputs: checked before running anything
     shadows = b.shadows()
     outs = b.result_outs()
     b.decls.append("void *pb = NULL;")

@@ -80,13 +80,12 @@ def _fill_target(s: While, rereadable: set[str], defs: dict):
     norm = defs.get(idx.name)
     if norm is None or norm.op != "normidx" or norm.args[0] != j or ndim_of(a.type) != 1:
         return None
-    made = defs.get(a.name)
-    length = defs.get(hi.name)
-    covers = made is not None and made.op == "alloc" and made.args[0] == hi \
-        or length is not None and length.op == "dim" and length.args[0] == a \
-        and length.attrs == (0,)
-    if not covers or made is None or made.op != "alloc" or any(o.outs and o.outs[0] == a
-                                                               for o in ops):
+    made, length = defs.get(a.name), defs.get(hi.name)
+    if made is None or made.op != "alloc" or made in ops:
+        return None  # a view or a parameter, or allocated inside the fill
+    whole = made.args[0] == hi or (length is not None and length.op == "dim"
+                                   and length.args[0] == a and length.attrs == (0,))
+    if not whole:
         return None
     for t in ops:
         if t.op == "load" and (t.outs[0].name not in rereadable or t.args[0] == a):
