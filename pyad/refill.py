@@ -9,7 +9,8 @@ instead of taped.
         ... reads of xc ...             # re-read in the reverse trip, not saved
 
 The fill is a top-level statement of the body: a loop `for j in range(n)` (from 0, step 1,
-no early exit) whose only effect is one store `A[j] = v` at its counter, where `A` was
+no early exit, no inner loop, only cheap arithmetic: re-running it must cost less than the
+tape it saves) whose only effect is one store `A[j] = v` at its counter, where `A` was
 allocated before the loop as `np.zeros(n)` with the same `n` (or `n` is `len(A)`), so every
 element is written; `v` is computed from loads memory.final_loads allows to repeat; and
 nothing else in the body writes A's memory. In reverse trip t the re-run fill leaves A as
@@ -21,6 +22,13 @@ from __future__ import annotations
 from .ir import Block, Op, Stmt, While, blocks_of, ndim_of, walk
 from .memory import WRITE_OPS
 from .ops import OPS
+
+
+#: what a fill may compute: it is re-run in every reverse trip, so it must be cheap (no inner
+#: loop, no exp/tanh/... calls), cheaper than taping the reads it serves
+_CHEAP = frozenset({"load", "store", "normidx", "dim", "const", "add", "sub", "mul", "neg",
+                    "tofloat", "abs", "max", "min", "raise_if", "lt", "le", "gt", "ge", "eq",
+                    "ne", "not", "select", "floordiv", "mod"})
 
 
 def refills(body: Block, classes, rereadable: set[str], defs: dict) -> tuple[list, set]:
@@ -73,6 +81,8 @@ def _fill_target(s: While, rereadable: set[str], defs: dict):
             or _const(defs, s.inits[k]) != 0:
         return None
     ops = _ops(s)
+    if any(isinstance(t, While) for t in walk(s.body)) or any(t.op not in _CHEAP for t in ops):
+        return None  # re-running it must cost less than taping what it feeds
     effects = [t for t in ops if OPS[t.op].effect and t.op != "raise_if" or t.op in WRITE_OPS]
     if len(effects) != 1 or effects[0].op != "store" or len(effects[0].args) != 3:
         return None
