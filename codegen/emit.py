@@ -212,6 +212,14 @@ class KernelEmitter:
             fn = ir.Function(self.module, ir.FunctionType(ret, args), name=name)
         return fn
 
+    def entry_alloca(self, t: ir.Type) -> ir.Value:
+        """A stack slot allocated once at the function's entry (not per loop trip)."""
+        b, block = self.b, self.b.block
+        b.position_at_start(self.fn.entry_basic_block)
+        slot = b.alloca(t)
+        b.position_at_end(block)
+        return slot
+
     def check(self, bad: ir.Value, kind: int, message: str, s: Op) -> None:
         """Raise error `kind` (abi.ERROR_KINDS) when `bad` is true; continue otherwise."""
         with self.b.if_then(bad, likely=False):

@@ -22,7 +22,7 @@ def call(e, s: Op) -> list[ir.Value]:
     """Emit the call `s` in kernel emitter `e`; the values of its results."""
     fn = _function(e, s.attrs[0], _KIND[s.op])
     b = e.b
-    slots = [_entry_alloca(e, abi.mem_type(o.type)) for o in s.outs]
+    slots = [e.entry_alloca(abi.mem_type(o.type)) for o in s.outs]
     args = [e.ctx, b.add(e.depth, abi.I64(1))] + [e.values[a.name] for a in s.args] + slots
     status = b.call(fn, args)
     with b.if_then(b.icmp_signed("!=", status, abi.I32(0)), likely=False):
@@ -61,13 +61,3 @@ def _function(e, callee, kind: str) -> ir.Function:
         registry[key] = (sub.fn, callee)  # before emitting: the body may call itself
         sub.emit()
     return registry[key][0]
-
-
-def _entry_alloca(e, t: ir.Type) -> ir.Value:
-    """A stack slot allocated once at the function's entry (not per loop trip)."""
-    b = e.b
-    block = b.block
-    b.position_at_start(e.fn.entry_basic_block)
-    slot = b.alloca(t)
-    b.position_at_end(block)
-    return slot

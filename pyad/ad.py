@@ -25,10 +25,10 @@ from .refill import refills
 from .errors import PyadInternalError
 from .ir import (BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, free_vars,
                  is_array, ndim_of, rename_block, walk)
-from .loops import for_each
+from .loops import for_each, loop_counters, range_bounds
 from .memory import AliasClasses, final_loads
 from .opt import cse_block, dce_block, has_effects
-from .ops import OPS
+from .ops import CHEAP, OPS
 from .shadow import augment, is_float_array
 
 
@@ -371,7 +371,7 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
     taped = [v for v in needed if v.name not in consts and v.name not in remat]
     taped += [p for p in body.params if p.name in remat.params_used and p not in taped]
     # range() counters are not taped: at reverse trip `cnt` the counter was init + (cnt-1)*step
-    counters = _counters(s, inner)
+    counters = loop_counters(s)
     for v in [v for v in taped if v.name in counters]:
         init, step = counters[v.name]
         j = Var(names.fresh("j"), I64)
@@ -427,25 +427,13 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
 
 
 def _range_trips(s: While, b: Builder) -> Var | None:
-    """The trip count of a loop that exits only when its counter reaches a bound fixed before
-    the loop (`for i in range(lo, hi, step)` with step > 0, or `while i < hi: ... i += step`),
-    computed in `b` from the bounds, max(0, ceil((hi - lo) / step)), or None. Counted trips
-    of an inner loop would be taped by the outer one; the bounds usually are not."""
-    if len(s.cond.body) != 1:
+    """The trip count of a counted loop (loops.range_bounds) computed in `b` from its bounds,
+    max(0, ceil((hi - lo) / step)), or None. Counted trips of an inner loop would be taped by
+    the outer one; the bounds usually are not."""
+    bounds = range_bounds(s)
+    if bounds is None:
         return None
-    lt = s.cond.body[0]
-    if not (isinstance(lt, Op) and lt.op == "lt" and s.cond.results == lt.outs):
-        return None
-    i, hi = lt.args
-    params = [p.name for p in s.cond.params]
-    if i.name not in params or hi.name in params:
-        return None
-    k = params.index(i.name)
-    inner = {p.name for p in s.body.params} | {o.name for st in walk(s.body) for o in st.outs}
-    counter = _counters(s, inner).get(s.body.params[k].name)
-    if counter is None:
-        return None
-    lo, step = counter
+    _, lo, hi, step = bounds
     if isinstance(step, int):
         step = b.const(step, I64)
     # a loop that ran at all had step > 0 (else it would not have ended); guard the division
@@ -453,30 +441,6 @@ def _range_trips(s: While, b: Builder) -> Var | None:
     step1 = b.max(step, one)
     n = b.floordiv(b.add(b.sub(hi, lo), b.sub(step1, one)), step1)
     return b.select(b.gt(hi, lo), n, b.const(0, I64))
-
-
-def _counters(s: While, inner: set[str]) -> dict[str, tuple[Var, Var | int]]:
-    """Carried i64 values that step by a loop-invariant amount each trip (range() counters,
-    `i += 3` in a while loop): body param name -> (initial value, step), the step a value
-    defined before the loop or an int constant."""
-    defs = {st.outs[0].name: st for st in s.body.body if isinstance(st, Op) and st.outs}
-    found = {}
-    for k, p in enumerate(s.body.params):
-        st = defs.get(s.body.results[k].name)
-        if p.type != I64 or st is None or st.op != "add" or st.args[0] != p:
-            continue
-        step = st.args[1]
-        if step.name in inner:
-            const = defs.get(step.name)
-            if const is None or const.op != "const":
-                continue
-            step = const.attrs[0]
-        found[p.name] = (s.inits[k], step)
-    return found
-
-
-_CHEAP = frozenset({"add", "sub", "mul", "neg", "tofloat", "const", "dim", "normidx", "row",
-                    "col", "slice", "transpose", "load", "floordiv", "mod"})
 
 
 def _has_reverse_effects(s: Stmt, active) -> bool:
@@ -516,7 +480,7 @@ def _rematerializable(body: Block, needed: list[Var], inner: set[str], rereadabl
             return True
         if (name, d) not in memo:
             st = defs.get(name)
-            if st is None or st.op not in _CHEAP or d == 0 and st.outs[0].type != I64:
+            if st is None or st.op not in CHEAP or d == 0 and st.outs[0].type != I64:
                 memo[name, d] = False
             elif st.op == "load" and st.outs[0].name not in rereadable:
                 memo[name, d] = False

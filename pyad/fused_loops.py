@@ -111,7 +111,7 @@ def reverse_fused(s: While, k: int, ct: Var, adj: dict, active, b: Builder,
     scale = (lambda v: v) if known is not None else (lambda v: b.mul(ct, v))  # noqa: E731
     if s.inits[k].name in active:
         _accumulate(b, adj, s.inits[k], ct)
-    by_name = {v.name: v for st in walk(s.body) for v in _reads(st)}
+    by_name = {v.name: v for v in free_vars(s.body)}
     for n, o in zip(outer, outs):
         _accumulate(b, adj, by_name[n], scale(o))
     for name, t in temps.items():
@@ -119,14 +119,6 @@ def reverse_fused(s: While, k: int, ct: Var, adj: dict, active, b: Builder,
         dims = [b.emit("dim", t, attrs=(d,), type=I64) for d in range(ndim_of(t.type))]
         for_each(b, dims, lambda b2, idx, sh=sh, t=t: b2.emit(
             "accum", sh, *idx, b2.mul(ct, b2.emit("load", t, *idx))))
-
-
-def _reads(st) -> tuple:
-    if isinstance(st, Op):
-        return st.args
-    if isinstance(st, If):
-        return (st.cond,) + st.then.results + st.orelse.results
-    return st.inits + st.cond.results + st.body.results
 
 
 def _uses(block: Block, counts: Counter) -> Counter:

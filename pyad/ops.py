@@ -474,3 +474,9 @@ _ROWS: list[OpDef] = [
 
 OPS: dict[str, OpDef] = {row.name: row for row in _ROWS}
 assert len(OPS) == len(_ROWS), "duplicate op name"
+
+#: Ops cheaper to run again in the reverse sweep than to save on the tape and read back (a
+#: push and a pop): the AD pass recomputes values made of a few of them (and re-runs
+#: scratch-array fills made of them, pyad/refill.py) instead of taping.
+CHEAP = frozenset({"add", "sub", "mul", "neg", "tofloat", "const", "dim", "normidx", "row",
+                   "col", "slice", "transpose", "load", "floordiv", "mod"})

@@ -20,15 +20,14 @@ later read of A in the body sees the same values again.
 from __future__ import annotations
 
 from .ir import Block, Op, Stmt, While, blocks_of, ndim_of, walk
+from .loops import range_bounds
 from .memory import WRITE_OPS
-from .ops import OPS
+from .ops import CHEAP
 
 
-#: what a fill may compute: it is re-run in every reverse trip, so it must be cheap (no inner
-#: loop, no exp/tanh/... calls), cheaper than taping the reads it serves
-_CHEAP = frozenset({"load", "store", "normidx", "dim", "const", "add", "sub", "mul", "neg",
-                    "tofloat", "abs", "max", "min", "raise_if", "lt", "le", "gt", "ge", "eq",
-                    "ne", "not", "select", "floordiv", "mod"})
+#: what a fill may compute: it is re-run in every reverse trip, so only ops cheaper than the
+#: tape it saves (no inner loop, no exp/tanh/... calls), one store, and index checks
+_FILL_OPS = CHEAP | {"store", "raise_if"}
 
 
 def refills(body: Block, classes, rereadable: set[str], defs: dict) -> tuple[list, set]:
@@ -36,6 +35,7 @@ def refills(body: Block, classes, rereadable: set[str], defs: dict) -> tuple[lis
     re-read once the fills are re-run. `defs` maps every name of the function to its Op."""
     fills: list[While] = []
     extra: set[str] = set()
+
     def cls(name: str) -> str:
         return classes.find(name) if name in classes.parent else name
 
@@ -66,29 +66,22 @@ def _const(defs: dict, v) -> object:
 
 def _fill_target(s: While, rereadable: set[str], defs: dict):
     """The array `s` fills completely, or None."""
-    if len(s.cond.body) != 1:
+    bounds = range_bounds(s)
+    if bounds is None:
         return None
-    lt = s.cond.body[0]
-    if not (isinstance(lt, Op) and lt.op == "lt" and s.cond.results == lt.outs):
+    k, lo, hi, step = bounds
+    if _const(defs, lo) != 0 or (step if isinstance(step, int) else _const(defs, step)) != 1:
         return None
-    cparams = [p.name for p in s.cond.params]
-    if lt.args[0].name not in cparams or lt.args[1].name in cparams:
+    ops = [t for t in walk(s.body) if isinstance(t, Op)]
+    if len(ops) != len(list(walk(s.body))) or any(t.op not in _FILL_OPS for t in ops):
+        return None  # an inner loop or branch, or an op dearer than the tape it would save
+    stores = [t for t in ops if t.op == "store"]
+    if len(stores) != 1 or len(stores[0].args) != 3:
         return None
-    k = cparams.index(lt.args[0].name)
-    j, hi = s.body.params[k], lt.args[1]
-    step = defs.get(s.body.results[k].name)
-    if step is None or step.op != "add" or step.args[0] != j or _const(defs, step.args[1]) != 1 \
-            or _const(defs, s.inits[k]) != 0:
-        return None
-    ops = _ops(s)
-    if any(isinstance(t, While) for t in walk(s.body)) or any(t.op not in _CHEAP for t in ops):
-        return None  # re-running it must cost less than taping what it feeds
-    effects = [t for t in ops if OPS[t.op].effect and t.op != "raise_if" or t.op in WRITE_OPS]
-    if len(effects) != 1 or effects[0].op != "store" or len(effects[0].args) != 3:
-        return None
-    a, idx, _ = effects[0].args
+    a, idx, _ = stores[0].args
     norm = defs.get(idx.name)
-    if norm is None or norm.op != "normidx" or norm.args[0] != j or ndim_of(a.type) != 1:
+    if norm is None or norm.op != "normidx" or norm.args[0] != s.body.params[k] \
+            or ndim_of(a.type) != 1:
         return None
     made, length = defs.get(a.name), defs.get(hi.name)
     if made is None or made.op != "alloc" or made in ops:

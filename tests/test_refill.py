@@ -55,6 +55,22 @@ def partial_then_written_after(x, w):
     return s + xc[0]
 
 
+def from_one_then_written_after(x, w):
+    """The fill starts at 1; element 0 changes after the loop. Not a fill."""
+    n, d = x.shape
+    xc = np.ones(d)
+    s = 0.0
+    for k in range(n):
+        for j in range(1, d):
+            xc[j] = x[k, j] * w[j]
+        q = 0.0
+        for r in range(d):
+            q = q * 0.5 + xc[r] * xc[r] * w[r]
+        s = s * 0.9 + q
+    xc[0] = s
+    return s + xc[1]
+
+
 def longer_then_written_after(x, w):
     """The array is longer than the fill loop; its last element changes after the loop."""
     n, d = x.shape
@@ -149,6 +165,7 @@ X, W = RNG.standard_normal((4, 5)), RNG.standard_normal((3, 5))
 @pytest.mark.parametrize("fn, args", [
     (scratch, (X, W)),
     (partial_then_written_after, (X, W[0])),
+    (from_one_then_written_after, (X, W[0])),
     (longer_then_written_after, (X, W[0])),
     (fill_reads_memory_changed_later, (X, W[0])),
     (written_again, (X, W[0])),
