@@ -152,6 +152,11 @@ def sign(e, s, t, a):
     return bld.select(bld.fcmp_ordered(">", a, _f(0.0)), _f(1.0), neg_or_self)
 
 
+def strongzero(e, s, t, ct, c):
+    """c, or 0.0 where ct == 0 (a zero cotangent through an inf or nan partial)."""
+    return e.b.select(e.b.fcmp_ordered("==", ct, _f(0.0)), _f(0.0), c)
+
+
 def _pick(sym):
     def pick(e, s, t, a, b):
         better = e.b.fcmp_ordered(sym, b, a) if t == F64 else e.b.icmp_signed(sym, b, a)
@@ -212,5 +217,5 @@ CUSTOM = {
     "push": push, "pop": pop, "raise_if": raise_if, "stopgrad": identity, "custom_vjp": identity,
     "div": div, "floordiv": floordiv, "mod": mod, "ipow": ipow, "neg": neg, "not": not_,
     "tofloat": tofloat, "toint": toint, "tobool": tobool, "abs": abs_, "sign": sign,
-    "max": _pick(">"), "min": _pick("<"),
+    "max": _pick(">"), "min": _pick("<"), "strongzero": strongzero,
 }

@@ -201,6 +201,8 @@ def _reverse(body: tuple[Stmt, ...], adj: dict[str, Var], active: set[str], b: B
                 contribs = _rule_adjoint(b, ct, s)
             else:
                 contribs = row.adjoint(b, ct, out, *s.args)
+            if row.strong_zero:
+                contribs = _strong_zero(b, ct, contribs)
             for a, c in zip(s.args, contribs):
                 if c is not None and a.name in active:
                     _accumulate(b, adj, a, c)
@@ -208,6 +210,12 @@ def _reverse(body: tuple[Stmt, ...], adj: dict[str, Var], active: set[str], b: B
             _reverse_if(s, adj, active, b, subst)
         else:
             _reverse_while(s, adj, active, b, subst)
+
+
+def _strong_zero(b: Builder, ct: Var, contribs: tuple) -> tuple:
+    """Contributions that are 0 where the cotangent is 0, whatever the rule's partial
+    derivatives are there (0 * inf would be nan: d/dg exp(-inf / g) is 0)."""
+    return tuple(None if c is None else b.strongzero(ct, c) for c in contribs)
 
 
 def _rule_adjoint(b: Builder, ct: Var, s: Op) -> tuple:
@@ -392,10 +400,23 @@ def _reverse_while(s: While, adj: dict[str, Var], active: set[str], b: Builder,
     for v in reversed(taped):
         mapping[v.name] = Var(names.fresh(v.name), v.type)
         prologue.append(Op((mapping[v.name],), "pop", (), (), s.loc))
-    for st in remat.ops:  # recomputed from popped and outer values instead of taped
+    # recomputed from popped and outer values instead of taped; a value read from a
+    # scratch array (or computed from one) only once the fills have re-run, which are the
+    # first statements of the reverse body
+    late: list[Stmt] = []
+    late_names = set(extra)
+    for st in remat.ops:
         mapping[st.outs[0].name] = Var(names.fresh(st.outs[0].name), st.outs[0].type)
-        prologue.append(Op((mapping[st.outs[0].name],), st.op, st.args, st.attrs, st.loc))
-    rbody = rename_block(Block(rbody.params, tuple(prologue) + rbody.body, rbody.results),
+        new = Op((mapping[st.outs[0].name],), st.op, st.args, st.attrs, st.loc)
+        if st.outs[0].name in late_names or any(a.name in late_names for a in st.args):
+            late_names.add(st.outs[0].name)
+            late.append(new)
+        else:
+            prologue.append(new)
+    if not all(isinstance(st, While) for st in rbody.body[:len(fills)]):
+        raise PyadInternalError("the re-run fills are not the first statements of a reverse trip")
+    body_stmts = rbody.body[:len(fills)] + tuple(late) + rbody.body[len(fills):]
+    rbody = rename_block(Block(rbody.params, tuple(prologue) + body_stmts, rbody.results),
                          mapping)
     # ---- the forward loop: one more carried value counts the trips
     k_c, k_b = Var(names.fresh("k"), I64), Var(names.fresh("k"), I64)

@@ -112,22 +112,25 @@ class ControlFlow:
     def stmt(self, node: ast.stmt) -> None:
         self.b.loc = self.src.loc(node)
         if isinstance(node, ast.Assign):
+            mark = self.mark()
             value = self.expr(node.value)
-            for target in node.targets:
-                self.assign(target, value)
+            for target in node.targets:  # `x = y = v`: no target renames v's op
+                self.assign(target, value, mark if len(node.targets) == 1 else None)
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            self.assign(node.target, self.expr(node.value))
+            mark = self.mark()
+            self.assign(node.target, self.expr(node.value), mark)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
             self.aug_store(node)
         elif isinstance(node, ast.AugAssign):
             if not isinstance(node.target, ast.Name):
                 raise self.unsupported(node.target)
             current = self.name(node.target)
+            mark = self.mark()
             new = self.binop(node.op, current, self.expr(node.value), node)
             if isinstance(current, Var) and is_array(current.type):
                 self.assign_into(current, new, node)  # `a += ...` updates the array in place
             else:
-                self.assign(node.target, new)
+                self.assign(node.target, new, mark)
         elif isinstance(node, ast.If):
             cond = self.truth(self.expr(node.test), node.test)
             self.if_region(cond, node.body, node.orelse, node)
@@ -154,11 +157,16 @@ class ControlFlow:
         else:
             raise self.unsupported(node)
 
-    def assign(self, target: ast.expr, value) -> None:
+    def mark(self) -> tuple[Builder, int]:
+        """Where the next statement will go: an assignment may rename only ops emitted after
+        its mark (by its own right-hand side), never a value bound to another name."""
+        return self.b, len(self.b.stmts)
+
+    def assign(self, target: ast.expr, value, mark: tuple[Builder, int] | None = None) -> None:
         value = self.materialize(value)
         if isinstance(target, ast.Name):
-            if isinstance(value, Var):
-                value = self.named(value, target.id)
+            if isinstance(value, Var) and mark is not None:
+                value = self.named(value, target.id, mark)
             self.env[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
             if not isinstance(value, tuple):
@@ -166,17 +174,23 @@ class ControlFlow:
             if len(value) != len(target.elts):
                 raise self.src.error(target, f"cannot unpack {len(value)} values into "
                                      f"{len(target.elts)} names", cls=PyadTypeError)
+            leaves = _leaves(value)
+            if len({v.name for v in leaves}) < len(leaves):
+                mark = None  # `a, b = p, p`: one value, two names
             for t, v in zip(target.elts, value):
-                self.assign(t, v)
+                self.assign(t, v, mark)
         elif isinstance(target, ast.Subscript):
             self.store_target(target, value)
         else:
             raise self.unsupported(target, "assignment target")
 
-    def named(self, v: Var, name: str) -> Var:
-        """Give the value just computed for `name = ...` a readable SSA name."""
+    def named(self, v: Var, name: str, mark: tuple[Builder, int]) -> Var:
+        """Give the value just computed for `name = ...` a readable SSA name: only the op
+        the right-hand side emitted last (`mark` is where it started), so no other binding
+        (an inlined helper's parameter, another target) still refers to the old name."""
         last = self.b.stmts[-1] if self.b.stmts else None
-        if isinstance(last, Op) and last.outs == (v,) and v.name[0].isdigit():
+        fresh = mark[0] is self.b and len(self.b.stmts) > mark[1]
+        if fresh and isinstance(last, Op) and last.outs == (v,) and v.name[0].isdigit():
             new = Var(self.names.fresh(name), v.type)
             self.b.stmts[-1] = Op((new,), last.op, last.args, last.attrs, last.loc)
             return new

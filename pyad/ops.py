@@ -75,6 +75,10 @@ class OpDef:
     samples: tuple[tuple, ...] = ()
     effect: bool = False   # never removed, merged or reordered (tape traffic, checks)
     memory: str = ""       # "read", "write" or "alloc": array memory traffic (never merged)
+    # The AD pass makes a zero cotangent give zero contributions even where the rule's
+    # partial derivatives are inf or nan (strong zeros: d/dg exp(-inf / g) is 0, not
+    # 0 * inf). False for rules whose contributions are ct, -ct or ct times a finite factor.
+    strong_zero: bool = True
 
     def result_type(self, arg_types: tuple[str, ...]) -> str | None:
         if callable(self.sigs):
@@ -274,7 +278,8 @@ _ROWS: list[OpDef] = [
           "argument is true", effect=True),
     # --- derivative control (pyad.stop_gradient, pyad.custom_vjp)
     OpDef("stopgrad", F_F, lambda x: x, ZERO, ("custom",),
-          "a, through which no gradient flows (pyad.stop_gradient)"),
+          "a, through which no gradient flows (pyad.stop_gradient)",
+          strong_zero=False),
     OpDef("custom_vjp", _rule_sig, lambda y, *rest: y, RULE, ("custom",),
           "y (args: y, residuals..., arguments...) whose adjoint is the backward function of "
           "custom rule attrs[0] (pyad.custom.RULES) for value leaf attrs[1]"),
@@ -289,10 +294,12 @@ _ROWS: list[OpDef] = [
           "of its f64 results, results the cotangents of its f64 params", effect=True),
     OpDef("add", ARITH, lambda a, b: _wrap(a + b) if isinstance(a, int) else a + b,
           lambda b, ct, y, x1, x2: (ct, ct),
-          ("inst", {F64: "fadd", I64: "add"}), "a + b", samples=((1.5, -2.25), (-3.0, 0.5))),
+          ("inst", {F64: "fadd", I64: "add"}), "a + b", samples=((1.5, -2.25), (-3.0, 0.5)),
+          strong_zero=False),
     OpDef("sub", ARITH, lambda a, b: _wrap(a - b) if isinstance(a, int) else a - b,
           lambda b, ct, y, x1, x2: (ct, b.neg(ct)),
-          ("inst", {F64: "fsub", I64: "sub"}), "a - b", samples=((1.5, -2.25), (-3.0, 0.5))),
+          ("inst", {F64: "fsub", I64: "sub"}), "a - b", samples=((1.5, -2.25), (-3.0, 0.5)),
+          strong_zero=False),
     OpDef("mul", ARITH, lambda a, b: _wrap(a * b) if isinstance(a, int) else a * b,
           lambda b, ct, y, x1, x2: (b.mul(ct, x2), b.mul(ct, x1)),
           ("inst", {F64: "fmul", I64: "mul"}), "a * b", samples=((1.5, -2.25), (-3.0, 0.5))),
@@ -323,12 +330,14 @@ _ROWS: list[OpDef] = [
     OpDef("ipow", II_I, _ipow, ZERO, ("custom",),
           "a ** b for ints; ValueError for b < 0 (Python would return a float)"),
     OpDef("neg", {(F64,): F64, (I64,): I64}, lambda a: _wrap(-a) if isinstance(a, int) else -a,
-          lambda b, ct, y, x: (b.neg(ct),), ("custom",), "-a", samples=((1.5,), (-0.25,))),
+          lambda b, ct, y, x: (b.neg(ct),), ("custom",), "-a", samples=((1.5,), (-0.25,)),
+          strong_zero=False),
     OpDef("select", {(BOOL, F64, F64): F64, (BOOL, I64, I64): I64, (BOOL, BOOL, BOOL): BOOL},
           lambda c, a, b: a if c else b,
           lambda b, ct, y, c, x1, x2: (None, b.select(c, ct, b.const(0.0)),
                                        b.select(c, b.const(0.0), ct)),
-          ("inst", "select"), "c ? a : b, both evaluated (used by rules, not by the frontend)"),
+          ("inst", "select"), "c ? a : b, both evaluated (used by rules, not by the frontend)",
+          strong_zero=False),
     # --- arrays (differentiated structurally by pyad.ad, through shadow arrays)
     OpDef("alloc", lambda ts: None, None, STRUCTURAL, ("custom",),
           "a new zero-filled C-contiguous array of the out var's type; args = its shape",
@@ -370,19 +379,22 @@ _ROWS: list[OpDef] = [
     OpDef("abs", {(F64,): F64, (I64,): I64}, lambda a: _wrap(abs(a)) if isinstance(a, int) else abs(a),
           lambda b, ct, y, x: (b.mul(ct, b.sign(x)),), ("custom",),
           "|a|; the derivative at 0 is 0 (sign(0) = 0, as in JAX)",
-          spell=("math.fabs",), samples=((1.5,), (-0.25,))),
+          spell=("math.fabs",), samples=((1.5,), (-0.25,)),
+          strong_zero=False),
     OpDef("sign", F_F, lambda a: (a > 0) - (a < 0) + 0.0 if a == a else a, ZERO, ("custom",),
           "sign(a) in {-1, 0, 1} (nan for nan); used by rules"),
     OpDef("max", ARITH, lambda a, b: b if b > a else a,
           lambda b, ct, y, x1, x2: (b.select(b.gt(x2, x1), b.const(0.0), ct),
                                     b.select(b.gt(x2, x1), ct, b.const(0.0))),
           ("custom",), "max(a, b) as Python computes it: b if b > a else a (ties go to a)",
-          samples=((1.5, -2.25), (-3.0, 0.5))),
+          samples=((1.5, -2.25), (-3.0, 0.5)),
+          strong_zero=False),
     OpDef("min", ARITH, lambda a, b: b if b < a else a,
           lambda b, ct, y, x1, x2: (b.select(b.lt(x2, x1), b.const(0.0), ct),
                                     b.select(b.lt(x2, x1), ct, b.const(0.0))),
           ("custom",), "min(a, b) as Python computes it: b if b < a else a (ties go to a)",
-          samples=((1.5, -2.25), (-3.0, 0.5))),
+          samples=((1.5, -2.25), (-3.0, 0.5)),
+          strong_zero=False),
     OpDef("floor", F_F, _pyfloat_floor, ZERO, ("intrinsic", "llvm.floor"),
           "floor as a float (math.floor = toint(floor(a)))", samples=((1.5,), (-0.25,))),
     OpDef("ceil", F_F, _pyfloat_ceil, ZERO, ("intrinsic", "llvm.ceil"),
@@ -391,7 +403,8 @@ _ROWS: list[OpDef] = [
           lambda b, ct, y, x1, x2: (b.mul(ct, b.mul(b.copysign(b.const(1.0), x1),
                                                     b.copysign(b.const(1.0), x2))), None),
           ("intrinsic", "llvm.copysign"), "|a| with the sign of b",
-          spell=("math.copysign",), samples=((1.5, -2.0), (-0.25, 3.0))),
+          spell=("math.copysign",), samples=((1.5, -2.0), (-0.25, 3.0)),
+          strong_zero=False),
     # --- elementary functions
     OpDef("exp", F_F, _ieee(math.exp), lambda b, ct, y, x: (b.mul(ct, y),),
           ("intrinsic", "llvm.exp"), "e ** a", spell=("math.exp",), samples=((0.5,), (-1.25,))),
@@ -470,6 +483,9 @@ _ROWS: list[OpDef] = [
           samples=((0.5,), (3.25,), (-1.5,))),
     OpDef("digamma", F_F, digamma, None, ("runtime", "pyad_digamma"),
           "psi(a), the derivative of lgamma; adjoint code only"),
+    OpDef("strongzero", FF_F, lambda ct, c: 0.0 if ct == 0.0 else c, None, ("custom",),
+          "c, or 0 where ct == 0: the contribution c of a cotangent ct through partial "
+          "derivatives that may be inf or nan (strong zeros); adjoint code only"),
 ]
 
 OPS: dict[str, OpDef] = {row.name: row for row in _ROWS}

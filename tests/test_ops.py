@@ -16,7 +16,7 @@ OPERATOR = {"add": "a + b", "sub": "a - b", "mul": "a * b", "div": "a / b", "flo
             "mod": "a % b", "pow": "a ** b", "neg": "-a", "abs": "abs(a)", "max": "max(a, b)",
             "min": "min(a, b)", "floor": "math.floor(a)", "ceil": "math.ceil(a)"}
 # Rows that only rules or conversions emit; they are covered through the ops that use them.
-INTERNAL = {"const", "select", "sign", "digamma", "fdiv", "ipow", "push", "pop", "raise_if", "lt", "le", "gt", "ge", "eq", "ne",
+INTERNAL = {"const", "select", "sign", "digamma", "strongzero", "fdiv", "ipow", "push", "pop", "raise_if", "lt", "le", "gt", "ge", "eq", "ne",
             "not", "tofloat", "toint", "tobool"}
 # Array memory rows (alloc, load, store, views, ...) are exercised by tests/test_arrays.py.
 INTERNAL |= {"alloc", "dim", "normidx", "load", "store", "accum", "row", "col", "slice",
@@ -50,7 +50,8 @@ def opfuncs(tmp_path_factory):
 def test_table_is_complete():
     for row in OPS.values():
         assert row.doc and row.lower and row.sigs, row.name
-        assert row.adjoint is not None or row.name in ("digamma", "fdiv", "callfwd", "callbwd"), \
+        assert row.adjoint is not None or row.name in ("digamma", "strongzero", "fdiv", "callfwd",
+                                                       "callbwd"), \
             row.name
         if row.name not in INTERNAL:
             assert row.samples, f"op {row.name} has no sample points"
