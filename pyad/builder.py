@@ -87,7 +87,8 @@ class Builder:
                     body.append(If(tuple(map(define, s.outs)), cond, then, orelse, s.loc))
                 else:
                     inits, cond, loop = tuple(map(use, s.inits)), copy(s.cond), copy(s.body)
-                    body.append(While(tuple(map(define, s.outs)), inits, cond, loop, s.loc))
+                    body.append(While(tuple(map(define, s.outs)), inits, cond, loop, s.loc,
+                                      s.note))
             return Block(params, tuple(body), tuple(map(use, blk.results)))
 
         done = copy(Block((), block.body, block.results))

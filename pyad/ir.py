@@ -127,13 +127,15 @@ class While:
         outs = carried
 
     `cond` and `body` take the carried values as their params (each block its own names);
-    `cond` yields one bool, `body` yields the next carried values."""
+    `cond` yields one bool, `body` yields the next carried values. `note` is printed as
+    comment lines above the loop (the AD pass writes its plan for the loop there)."""
 
     outs: tuple[Var, ...]
     inits: tuple[Var, ...]
     cond: Block
     body: Block
     loc: Loc | None = None
+    note: str = ""
 
 
 Stmt = Union[Op, If, While]
@@ -219,7 +221,7 @@ def rename_block(block: Block, mapping: dict[str, Var]) -> Block:
                            rename_block(s.orelse, mapping), s.loc))
         else:
             body.append(While(s.outs, tuple(map(r, s.inits)), rename_block(s.cond, mapping),
-                              rename_block(s.body, mapping), s.loc))
+                              rename_block(s.body, mapping), s.loc, s.note))
     return Block(block.params, tuple(body), tuple(map(r, block.results)))
 
 
@@ -247,6 +249,7 @@ def _fmt_stmt(s: Stmt, indent: str, lines: list[str]) -> None:
         return
     lhs = _fmt_outs(s.outs) + " = " if s.outs else ""
     if isinstance(s, While):
+        lines.extend(f"{indent}# {line}" for line in s.note.splitlines())
         inits = ", ".join(map(str, s.inits))
         lines.append(f"{indent}{lhs}while ({inits}) cond({_fmt_outs(s.cond.params)}) {{{loc}")
         _fmt_block_body(s.cond, indent + "  ", lines)

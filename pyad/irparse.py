@@ -54,8 +54,13 @@ class _Parser:
     def block(self, i: int, terminator: str) -> tuple[tuple, tuple, int]:
         """Statements from line i up to `terminator`; returns (body, results, index after)."""
         body = []
+        note: list[str] = []
         while i < len(self.lines):
             line = self.lines[i].strip()
+            if line.startswith("#"):  # a loop's note
+                note.append(line[2:] if line.startswith("# ") else line[1:])
+                i += 1
+                continue
             loc = None
             lm = _LOC.search(line)
             if lm:
@@ -92,7 +97,8 @@ class _Parser:
                     raise IRParseError(f"line {i + 1}: expected `}}`")
                 outs = tuple(self.decl(x) for x in _split(outs_text))
                 body.append(While(outs, inits, Block(cparams, cond_body, cond_res),
-                                  Block(bparams, body_body, body_res), loc))
+                                  Block(bparams, body_body, body_res), loc, "\n".join(note)))
+                note = []
                 i += 1
                 continue
             op, _, operands = rhs.partition(" ")

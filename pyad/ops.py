@@ -77,7 +77,8 @@ class OpDef:
     memory: str = ""       # "read", "write" or "alloc": array memory traffic (never merged)
     # The AD pass makes a zero cotangent give zero contributions even where the rule's
     # partial derivatives are inf or nan (strong zeros: d/dg exp(-inf / g) is 0, not
-    # 0 * inf). False for rules whose contributions are ct, -ct or ct times a finite factor.
+    # 0 * inf). False for rules whose contributions are ct times a factor that is finite
+    # for every argument (add, neg, max, sin, tanh, erf, ...).
     strong_zero: bool = True
 
     def result_type(self, arg_types: tuple[str, ...]) -> str | None:
@@ -426,9 +427,11 @@ _ROWS: list[OpDef] = [
           ("intrinsic", "llvm.sqrt"), "square root (nan for a < 0)", spell=("math.sqrt",),
           samples=((0.5,), (3.25,))),
     OpDef("sin", F_F, _ieee(math.sin), lambda b, ct, y, x: (b.mul(ct, b.cos(x)),),
-          ("intrinsic", "llvm.sin"), "sine", spell=("math.sin",), samples=((0.5,), (-2.0,))),
+          ("intrinsic", "llvm.sin"), "sine", spell=("math.sin",), samples=((0.5,), (-2.0,)),
+          strong_zero=False),
     OpDef("cos", F_F, _ieee(math.cos), lambda b, ct, y, x: (b.neg(b.mul(ct, b.sin(x))),),
-          ("intrinsic", "llvm.cos"), "cosine", spell=("math.cos",), samples=((0.5,), (-2.0,))),
+          ("intrinsic", "llvm.cos"), "cosine", spell=("math.cos",), samples=((0.5,), (-2.0,)),
+          strong_zero=False),
     OpDef("tan", F_F, _ieee(math.tan),
           lambda b, ct, y, x: (b.mul(ct, b.add(b.const(1.0), b.mul(y, y))),),
           ("libm", "tan"), "tangent", spell=("math.tan",), samples=((0.5,), (-1.0,))),
@@ -440,7 +443,8 @@ _ROWS: list[OpDef] = [
           ("libm", "acos"), "arccosine", spell=("math.acos",), samples=((0.5,), (-0.75,))),
     OpDef("atan", F_F, _ieee(math.atan),
           lambda b, ct, y, x: (b.fdiv(ct, b.add(b.const(1.0), b.mul(x, x))),),
-          ("libm", "atan"), "arctangent", spell=("math.atan",), samples=((0.5,), (-2.0,))),
+          ("libm", "atan"), "arctangent", spell=("math.atan",), samples=((0.5,), (-2.0,)),
+          strong_zero=False),
     OpDef("atan2", FF_F, _ieee(math.atan2),
           lambda b, ct, y, x1, x2: (
               b.fdiv(b.mul(ct, x2), b.add(b.mul(x1, x1), b.mul(x2, x2))),
@@ -453,7 +457,8 @@ _ROWS: list[OpDef] = [
           ("libm", "cosh"), "hyperbolic cosine", spell=("math.cosh",), samples=((0.5,), (-2.0,))),
     OpDef("tanh", F_F, _ieee(math.tanh),
           lambda b, ct, y, x: (b.mul(ct, b.sub(b.const(1.0), b.mul(y, y))),),
-          ("libm", "tanh"), "hyperbolic tangent", spell=("math.tanh",), samples=((0.5,), (-2.0,))),
+          ("libm", "tanh"), "hyperbolic tangent", spell=("math.tanh",), samples=((0.5,), (-2.0,)),
+          strong_zero=False),
     OpDef("asinh", F_F, _ieee(math.asinh),
           lambda b, ct, y, x: (b.fdiv(ct, b.sqrt(b.add(b.mul(x, x), b.const(1.0)))),),
           ("libm", "asinh"), "inverse hyperbolic sine", spell=("math.asinh",),
@@ -469,11 +474,13 @@ _ROWS: list[OpDef] = [
     OpDef("erf", F_F, math.erf,
           lambda b, ct, y, x: (b.mul(ct, b.mul(b.const(2.0 / math.sqrt(math.pi)),
                                                b.exp(b.neg(b.mul(x, x))))),),
-          ("libm", "erf"), "error function", spell=("math.erf",), samples=((0.5,), (-1.25,))),
+          ("libm", "erf"), "error function", spell=("math.erf",), samples=((0.5,), (-1.25,)),
+          strong_zero=False),
     OpDef("erfc", F_F, math.erfc,
           lambda b, ct, y, x: (b.mul(ct, b.mul(b.const(-2.0 / math.sqrt(math.pi)),
                                                b.exp(b.neg(b.mul(x, x))))),),
-          ("libm", "erfc"), "1 - erf(a)", spell=("math.erfc",), samples=((0.5,), (-1.25,))),
+          ("libm", "erfc"), "1 - erf(a)", spell=("math.erfc",), samples=((0.5,), (-1.25,)),
+          strong_zero=False),
     OpDef("hypot", FF_F, _ieee(math.hypot),
           lambda b, ct, y, x1, x2: (b.mul(ct, b.fdiv(x1, y)), b.mul(ct, b.fdiv(x2, y))),
           ("libm", "hypot"), "sqrt(a*a + b*b) without overflow", spell=("math.hypot",),

@@ -40,7 +40,7 @@ def dce_block(block: Block, live: set[str]) -> Block:
             live.update(v.name for v in s.inits)
             for b in (cond, body):
                 live.update(v.name for v in free_vars(b))
-            kept.append(While(s.outs, s.inits, cond, body, s.loc))
+            kept.append(While(s.outs, s.inits, cond, body, s.loc, s.note))
             continue
         idx = [i for i, o in enumerate(s.outs) if o.name in live]
         if not idx and not has_effects(s):
@@ -70,7 +70,7 @@ def fold_constants(func: Func) -> Func:
             if isinstance(s, If):
                 s = If(s.outs, s.cond, fold(s.then), fold(s.orelse), s.loc)
             elif isinstance(s, While):
-                s = While(s.outs, s.inits, fold(s.cond), fold(s.body), s.loc)
+                s = While(s.outs, s.inits, fold(s.cond), fold(s.body), s.loc, s.note)
             elif s.op == "const":
                 consts[s.outs[0].name] = s.attrs[0]
             elif s.args and all(a.name in consts for a in s.args) and len(s.outs) == 1 \
@@ -110,7 +110,7 @@ def cse_block(block: Block, known: dict | None = None) -> Block:
         if isinstance(s, While):
             cond = cse_block(rename_block(s.cond, mapping), known)
             loop_body = cse_block(rename_block(s.body, mapping), known)
-            body.append(While(s.outs, tuple(map(r, s.inits)), cond, loop_body, s.loc))
+            body.append(While(s.outs, tuple(map(r, s.inits)), cond, loop_body, s.loc, s.note))
             continue
         s = Op(s.outs, s.op, tuple(map(r, s.args)), s.attrs, s.loc)
         key = (s.op, tuple(a.name for a in s.args), s.attrs, tuple(o.type for o in s.outs))

@@ -21,22 +21,25 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .builder import Builder
-from .ir import (F64, I64, Block, If, Op, Var, While, free_vars, is_array, ndim_of,
-                 rename_block, walk)
-from .loops import for_each
-from .memory import VIEW_OPS
+from ..builder import Builder
+from ..ir import (F64, I64, Block, If, Op, Var, While, free_vars, is_array, ndim_of,
+                  rename_block, walk)
+from ..loops import for_each
+from ..memory import VIEW_OPS
+from .close import Prefixed, export, substitute
 
 
-def fusable(s: While, active, cts: list) -> int | None:
-    """The index of the loop's one active carried value if the loop qualifies, else None."""
+def fusable(s: While, rv, cts: list) -> int | None:
+    """The index of the loop's one active carried value if the loop qualifies, else None.
+    `rv` is the Reverser (its active values, known cotangents and loop depth)."""
+    active = rv.active
     act = [k for k, o in enumerate(s.outs) if o.name in active]
     if len(act) != 1 or s.outs[act[0]].type != F64 or not _pass_through(s, act[0]):
         return None
     ct = cts[act[0]]
-    temps = ct is None or ct.name not in active.known
-    if temps and active.depth > 0 and any(isinstance(st, Op) and st.op == "load"
-                                          and st.args[0].name in active for st in walk(s.body)):
+    temps = ct is None or ct.name not in rv.known
+    if temps and rv.depth > 0 and any(isinstance(st, Op) and st.op == "load"
+                                      and st.args[0].name in active for st in walk(s.body)):
         return None  # temporary shadows only at the top level (allocated once per call)
     defined = {p.name for p in s.body.params} | {o.name for st in walk(s.body) for o in st.outs}
     for st in walk(s.body):
@@ -51,71 +54,82 @@ def fusable(s: While, active, cts: list) -> int | None:
     return act[0]
 
 
-def reverse_fused(s: While, k: int, ct: Var, adj: dict, active, b: Builder,
-                  subst: dict) -> None:
-    """Emit the forward loop with its reverse inside (into `subst`) and, into `b`, the
+def reverse_fused(rv, s: While, k: int, ct: Var, adj: dict, b: Builder) -> None:
+    """Emit the forward loop with its reverse inside (into `rv.subst`) and, into `b`, the
     contributions to the adjoints of the values it reads from outside."""
-    from .ad import _accumulate, _export, _Prefixed, _reverse, _substitute
-    names, body = b.names, s.body
-    known = active.known.get(ct.name)
-    pre: list = []
-    temps: dict[str, Var] = {}
-    if known is None:  # cotangent 1 into temporaries, scaled by ct afterwards
-        pb = Builder(names, s.loc)
-        loaded = {st.args[0].name: st.args[0] for st in walk(body)
-                  if isinstance(st, Op) and st.op == "load" and st.args[0].name in active}
-        for name, a in sorted(loaded.items()):
-            dims = [pb.emit("dim", a, attrs=(d,), type=I64) for d in range(ndim_of(a.type))]
-            # not marked "shadow": a pullback zeroes its shadows before each backward call
-            temps[name] = pb.emit("alloc", *dims, type=a.type)
-        pre = pb.stmts
-    # ---- the body's reverse with cotangent `unit`, written inside the forward body
-    rb = Builder(names, s.loc)
-    unit = rb.const(1.0 if known is None else known)
-    active.known[unit.name] = 1.0 if known is None else known
-    local: dict[str, Var] = {}
-    if body.results[k].name in active:
-        _accumulate(rb, local, body.results[k], unit)
-    saved_shadow = dict(active.shadow)
-    active.shadow.update(temps)
-    active.depth += 1
-    try:
-        _reverse(body.body, local, active, rb, subst)
-    finally:
-        active.depth -= 1
-        active.shadow.clear()
-        active.shadow.update(saved_shadow)
-    body = _substitute(body, subst)
-    top = {p.name for p in body.params} | {o.name for st in body.body for o in st.outs}
+    known = rv.known.get(ct.name)
+    temps, pre = _temporaries(rv, s) if known is None else ({}, [])
+    rb, local, body = _reverse_inside(rv, s, k, known, temps)
     inner = {p.name for p in body.params} | {o.name for st in walk(body) for o in st.outs}
-    # values of the trip that the reverse reads from inside the body's Ifs: exported
-    lift: dict[str, Var] = {}
-    want = {v.name for v in free_vars(Block((), tuple(rb.stmts), ())) if v.name in inner
-            and v.name not in top}
-    body = _export(body, want, lift, names)
-    rb.stmts = list(rename_block(Block((), tuple(rb.stmts), ()), lift).body)
     local.pop(body.params[k].name, None)  # passes straight through: adj(init) += ct below
     outer = sorted(n for n in local if n not in inner)
+    names = rv.names
     zeros = [Op((Var(names.fresh("acc0"), F64),), "const", (), (0.0,), s.loc) for _ in outer]
     acc_c = [Var(names.fresh("acc"), F64) for _ in outer]
     acc_b = [Var(names.fresh("acc"), F64) for _ in outer]
     acc_next = [rb.add(a, local[n]) for a, n in zip(acc_b, outer)]
     outs = tuple(Var(names.fresh("acc"), F64) for _ in outer)
+    note = (f"reversed inside this loop (it accumulates {s.outs[k]}): nothing taped"
+            + ("" if known is not None else "; contributions scaled by the cotangent after it"))
     fwd = While(s.outs + outs, s.inits + tuple(z.outs[0] for z in zeros),
                 Block(s.cond.params + tuple(acc_c), s.cond.body, s.cond.results),
                 Block(body.params + tuple(acc_b), body.body + tuple(rb.stmts),
-                      body.results + tuple(acc_next)), s.loc)
-    subst[id(s)] = _Prefixed(tuple(pre) + tuple(zeros), fwd)
-    # ---- where the loop is reversed: the contributions (times ct, unless already in)
+                      body.results + tuple(acc_next)), s.loc, note)
+    rv.subst[id(s)] = Prefixed(tuple(pre) + tuple(zeros), fwd)
+    _contributions(rv, s, k, ct, known, outer, outs, temps, adj, b)
+
+
+def _temporaries(rv, s: While) -> tuple[dict[str, Var], list]:
+    """Temporary shadow arrays for the active arrays the body loads (cotangent 1 goes
+    there, scaled by ct afterwards), and the statements allocating them."""
+    pb = Builder(rv.names, s.loc)
+    loaded = {st.args[0].name: st.args[0] for st in walk(s.body)
+              if isinstance(st, Op) and st.op == "load" and st.args[0].name in rv.active}
+    temps: dict[str, Var] = {}
+    for name, a in sorted(loaded.items()):
+        dims = [pb.emit("dim", a, attrs=(d,), type=I64) for d in range(ndim_of(a.type))]
+        # not marked "shadow": a pullback zeroes its shadows before each backward call
+        temps[name] = pb.emit("alloc", *dims, type=a.type)
+    return temps, pb.stmts
+
+
+def _reverse_inside(rv, s: While, k: int, known: float | None,
+                    temps: dict) -> tuple[Builder, dict, Block]:
+    """The body's reverse with cotangent 1 (or the known constant), written inside the
+    forward body; (its builder, the adjoints flowing out, the forward body with values
+    the reverse reads from its branches exported)."""
+    names, body = rv.names, s.body
+    rb = Builder(names, s.loc)
+    unit = rb.const(1.0 if known is None else known)
+    rv.known[unit.name] = 1.0 if known is None else known
+    local: dict[str, Var] = {}
+    if body.results[k].name in rv.active:
+        rv.accumulate(rb, local, body.results[k], unit)
+    with rv.shadows(temps), rv.inside_loop():
+        rv.reverse(body.body, local, rb)
+    body = substitute(body, rv.subst)
+    top = {p.name for p in body.params} | {o.name for st in body.body for o in st.outs}
+    inner = {p.name for p in body.params} | {o.name for st in walk(body) for o in st.outs}
+    lift: dict[str, Var] = {}
+    want = {v.name for v in free_vars(Block((), tuple(rb.stmts), ())) if v.name in inner
+            and v.name not in top}
+    body = export(body, want, lift, names)
+    rb.stmts = list(rename_block(Block((), tuple(rb.stmts), ()), lift).body)
+    return rb, local, body
+
+
+def _contributions(rv, s: While, k: int, ct: Var, known: float | None, outer: list[str],
+                   outs: tuple[Var, ...], temps: dict, adj: dict, b: Builder) -> None:
+    """Where the loop is reversed: the contributions (times ct, unless already in)."""
     b.loc = s.loc
     scale = (lambda v: v) if known is not None else (lambda v: b.mul(ct, v))  # noqa: E731
-    if s.inits[k].name in active:
-        _accumulate(b, adj, s.inits[k], ct)
+    if s.inits[k].name in rv.active:
+        rv.accumulate(b, adj, s.inits[k], ct)
     by_name = {v.name: v for v in free_vars(s.body)}
     for n, o in zip(outer, outs):
-        _accumulate(b, adj, by_name[n], scale(o))
+        rv.accumulate(b, adj, by_name[n], scale(o))
     for name, t in temps.items():
-        sh = active.shadow[name]
+        sh = rv.shadow[name]
         dims = [b.emit("dim", t, attrs=(d,), type=I64) for d in range(ndim_of(t.type))]
         for_each(b, dims, lambda b2, idx, sh=sh, t=t: b2.emit(
             "accum", sh, *idx, b2.mul(ct, b2.emit("load", t, *idx))))

@@ -11,13 +11,10 @@ parameters get a zero shadow allocation. The reverse sweep then accumulates into
 """
 from __future__ import annotations
 
-from .builder import Builder, NameGen
-from .ir import F64, Block, If, Op, Stmt, Var, While, elem_type, is_array, ndim_of
-from .memory import VIEW_OPS
-
-
-def is_float_array(t: str) -> bool:
-    return is_array(t) and elem_type(t) == F64
+from ..builder import Builder, NameGen
+from ..ir import Block, If, Op, Stmt, Var, While, ndim_of
+from ..memory import VIEW_OPS
+from .activity import is_float_array
 
 
 def augment(block: Block, active: set[str], wrt: list[Var],
@@ -79,5 +76,5 @@ def _stmts(body: tuple[Stmt, ...], active: set[str], shadow: dict[str, Var],
                              s.body.results + tuple(shadow[s.body.results[k].name] for k in ks))
             outs = s.outs + tuple(fresh(s.outs[k]) for k in ks)
             inits = s.inits + tuple(shadow[s.inits[k].name] for k in ks)
-            out.append(While(outs, inits, cond, body_blk, s.loc))
+            out.append(While(outs, inits, cond, body_blk, s.loc, s.note))
     return tuple(out)

@@ -1,0 +1,129 @@
+"""The plan for reversing one loop with the tape: for every forward value the reverse trip
+reads, how it gets it back.
+
+- re-run:      scratch-array fills at the top of the body run again first (refill.py), so
+               the loads after them read what the forward trip read;
+- re-created:  constants;
+- recomputed:  results of a few cheap ops (ops.CHEAP) over values still available, loads of
+               memory nothing writes afterwards (memory.final_loads) included; the ones that
+               read a refilled array run after the fills;
+- rebuilt:     loop counters that step by a fixed amount: init + (trip - 1) * step;
+- taped:       everything else, pushed at the end of each forward trip and popped in reverse.
+
+The trip count comes from the loop's bounds when it is a counted loop (loops.range_bounds),
+else the forward loop counts its trips. `str(plan)` is the comment `f.grad_ir(...)` prints
+above the reverse loop; taped.py emits the reverse loop by following the plan.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir import I64, Block, Op, Var, While, free_vars, walk
+from ..loops import loop_counters, range_bounds
+from ..ops import CHEAP
+
+#: recomputation depth in f64 ops (integer index arithmetic is free: cheaper than the tape)
+MAX_RECOMPUTE_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class LoopPlan:
+    line: int | None
+    fills: tuple[While, ...]
+    consts: tuple[Op, ...]
+    recomputed: tuple[Op, ...]          # in body order
+    after_fills: frozenset[str]         # recomputed values that read a refilled array
+    counters: tuple[tuple[Var, Var | int, Var], ...]  # (counter, step, init)
+    taped: tuple[Var, ...]
+    trips_from_bounds: bool
+
+    def __str__(self) -> str:
+        where = f" at line {self.line}" if self.line is not None else ""
+
+        def names(vs) -> str:
+            return ", ".join(str(v) for v in vs) or "-"
+        fills = ", ".join(f"loop at line {f.loc.line}" if f.loc else "loop" for f in self.fills)
+        lines = [f"reverse of the loop{where}, with the tape: {len(self.taped)} "
+                 f"value{'s' if len(self.taped) != 1 else ''} per trip"]
+        if self.fills:
+            lines.append(f"  re-run first: {fills}")
+        if self.recomputed:
+            lines.append(f"  recomputed: {names(o.outs[0] for o in self.recomputed)}")
+        if self.counters:
+            lines.append(f"  rebuilt from the trip number: {names(c for c, _, _ in self.counters)}")
+        lines.append(f"  taped: {names(self.taped)}")
+        lines.append("  trip count: " + ("from the loop's bounds" if self.trips_from_bounds
+                                         else "counted by the forward loop"))
+        return "\n".join(lines)
+
+
+def plan_loop(s: While, body: Block, rbody: Block, fills: list[While], late: set[str],
+              rereadable: set[str]) -> LoopPlan:
+    """The plan for loop `s` (its body `body` as the forward sweep runs it) given the
+    reverse trip `rbody` written against the forward names; `late` are the loads that
+    become re-readable because `fills` re-run (they are in `rereadable`)."""
+    inner = {p.name for p in body.params} | {o.name for st in walk(body) for o in st.outs}
+    needed = [v for v in free_vars(rbody) if v.name in inner]
+    consts = {st.outs[0].name: st for st in _walk_ops(body) if st.op == "const" and st.outs}
+    const_ops = tuple(consts[v.name] for v in needed if v.name in consts)
+    rest = [v for v in needed if v.name not in consts]
+    ops, params_used = _recomputable(body, rest, inner, rereadable)
+    chosen = {st.outs[0].name for st in ops}
+    taped = [v for v in rest if v.name not in chosen]
+    taped += [p for p in body.params if p.name in params_used and p not in taped]
+    counters = loop_counters(s)
+    params = {p.name: p for p in body.params}
+    rebuilt = tuple((v, counters[v.name][1], counters[v.name][0])
+                    for v in taped if v.name in counters and v.name in params)
+    taped = [v for v in taped if v.name not in {c.name for c, _, _ in rebuilt}]
+    after = set(late)
+    for st in ops:
+        if st.outs[0].name in after or any(a.name in after for a in st.args):
+            after.add(st.outs[0].name)
+    return LoopPlan(s.loc.line if s.loc else None, tuple(fills), const_ops, tuple(ops),
+                    frozenset(after & chosen), rebuilt, tuple(taped),
+                    range_bounds(s) is not None)
+
+
+def _walk_ops(block: Block) -> list[Op]:
+    return [st for st in walk(block) if isinstance(st, Op)]
+
+
+def _recomputable(body: Block, needed: list[Var], inner: set[str],
+                  rereadable: set[str]) -> tuple[list[Op], set[str]]:
+    """The body ops to re-execute in the reverse trip instead of taping `needed` (results
+    of a few cheap ops over carried and outer values), in body order, and the carried
+    values (body params) they read, which go on the tape."""
+    defs = {st.outs[0].name: st for st in body.body if isinstance(st, Op) and st.outs}
+    params = {p.name for p in body.params}
+    chosen: set[str] = set()
+    used: set[str] = set()
+    memo: dict[tuple[str, int], bool] = {}
+
+    def ok(name: str, d: int) -> bool:
+        if name not in inner or name in params:
+            return True
+        if (name, d) not in memo:
+            st = defs.get(name)
+            if st is None or st.op not in CHEAP or d == 0 and st.outs[0].type != I64:
+                memo[name, d] = False
+            elif st.op == "load" and st.outs[0].name not in rereadable:
+                memo[name, d] = False
+            else:
+                nd = d if st.outs[0].type == I64 else d - 1
+                memo[name, d] = all(ok(a.name, nd) for a in st.args)
+        return memo[name, d]
+
+    def take(name: str) -> None:
+        if name in params:
+            used.add(name)
+        elif name in inner and name not in chosen:
+            chosen.add(name)
+            for a in defs[name].args:
+                take(a.name)
+
+    for v in needed:
+        if v.name not in params and ok(v.name, MAX_RECOMPUTE_DEPTH):
+            take(v.name)
+    ops = [st for st in body.body if isinstance(st, Op) and st.outs and st.outs[0].name in chosen]
+    return ops, used

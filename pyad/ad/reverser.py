@@ -1,0 +1,194 @@
+"""The reverse sweep: one `Reverser` per gradient walks the Wengert list backwards.
+
+Each op's adjoint rule comes from the op table; a zero cotangent gives zero contributions
+(strong zeros, `strongzero` op) unless the rule's contributions are plain multiples of the
+cotangent. Loads and stores go through shadow arrays: the reverse of `v = a[i]` is
+`shadow(a)[i] += ct(v)`, the reverse of `a[i] = v` reads `ct(v) = shadow(a)[i]` and clears it.
+An `If` is reversed as an `If` on the same condition. A loop is reversed inside its forward
+sweep when it only accumulates (fused.py), otherwise with the tape, following its plan
+(plan.py, taped.py). Native calls run their callee's backward half (`callbwd`).
+
+The Reverser holds the state every strategy shares: the active values, the shadow of each
+active array, the loads that may be repeated, and `subst`, the forward version of each loop
+and call it reversed (close.substitute applies it).
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from ..builder import Builder, NameGen
+from ..custom import RULES
+from ..errors import PyadInternalError
+from ..ir import BOOL, F64, I64, Block, If, Op, Stmt, Var, While, free_vars
+from ..memory import AliasClasses
+from ..opt import has_effects
+from ..ops import OPS
+from . import fused, taped
+from .activity import has_reverse_effects
+
+
+@dataclass
+class Reverser:
+    names: NameGen
+    active: set[str]             # f64 values and f64 arrays that depend on a parameter
+    shadow: dict[str, Var]       # the shadow array of each active array
+    classes: AliasClasses        # of the primal's arrays
+    defs: dict[str, Op]          # every op of the augmented primal, by the names it defines
+    rereadable: set[str]         # loads the reverse sweep may repeat (memory.final_loads)
+    strong_zeros: bool = True    # a zero cotangent gives zero contributions (strongzero)
+    known: dict[str, float] = field(default_factory=dict)  # cotangents known to be constants
+    depth: int = 0               # loops around the statement being reversed
+    subst: dict = field(default_factory=dict)  # id(stmt) -> its forward version
+
+    # ------------------------------------------------------------------ shared helpers
+    @staticmethod
+    def accumulate(b: Builder, adj: dict[str, Var], v: Var, contribution: Var) -> None:
+        prev = adj.get(v.name)
+        adj[v.name] = contribution if prev is None else b.add(prev, contribution)
+
+    @contextmanager
+    def inside_loop(self) -> Iterator[None]:
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+
+    @contextmanager
+    def shadows(self, replacement: dict[str, Var]) -> Iterator[None]:
+        """Accumulate into `replacement` arrays instead of some shadows (fused loops)."""
+        saved = dict(self.shadow)
+        self.shadow.update(replacement)
+        try:
+            yield
+        finally:
+            self.shadow.clear()
+            self.shadow.update(saved)
+
+    # ------------------------------------------------------------------ the sweep
+    def reverse(self, body: tuple[Stmt, ...], adj: dict[str, Var], b: Builder) -> None:
+        """Emit into `b` the adjoint of `body`; `adj` maps names to their accumulated
+        cotangent and ends up holding the cotangents of the values `body` reads from
+        outside."""
+        for s in reversed(body):
+            if isinstance(s, Op) and s.op in ("load", "store"):
+                self._memory(s, adj, b)
+            elif isinstance(s, Op) and s.op == "call":
+                self._call(s, adj, b)
+            elif isinstance(s, Op):
+                self._op(s, adj, b)
+            elif isinstance(s, If):
+                self._if(s, adj, b)
+            else:
+                self._loop(s, adj, b)
+
+    def _op(self, s: Op, adj: dict[str, Var], b: Builder) -> None:
+        out = s.outs[0] if s.outs else None
+        ct = adj.pop(out.name, None) if out is not None else None
+        if ct is None or out.name not in self.active:
+            return
+        row = OPS[s.op]
+        if row.adjoint is None:
+            raise PyadInternalError(f"op {s.op} has no adjoint but is on a gradient path")
+        b.loc = s.loc
+        if s.op == "custom_vjp":
+            contribs = _rule_adjoint(b, ct, s)
+        else:
+            contribs = row.adjoint(b, ct, out, *s.args)
+        if row.strong_zero and self.strong_zeros:
+            contribs = tuple(None if c is None else b.strongzero(ct, c) for c in contribs)
+        for a, c in zip(s.args, contribs):
+            if c is not None and a.name in self.active:
+                self.accumulate(b, adj, a, c)
+
+    def _memory(self, s: Op, adj: dict[str, Var], b: Builder) -> None:
+        """`v = a[i]`: shadow(a)[i] += ct(v).  `a[i] = v`: ct(v) = shadow(a)[i], and
+        shadow(a)[i] = 0 (the overwritten element's adjoint ends here)."""
+        a, idx = s.args[0], s.args[1:]
+        if s.op == "load":
+            ct = adj.pop(s.outs[0].name, None)
+            if ct is not None and s.outs[0].name in self.active:
+                b.loc = s.loc
+                b.emit("accum", self.shadow[a.name], *idx, ct)
+            return
+        if a.name not in self.active:
+            return
+        b.loc = s.loc
+        sh, idx, v = self.shadow[a.name], idx[:-1], s.args[-1]
+        ct = b.emit("load", sh, *idx)
+        b.emit("store", sh, *idx, b.const(0.0))
+        if v.name in self.active:
+            self.accumulate(b, adj, v, ct)
+
+    def _call(self, s: Op, adj: dict[str, Var], b: Builder) -> None:
+        """`ys = call f(xs)` with an active argument: the forward sweep runs f's forward half
+        (`callfwd`, which pushes f's saved values on the tape) and the reverse sweep its
+        backward half (`callbwd`, which pops them), always, even when no cotangent reaches
+        ys, so that every push has its pop."""
+        cts = [adj.pop(o.name, None) for o in s.outs]
+        if not any(a.name in self.active for a in s.args):
+            return
+        self.subst[id(s)] = Op(s.outs, "callfwd", s.args, s.attrs, s.loc)
+        b.loc = s.loc
+        ct_args = tuple(c if c is not None else b.const(0.0)
+                        for o, c in zip(s.outs, cts) if o.type == F64)
+        floats = [a for a in s.args if a.type == F64]
+        grads = tuple(Var(b.names.fresh("d" + a.name), F64) for a in floats)
+        b.stmts.append(Op(grads, "callbwd", ct_args, s.attrs, s.loc))
+        for a, g in zip(floats, grads):
+            if a.name in self.active:
+                self.accumulate(b, adj, a, g)
+
+    def _if(self, s: If, adj: dict[str, Var], b: Builder) -> None:
+        cts = [adj.pop(o.name, None) for o in s.outs]
+        if all(c is None for c in cts) and not has_reverse_effects(s, self.active):
+            return
+        b.loc = s.loc
+        branch_adj, branch_code = [], []
+        for block in (s.then, s.orelse):
+            sub = Builder(b.names, s.loc)
+            local: dict[str, Var] = {}
+            for o, y, ct in zip(s.outs, block.results, cts):
+                if ct is not None and o.name in self.active and y.name in self.active:
+                    self.accumulate(sub, local, y, ct)
+            self.reverse(block.body, local, sub)
+            branch_adj.append(local)
+            branch_code.append(sub)
+        outer = sorted(set(branch_adj[0]) | set(branch_adj[1]))
+        if not outer and not any(has_effects(t) for sub in branch_code for t in sub.stmts):
+            return  # nothing flows out and no shadow is updated
+        blocks = []
+        for local, sub in zip(branch_adj, branch_code):
+            ys = tuple(local[n] if n in local else sub.const(0.0) for n in outer)
+            blocks.append(Block((), tuple(sub.stmts), ys))
+        outs = tuple(Var(b.names.fresh("d" + n), F64) for n in outer)
+        b.stmts.append(If(outs, s.cond, blocks[0], blocks[1], s.loc))
+        by_name = {v.name: v for blk in (s.then, s.orelse) for v in free_vars(blk)}
+        for n, o in zip(outer, outs):
+            self.accumulate(b, adj, by_name[n], o)
+
+    def _loop(self, s: While, adj: dict[str, Var], b: Builder) -> None:
+        cts = [adj.pop(o.name, None) for o in s.outs]
+        act = [k for k, o in enumerate(s.outs) if o.name in self.active and o.type == F64]
+        if all(cts[k] is None for k in act) and not has_reverse_effects(s, self.active):
+            return
+        k = fused.fusable(s, self, cts)
+        if k is not None:  # an accumulating loop: reversed inside its forward sweep
+            if cts[k] is not None:
+                fused.reverse_fused(self, s, k, cts[k], adj, b)
+            return
+        taped.reverse_taped(self, s, act, cts, adj, b)
+
+
+def _rule_adjoint(b: Builder, ct: Var, s: Op) -> tuple:
+    """The adjoint of `y_k = custom_vjp(y_k, residuals..., args...)`: the rule's backward
+    function, inlined, with cotangent `ct` for value leaf k and zero for the others."""
+    rule = RULES[s.attrs[0]]
+    res, xs = s.args[1:1 + rule.n_res], s.args[1 + rule.n_res:]
+    zero = {F64: 0.0, I64: 0, BOOL: False}
+    cts = [ct if j == s.attrs[1] else b.const(zero[t], t) for j, t in enumerate(rule.ct_types)]
+    grads = b.inline(rule.bwd.block, [*res, *cts])
+    return (None,) * (1 + rule.n_res) + tuple(g if x.type == F64 else None
+                                               for g, x in zip(grads, xs))
