@@ -1,6 +1,7 @@
 """Frontend, whole-array operations: NumPy arithmetic with broadcasting, math functions,
-`np.where`, reductions, `np.dot`/`@`, `np.outer`, `np.linalg.norm`. Mixed into
-`frontend.Lowering`.
+`np.where`, reductions, `np.dot`/`@`, `np.outer`, `np.linalg.norm`. The NumPy functions that
+are op-table spellings (`np.exp`, `np.maximum`, ...) are found in the table and applied
+elementwise (frontend_functions.py); the others are here.
 
 Array operations are not primitives: each expands into element loops over the scalar ops of
 the op table, so its gradient comes from differentiating those loops (loads accumulate into
@@ -20,12 +21,12 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .errors import PyadTypeError
+from .frontend_context import arith, unify
+from .frontend_exprs import CMPOPS
+from .frontend_functions import SPELLINGS, arity
 from .ir import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndim_of
 from .loops import for_each, for_range, reduce_each
 
-_UNARY = {"exp": "exp", "log": "log", "sqrt": "sqrt", "sin": "sin", "cos": "cos",
-          "tanh": "tanh", "tan": "tan", "arctan": "atan", "sinh": "sinh", "cosh": "cosh",
-          "log1p": "log1p", "expm1": "expm1", "arcsin": "asin", "arccos": "acos"}
 _REDUCE = ("sum", "mean", "max", "min", "amax", "amin")
 
 
@@ -43,6 +44,12 @@ class Lazy:
 
 
 class ArrayOps:
+    """Whole-array operations (see the module docstring); one per function body."""
+
+    def __init__(self, lw) -> None:
+        self.lw = lw
+        self.ctx = lw.ctx
+
     # ------------------------------------------------------------------ lifting and storing
     def is_arrayish(self, v) -> bool:
         return isinstance(v, Lazy) or (isinstance(v, Var) and is_array(v.type))
@@ -52,48 +59,47 @@ class ArrayOps:
         if isinstance(v, Lazy):
             return v
         if is_array(v.type):
-            return Lazy(elem_type(v.type), self.dims(v), lambda idx: self.b.emit("load", v, *idx))
+            return Lazy(elem_type(v.type), self.lw.arrays.dims(v),
+                        lambda idx: self.ctx.b.emit("load", v, *idx))
         return Lazy(v.type, [], lambda idx: v)
 
     def materialize(self, v):
         """A Lazy stored into a new array; anything else unchanged."""
         if not isinstance(v, Lazy):
             return v
-        out = self.new_array(v.elem, v.dims)
-        self.each(v.dims, lambda idx: self.b.emit("store", out, *idx, v.gen(idx)))
+        out = self.lw.arrays.new_array(v.elem, v.dims)
+        self.each(v.dims, lambda idx: self.ctx.b.emit("store", out, *idx, v.gen(idx)))
         return out
 
     def each(self, dims: list[Var], body: Callable[[list[Var]], None]) -> None:
-        """A loop nest over `dims` whose body runs with `self.b` as its builder."""
+        """A loop nest over `dims` whose body emits into the loop's builder."""
         def run(bb, idx):
-            saved, self.b = self.b, bb
-            try:
+            with self.ctx.emitting(bb):
                 body(idx)
-            finally:
-                self.b = saved
-        for_each(self.b, dims, run)
+        for_each(self.ctx.b, dims, run)
 
     def assign_into(self, view: Var, value, node: ast.AST) -> None:
         """`view[...] = value` for a whole view: value broadcast to the view's shape. An
         array value is copied first, so overlapping source and destination behave as in
         NumPy."""
+        arrays = self.lw.arrays
         if isinstance(value, tuple):
-            raise self.src.error(node, "cannot assign a tuple into an array", cls=PyadTypeError)
+            raise self.ctx.error(node, "cannot assign a tuple into an array", cls=PyadTypeError)
         if isinstance(value, Var) and is_array(value.type):
-            value = self.copy_array(value)
+            value = arrays.copy_array(value)
         elif isinstance(value, Lazy):
             value = self.materialize(value)
-        src = self.broadcast_to(self.lift(value), self.dims(view), node)
+        src = self.broadcast_to(self.lift(value), arrays.dims(view), node)
         elem = elem_type(view.type)
-        self.each(self.dims(view), lambda idx: self.b.emit(
-            "store", view, *idx, self.scalar_for(src.gen(idx), elem, node)))
+        self.each(arrays.dims(view), lambda idx: self.ctx.b.emit(
+            "store", view, *idx, arrays.scalar_for(src.gen(idx), elem, node)))
 
     # ------------------------------------------------------------------ broadcasting
     def broadcast(self, operands: list[Lazy], node: ast.AST) -> list[Var]:
         """The result dims of operands broadcast together (checked at run time)."""
         nd = max(len(o.dims) for o in operands)
         out: list[Var] = []
-        b = self.b
+        b = self.ctx.b
         for k in range(nd):
             r = None
             for o in operands:
@@ -116,10 +122,10 @@ class ArrayOps:
     def broadcast_to(self, v: Lazy, dims: list[Var], node: ast.AST) -> Lazy:
         """`v` read at indices of an array of `dims` (which it must broadcast to)."""
         if len(v.dims) > len(dims):
-            raise self.src.error(node, f"cannot broadcast a {len(v.dims)}-D value to "
+            raise self.ctx.error(node, f"cannot broadcast a {len(v.dims)}-D value to "
                                  f"{len(dims)}-D", cls=PyadTypeError)
         shift = len(dims) - len(v.dims)
-        b = self.b
+        b = self.ctx.b
         for j, d in enumerate(v.dims):
             r = dims[shift + j]
             if d is not r:
@@ -132,7 +138,7 @@ class ArrayOps:
         shift = len(dims) - len(v.dims)
 
         def gen(idx):
-            b = self.b
+            b = self.ctx.b
             own = []
             for j, d in enumerate(v.dims):
                 i = idx[shift + j]
@@ -146,7 +152,7 @@ class ArrayOps:
         """Lazy fn(elements...) over operands broadcast together (a number if all operands
         are numbers)."""
         if not any(self.is_arrayish(o) for o in operands):  # np.exp(2.0): a number
-            return fn(*(self.scalar(o, node) for o in operands))
+            return fn(*(self.lw.exprs.scalar(o, node) for o in operands))
         lz = [self.lift(o) for o in operands]
         dims = self.broadcast(lz, node)
         gens = [self._mapped(o, dims) for o in lz]
@@ -156,69 +162,53 @@ class ArrayOps:
     def _result_elem(self, fn, lz: list[Lazy]) -> str:
         """The element type fn produces, found by running it on placeholders in a scratch
         builder."""
-        from .builder import Builder
-        saved, self.b = self.b, Builder(self.names, self.b.loc)
-        try:
+        with self.ctx.emitting(self.ctx.builder()):
             return fn(*(Var(f"probe{k}", o.elem) for k, o in enumerate(lz))).type
-        finally:
-            self.b = saved
 
     # ------------------------------------------------------------------ operators
-    def array_binop(self, op: ast.operator, a, b, node: ast.AST) -> Lazy:
+    def binop(self, op: ast.operator, a, b, node: ast.AST) -> Lazy:
+        ctx = self.ctx
         if isinstance(op, ast.Div):  # NumPy's true division: inf/nan for a zero divisor
             return self.elementwise(
-                lambda x, y: self.b.emit("fdiv", self.convert(x, F64), self.convert(y, F64)),
+                lambda x, y: ctx.b.emit("fdiv", ctx.convert(x, F64), ctx.convert(y, F64)),
                 [a, b], node)
-        return self.elementwise(lambda x, y: self.binop(op, x, y, node), [a, b], node)
+        return self.elementwise(lambda x, y: self.lw.exprs.binop(op, x, y, node), [a, b], node)
 
-    def array_unary(self, op: ast.unaryop, v, node: ast.AST) -> Lazy:
+    def unary(self, op: ast.unaryop, v, node: ast.AST) -> Lazy:
+        ctx = self.ctx
         if isinstance(op, ast.USub):
-            return self.elementwise(lambda x: self.b.neg(self.convert(x, _arith(x.type))),
+            return self.elementwise(lambda x: ctx.b.neg(ctx.convert(x, arith(x.type))),
                                     [v], node)
         if isinstance(op, ast.UAdd):
             return self.lift(v)
-        raise self.src.error(node, "unsupported operator on an array (use np.logical_not)")
+        raise ctx.error(node, "unsupported operator on an array (use np.logical_not)")
 
-    def array_compare(self, node: ast.Compare, left, right) -> Lazy:
+    def compare(self, node: ast.Compare, left, right) -> Lazy:
+        ctx = self.ctx
         op = node.ops[0]
         if len(node.ops) != 1:
-            raise self.src.error(node, "chained comparisons of arrays are not supported")
-        cmp = _CMP.get(type(op))
+            raise ctx.error(node, "chained comparisons of arrays are not supported")
+        cmp = CMPOPS.get(type(op))
         if cmp is None:
-            raise self.src.error(node, "unsupported comparison of arrays")
+            raise ctx.error(node, "unsupported comparison of arrays")
 
         def f(x, y):
-            t = x.type if x.type == y.type else (F64 if F64 in (x.type, y.type) else I64)
-            return self.b.emit(cmp, self.convert(x, t), self.convert(y, t))
+            t = unify(x.type, y.type)
+            return ctx.b.emit(cmp, ctx.convert(x, t), ctx.convert(y, t))
         return self.elementwise(f, [left, right], node)
 
     # ------------------------------------------------------------------ numpy functions
-    def array_function(self, name: str, node: ast.Call, args: list, method: bool = False):
+    def function(self, name: str, node: ast.Call, args: list, method: bool = False):
+        """`np.<name>(*args)` (or the method `args[0].<name>(*args[1:])`)."""
         kw = {k.arg: k.value for k in node.keywords}
-        if name in _UNARY:
-            self._arity(name, node, args, 1, kw)
-            op = _UNARY[name]
-            return self.elementwise(lambda x: self.b.emit(op, self.convert(x, F64)), args, node)
-        if name in ("abs", "absolute", "fabs"):
-            self._arity(name, node, args, 1, kw)
-            return self.elementwise(lambda x: self.b.abs(self.convert(x, _arith(x.type))),
-                                    args, node)
-        if name in ("maximum", "minimum"):
-            self._arity(name, node, args, 2, kw)
-            op = "max" if name == "maximum" else "min"
-
-            def f(x, y):
-                t = F64 if F64 in (x.type, y.type) else I64
-                return self.b.emit(op, self.convert(x, t), self.convert(y, t))
-            return self.elementwise(f, args, node)
+        spelling = f"numpy.{name}"
+        if spelling in SPELLINGS:  # an op-table function, elementwise
+            self._arity(name, node, args, arity(spelling), kw)
+            apply = self.lw.functions.apply
+            return self.elementwise(lambda *xs: apply(spelling, list(xs), node), args, node)
         if name == "where":
             self._arity(name, node, args, 3, kw)
-
-            def w(c, x, y):
-                t = x.type if x.type == y.type else (F64 if F64 in (x.type, y.type) else I64)
-                return self.b.select(self.truth(c, node), self.convert(x, t),
-                                     self.convert(y, t))
-            return self.elementwise(w, args, node)
+            return self.where(args, node)
         if name in _REDUCE:
             axis = self._axis(kw, node, args, method)
             return self.reduce(name.lstrip("a") if name.startswith("am") else name,
@@ -228,44 +218,59 @@ class ArrayOps:
             return self.dot(args[0], args[1], node)
         if name == "outer":
             self._arity(name, node, args, 2, kw)
-            a, b = (self.lift(self.array(x, node)) for x in args)
-            if len(a.dims) != 1 or len(b.dims) != 1:
-                raise self.src.error(node, "np.outer takes two 1-D arrays", cls=PyadTypeError)
-            return Lazy(_promote(a.elem, b.elem), [a.dims[0], b.dims[0]], lambda idx: self.binop(
-                ast.Mult(), a.gen([idx[0]]), b.gen([idx[1]]), node))
+            return self.outer(args, node)
         if name == "linalg.norm":
             self._arity(name, node, args, 1, kw)
-            sq = self.elementwise(lambda x: self.b.mul(*(2 * [self.convert(x, F64)])), args, node)
-            return self.b.sqrt(self.reduce("sum", sq, None, node))
+            ctx = self.ctx
+            sq = self.elementwise(lambda x: ctx.b.mul(*(2 * [ctx.convert(x, F64)])), args, node)
+            return ctx.b.sqrt(self.reduce("sum", sq, None, node))
         if name == "transpose":
             self._arity(name, node, args, 1, kw)
-            return self.b.emit("transpose", self.array(self.materialize(args[0]), node))
-        raise self.src.error(node.func, f"unsupported numpy function `np.{name}`",
+            return self.ctx.b.emit("transpose", self.lw.arrays.array(
+                self.materialize(args[0]), node))
+        raise self.ctx.error(node.func, f"unsupported numpy function `np.{name}`",
                              hint="see docs/arrays.md for the supported array operations")
+
+    def where(self, args: list, node: ast.Call) -> Lazy:
+        ctx = self.ctx
+
+        def w(c, x, y):
+            t = unify(x.type, y.type)
+            return ctx.b.select(self.lw.exprs.truth(c, node), ctx.convert(x, t),
+                                ctx.convert(y, t))
+        return self.elementwise(w, args, node)
+
+    def outer(self, args: list, node: ast.Call) -> Lazy:
+        a, b = (self.lift(self.lw.arrays.array(x, node)) for x in args)
+        if len(a.dims) != 1 or len(b.dims) != 1:
+            raise self.ctx.error(node, "np.outer takes two 1-D arrays", cls=PyadTypeError)
+        return Lazy(unify(arith(a.elem), arith(b.elem)), [a.dims[0], b.dims[0]],
+                    lambda idx: self.lw.exprs.binop(ast.Mult(), a.gen([idx[0]]),
+                                                    b.gen([idx[1]]), node))
 
     def _arity(self, name, node, args, n, kw) -> None:
         if kw:
-            raise self.src.error(node, f"np.{name} takes no keyword arguments here")
+            raise self.ctx.error(node, f"np.{name} takes no keyword arguments here")
         if len(args) != n:
-            raise self.src.error(node, f"np.{name} takes {n} argument{'s' if n > 1 else ''}",
+            raise self.ctx.error(node, f"np.{name} takes {n} argument{'s' if n > 1 else ''}",
                                  cls=PyadTypeError)
 
     def _axis(self, kw: dict, node: ast.Call, args: list, method: bool) -> int | None:
         extra = set(kw) - {"axis"}
         if extra:
-            raise self.src.error(node, f"unsupported keyword argument `{extra.pop()}`")
+            raise self.ctx.error(node, f"unsupported keyword argument `{extra.pop()}`")
         axis_node = kw.get("axis")
         if len(args) == 2 and axis_node is None:
             axis_node = node.args[-1]
         elif len(args) != 1:
-            raise self.src.error(node, "reductions take an array and an optional axis",
+            raise self.ctx.error(node, "reductions take an array and an optional axis",
                                  cls=PyadTypeError)
         if axis_node is None or (isinstance(axis_node, ast.Constant) and axis_node.value is None):
             return None
         if not (isinstance(axis_node, ast.Constant) and isinstance(axis_node.value, int)) \
                 and not (isinstance(axis_node, ast.UnaryOp) and isinstance(axis_node.operand,
                                                                           ast.Constant)):
-            raise self.src.error(axis_node, "axis must be a constant integer")
+            raise self.ctx.error(axis_node, "axis must be a constant integer")
         return ast.literal_eval(axis_node)
 
     # ------------------------------------------------------------------ reductions
@@ -273,10 +278,10 @@ class ArrayOps:
         lz = self.lift(v)
         nd = len(lz.dims)
         if nd == 0:
-            raise self.src.error(node, f"np.{kind} of a number", cls=PyadTypeError)
+            raise self.ctx.error(node, f"np.{kind} of a number", cls=PyadTypeError)
         if axis is not None:
             if not -nd <= axis < nd:
-                raise self.src.error(node, f"axis {axis} is out of bounds for a {nd}-D array",
+                raise self.ctx.error(node, f"axis {axis} is out of bounds for a {nd}-D array",
                                      cls=PyadTypeError)
             axis %= nd
         elem = F64 if kind == "mean" or lz.elem == F64 else I64
@@ -285,14 +290,14 @@ class ArrayOps:
 
         def total(outer_idx: list[Var]) -> Var:
             """The reduction over `axes` at the kept indices `outer_idx`."""
-            b = self.b
+            b = self.ctx.b
             rdims = [lz.dims[k] for k in axes]
 
             def at(inner):
                 full, it_o, it_i = [], iter(outer_idx), iter(inner)
                 for k in range(nd):
                     full.append(next(it_i) if k in axes else next(it_o))
-                return self.convert(lz.gen(full), elem)
+                return self.ctx.convert(lz.gen(full), elem)
 
             if kind in ("sum", "mean"):
                 acc = reduce_each(b, rdims, [b.const(0, elem)], self._reducer(at, "add"))[0]
@@ -313,61 +318,44 @@ class ArrayOps:
 
         if not keep:
             return total([])
-        out = self.new_array(elem, [lz.dims[k] for k in keep])
+        out = self.lw.arrays.new_array(elem, [lz.dims[k] for k in keep])
         self.each([lz.dims[k] for k in keep],
-                  lambda idx: self.b.emit("store", out, *idx, total(idx)))
+                  lambda idx: self.ctx.b.emit("store", out, *idx, total(idx)))
         return out
 
     def _reducer(self, at, op: str):
         def body(bb, idx, acc):
-            saved, self.b = self.b, bb
-            try:
+            with self.ctx.emitting(bb):
                 return [bb.emit(op, acc[0], at(idx))]
-            finally:
-                self.b = saved
         return body
 
     # ------------------------------------------------------------------ products
     def dot(self, a, b, node: ast.AST):
-        a = self.array(self.materialize(a), node)
-        b = self.array(self.materialize(b), node)
+        ctx, arrays = self.ctx, self.lw.arrays
+        a = arrays.array(self.materialize(a), node)
+        b = arrays.array(self.materialize(b), node)
         na, nb = ndim_of(a.type), ndim_of(b.type)
         if na > 2 or nb > 2:
-            raise self.src.error(node, "np.dot and @ support 1-D and 2-D arrays",
-                                 cls=PyadTypeError)
-        da, db = self.dims(a), self.dims(b)
+            raise ctx.error(node, "np.dot and @ support 1-D and 2-D arrays", cls=PyadTypeError)
+        da, db = arrays.dims(a), arrays.dims(b)
         k_a, k_b = da[-1], db[0]
-        bl = self.b
+        bl = ctx.b
         bl.emit("raise_if", bl.ne(k_a, k_b), attrs=("ValueError", "shapes are not aligned for "
                                                     "np.dot / @"))
-        elem = _promote(elem_type(a.type), elem_type(b.type))
+        elem = unify(arith(elem_type(a.type)), arith(elem_type(b.type)))
 
         def inner(ia: list[Var], jb: list[Var]) -> Var:
             def body(bb, k, acc):
-                saved, self.b = self.b, bb
-                try:
-                    x = self.convert(bb.emit("load", a, *ia, k), elem)
-                    y = self.convert(bb.emit("load", b, k, *jb), elem)
+                with ctx.emitting(bb):
+                    x = ctx.convert(bb.emit("load", a, *ia, k), elem)
+                    y = ctx.convert(bb.emit("load", b, k, *jb), elem)
                     return [bb.add(acc[0], bb.mul(x, y))]
-                finally:
-                    self.b = saved
-            return for_range(self.b, k_a, [self.b.const(0, elem)], body)[0]
+            return for_range(ctx.b, k_a, [ctx.b.const(0, elem)], body)[0]
 
         rdims = da[:-1] + db[1:]
         if not rdims:
             return inner([], [])
-        out = self.new_array(elem, rdims)
-        self.each(rdims, lambda idx: self.b.emit(
+        out = arrays.new_array(elem, rdims)
+        self.each(rdims, lambda idx: ctx.b.emit(
             "store", out, *idx, inner(idx[:na - 1], idx[na - 1:])))
         return out
-
-
-_CMP = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
-
-
-def _arith(t: str) -> str:
-    return I64 if t == BOOL else t
-
-
-def _promote(a: str, b: str) -> str:
-    return F64 if F64 in (a, b) else I64

@@ -11,15 +11,13 @@
 
 Called from Python, a `custom_vjp` function is the plain function. Called from compiled code,
 its forward rule gives the value and the residuals, and its backward rule is the adjoint
-(frontend: pyad/calls.py; AD: `pyad.ad`, op `custom_vjp`). Both rules are written in the
-compiled subset and compiled with their callers. Arguments, values and residuals are numbers
-or tuples of numbers.
+(frontend: pyad/calls.py, which lowers it to a `Rule` carried by the `custom_vjp` ops; AD:
+`pyad.ad`, op `custom_vjp`). Both rules are written in the compiled subset and compiled with
+their callers. Arguments, values and residuals are numbers or tuples of numbers.
 """
 from __future__ import annotations
 
 import functools
-import itertools
-import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -61,28 +59,16 @@ def custom_vjp(fn: Callable) -> CustomVJP:
     return CustomVJP(fn)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Rule:
-    """A backward rule lowered for one call site: `bwd(residuals..., cotangents...)` returns
-    one float cotangent per argument; `n_ct` cotangents, for the value's leaves."""
+    """A backward rule lowered for one call site, carried by the call's `custom_vjp` ops
+    (their first attribute): `bwd(residuals..., cotangents...)` returns one float cotangent
+    per argument; `n_res` residuals, and one cotangent per leaf of the value, of `ct_types`.
+    Compared by identity (the ops of one call site share it)."""
     name: str
     bwd: Func
     n_res: int
     ct_types: tuple[str, ...]
 
-
-RULES: dict[int, Rule] = {}
-_ids = itertools.count(1)
-_lock = threading.Lock()
-
-
-def register_backward(rule: CustomVJP, name: str, lowering, res, y, n_args: int, node) -> int:
-    """Lower `rule`'s backward function for this call site and return its id (the
-    `custom_vjp` op's first attribute)."""
-    from .calls import _leaves
-    func = lowering.lower_backward(rule, name, res, y, n_args, node)
-    entry = Rule(name, func, len(_leaves(res)), tuple(v.type for v in _leaves(y)))
-    with _lock:
-        rid = next(_ids)
-        RULES[rid] = entry
-    return rid
+    def __str__(self) -> str:
+        return f"rule:{self.name}"

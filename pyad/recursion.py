@@ -13,14 +13,18 @@ returns a tuple literal), lower the body, and lower again with the types the bod
 returned, until they agree (i64 first, so that `n * fact(n - 1)` stays an int as in Python;
 a float base case widens the guess to f64 on the next round).
 
-Recursive functions take and return numbers (and tuples of numbers), not arrays.
+Recursive functions take and return numbers (and tuples of numbers), not arrays. The callee's
+Func is left as lowered: the pipeline simplifies it with its caller (`ir.callees_of`).
 """
 from __future__ import annotations
 
 import ast
+import inspect
 import sys
+import textwrap
 import types
 
+from . import pytree
 from .errors import PyadError, PyadTypeError
 from .ir import F64, I64, Callee, Op, Var, is_array
 
@@ -36,37 +40,37 @@ def max_depth() -> int:
 
 
 def recursive_call(lw, fn: types.FunctionType, name: str, values: list, node: ast.Call):
-    """The value of the recursive call `node` (lowering `lw`) of `fn` with `values`."""
+    """The value of the recursive call `node` (in the body lowered by `lw`, a
+    `frontend.Lowering`) of `fn` with `values`."""
+    ctx = lw.ctx
     args = []
     for v in values:
-        v = lw.materialize(v)
+        v = lw.arrayops.materialize(v)
         if isinstance(v, tuple) or is_array(v.type):
-            raise lw.src.error(node, f"recursive call to `{name}` with "
-                               f"{'a tuple' if isinstance(v, tuple) else 'an array'} argument: "
-                               "recursive functions take numbers", cls=PyadTypeError,
-                               hint="pass the numbers one by one, or write the recursion as "
-                               "a loop")
+            raise ctx.error(node, f"recursive call to `{name}` with "
+                            f"{'a tuple' if isinstance(v, tuple) else 'an array'} argument: "
+                            "recursive functions take numbers", cls=PyadTypeError,
+                            hint="pass the numbers one by one, or write the recursion as "
+                            "a loop")
         args.append(v)
     key = (fn.__code__, tuple(a.type for a in args))
-    callee = lw.callees.get(key)
+    callee = ctx.callees.get(key)
     if callee is None:
-        callee = lw.callees[key] = Callee(f"{name}.{len(lw.callees)}", key[1])
+        callee = ctx.callees[key] = Callee(f"{name}.{len(ctx.callees)}", key[1])
         _lower_callee(lw, callee, fn, name, [a.type for a in args], node)
-    outs = tuple(Var(lw.names.fresh(name), t) for t in callee.result_types)
-    lw.b.stmts.append(Op(outs, "call", tuple(args), (callee,), lw.b.loc))
-    return _rebuild(callee.shape, outs)
+    outs = tuple(Var(ctx.names.fresh(name), t) for t in callee.result_types)
+    ctx.b.stmts.append(Op(outs, "call", tuple(args), (callee,), ctx.b.loc))
+    return pytree.gather(callee.shape, outs)
 
 
 def _lower_callee(lw, callee: Callee, fn, name: str, arg_types: list[str], node) -> None:
     """Lower `fn` on its own into `callee.func`, iterating on its result types."""
-    from .frontend import Lowering, _flatten, _shape
-    from .pipeline import simplify
     n = _returned_tuple_length(fn)
     guesses = [(I64,) * (n or 1), (F64,) * (n or 1)]
     callee.result_types, callee.shape = guesses[0], tuple(range(n)) if n else 0
     failures: list[PyadError] = []
     for _ in range(MAX_ROUNDS):
-        sub = Lowering(fn, tuple(arg_types), callees=lw.callees)
+        sub = lw.separate(fn, tuple(arg_types))
         try:
             func = sub.run(signature_checked=True)
         except PyadError as exc:
@@ -76,39 +80,32 @@ def _lower_callee(lw, callee: Callee, fn, name: str, arg_types: list[str], node)
                 continue
             if str(failures[0]) == str(exc):
                 raise  # not about the guessed result type: located in the callee's source
-            raise lw.src.error(node, f"cannot determine the result type of recursive "
+            raise lw.ctx.error(node, f"cannot determine the result type of recursive "
                                f"function `{name}`: recursive functions return numbers or "
                                f"tuples of numbers (assuming it returns "
                                f"{'/'.join(callee.result_types)}: "
                                f"{getattr(exc, 'bare_message', exc)})",
                                cls=PyadTypeError) from None
-        leaves = _flatten(sub.result)
+        leaves = pytree.leaves(sub.result)
         if any(is_array(v.type) for v in leaves):
-            raise lw.src.error(node, f"recursive function `{name}` returns an array: "
+            raise lw.ctx.error(node, f"recursive function `{name}` returns an array: "
                                "recursive functions return numbers", cls=PyadTypeError,
                                hint="write the recursion as a loop")
-        types_, shape = tuple(v.type for v in leaves), _shape(sub.result, [0])
+        types_, shape = tuple(v.type for v in leaves), pytree.indexed(sub.result)
         if (types_, shape) == (callee.result_types, callee.shape):
-            callee.func = simplify(func)
+            callee.func = func
             return
         callee.result_types, callee.shape = types_, shape
-    raise lw.src.error(node, f"cannot determine the result type of recursive function "
+    raise lw.ctx.error(node, f"cannot determine the result type of recursive function "
                        f"`{name}`", cls=PyadTypeError,
                        hint="make every return statement return the same types")
 
 
 def _returned_tuple_length(fn) -> int:
     """The length of the first tuple literal that `fn` returns (0 if none)."""
-    import inspect
-    import textwrap
     tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     for node in ast.walk(tree):
         if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
             return len(node.value.elts)
     return 0
 
-
-def _rebuild(shape, outs: tuple):
-    if isinstance(shape, tuple):
-        return tuple(_rebuild(s, outs) for s in shape)
-    return outs[shape]

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from ..builder import Builder, NameGen
-from ..custom import RULES
 from ..errors import PyadInternalError
 from ..ir import BOOL, F64, I64, Block, If, Op, Stmt, Var, While, free_vars
 from ..memory import AliasClasses
@@ -185,7 +184,7 @@ class Reverser:
 def _rule_adjoint(b: Builder, ct: Var, s: Op) -> tuple:
     """The adjoint of `y_k = custom_vjp(y_k, residuals..., args...)`: the rule's backward
     function, inlined, with cotangent `ct` for value leaf k and zero for the others."""
-    rule = RULES[s.attrs[0]]
+    rule = s.attrs[0]  # a pyad.custom.Rule
     res, xs = s.args[1:1 + rule.n_res], s.args[1 + rule.n_res:]
     zero = {F64: 0.0, I64: 0, BOOL: False}
     cts = [ct if j == s.attrs[1] else b.const(zero[t], t) for j, t in enumerate(rule.ct_types)]
