@@ -86,3 +86,13 @@ def tape_size(t: str) -> int:
 def elem_llvm(t: str) -> ir.Type:
     """The element type of array type `t` as stored in memory."""
     return SCALAR_MEM[t.split("[", 1)[0]]
+
+
+def to_mem(b: ir.IRBuilder, v: ir.Value, t: str) -> ir.Value:
+    """A value as it is stored in memory (bool: i1 -> i8)."""
+    return b.zext(v, I8) if t == "bool" else v
+
+
+def from_mem(b: ir.IRBuilder, v: ir.Value, t: str) -> ir.Value:
+    """A value loaded from memory as the kernel computes with it (bool: i8 -> i1)."""
+    return b.trunc(v, I1) if t == "bool" else v

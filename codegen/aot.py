@@ -19,20 +19,23 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import llvmlite.binding as llvm
 from llvmlite import ir
 
+from pyad import _runtime
 from pyad.errors import PyadInternalError
 from pyad.ir import F64, is_array
 
 from . import capi, cheader, cwrap, jit
 from .build import KernelSpec
-from .emit import emit_kernel
+from .emit import ModuleState, emit_kernel
 
 OPT_LEVEL = 2  # the JIT's level: the same optimizations, so the same results
 
@@ -56,8 +59,6 @@ def resolve_cpu(cpu: str | None) -> tuple[str | None, str | None]:
         return None, None
     cpu = cpu or default_cpu()
     triple = jit.host_cpu()[0]
-    import llvmlite.binding as llvm
-
     with jit.COMPILE_LOCK:
         err = _capture_stderr(lambda: llvm.Target.from_triple(triple).create_target_machine(
             cpu=cpu, features="", opt=OPT_LEVEL, reloc="pic", codemodel="small"))
@@ -69,7 +70,6 @@ def resolve_cpu(cpu: str | None) -> tuple[str | None, str | None]:
 
 def _capture_stderr(thunk: Callable[[], object]) -> str:
     """What native code writes to file descriptor 2 while `thunk` runs."""
-    import sys
     sys.stderr.flush()
     saved = os.dup(2)
     with tempfile.TemporaryFile() as tmp:
@@ -110,15 +110,18 @@ def _expected_kinds(e: capi.Entry, kind: str) -> tuple[list[str], list[str]]:
     }[kind]
 
 
-def kernel_module(lib: str, entries: list[capi.Entry]) -> tuple[ir.Module, dict]:
+def kernel_module(lib: str, entries: list[capi.Entry],
+                  max_depth: int | None = None) -> tuple[ir.Module, dict]:
     """One LLVM module with every kernel; returns it and {(entry index, kind): cwrap.Kernel}.
-    Kernel symbols are `pyadk.<i>.<kind>` (a dot: no C name can equal them)."""
+    Kernel symbols are `pyadk.<i>.<kind>` (a dot: no C name can equal them). `max_depth`:
+    the call-depth limit of natively called functions (see emit.ModuleState)."""
     module = ir.Module(name=f"pyad.aot.{lib}")
+    state = ModuleState(module, max_depth)
     kernels: dict[tuple[int, str], cwrap.Kernel] = {}
     for i, e in enumerate(entries):
         for kind, spec in _kernel_specs(e):
             symbol = f"pyadk.{i}.{kind}"
-            emit_kernel(module, spec.func, symbol, boundscheck=True, pack_saved=spec.pack_saved,
+            emit_kernel(state, spec.func, symbol, boundscheck=True, pack_saved=spec.pack_saved,
                         unpack_saved=spec.unpack_saved)
             params, outs = spec.kinds()
             if (list(params), list(outs)) != tuple(map(list, _expected_kinds(e, kind))):
@@ -129,19 +132,12 @@ def kernel_module(lib: str, entries: list[capi.Entry]) -> tuple[ir.Module, dict]
     return module, kernels
 
 
-def llvm_ir(lib: str, entries: list[capi.Entry], cpu: str | None) -> str:
+def llvm_ir(lib: str, entries: list[capi.Entry], cpu: str | None,
+            max_depth: int | None = None) -> str:
     """The optimized LLVM IR of the library's kernels, for the target CPU."""
-    module, _ = kernel_module(lib, entries)
+    module, _ = kernel_module(lib, entries, max_depth)
     cpu_name, features = resolve_cpu(cpu)
-    with jit.COMPILE_LOCK:
-        triple = jit.host_cpu()[0]
-        tm = jit._target_machine(OPT_LEVEL, cpu=cpu_name, features=features, reloc="pic",
-                                 codemodel="small")
-        module.triple = triple
-        module.data_layout = str(tm.target_data)
-        mod = jit._parse(str(module), f"module {module.name!r}")
-        jit._optimize(mod, tm, OPT_LEVEL)
-        return str(mod)
+    return jit.optimized_ir(module, cpu=cpu_name, features=features, opt=OPT_LEVEL)
 
 
 # -------------------------------------------------------------------------------- toolchain
@@ -176,11 +172,11 @@ class _Runner:
 
 
 def build(lib: str, entries: list[capi.Entry], outdir: Path, *, cpu: str | None, emit: str,
-          source: str, command: str, log: Callable[[str], None] = lambda _: None) -> list[Path]:
+          source: str, command: str, log: Callable[[str], None] = lambda _: None,
+          max_depth: int | None = None) -> list[Path]:
     """Build the library into `outdir` (which exists and is writable). `emit` is 'so'
-    (libNAME.so, libNAME.a, NAME.h) or 'obj' (NAME.o, NAME.h). Returns the files written."""
-    from pyad import _runtime
-
+    (libNAME.so, libNAME.a, NAME.h) or 'obj' (NAME.o, NAME.h). Returns the files written.
+    `max_depth`: the call-depth limit of natively called functions (emit.ModuleState)."""
     cc, ar, objcopy = _tool("CC", "cc"), _tool("AR", "ar"), _tool("OBJCOPY", "objcopy")
     try:
         rt_archive, rt_header = _runtime.static_library_path(), _runtime.header_path()
@@ -193,7 +189,7 @@ def build(lib: str, entries: list[capi.Entry], outdir: Path, *, cpu: str | None,
     header = cheader.render(lib, entries, source=source, command=command)
 
     t = time.perf_counter()
-    module, kernels = kernel_module(lib, entries)
+    module, kernels = kernel_module(lib, entries, max_depth)
     obj = jit.emit_object(module, cpu=cpu_name, features=features, opt=OPT_LEVEL)
     log(f"LLVM: {len(kernels)} kernels, {len(obj)} bytes of object code for cpu "
         f"{cpu_name or 'native'} in {1e3 * (time.perf_counter() - t):.0f} ms")

@@ -16,7 +16,7 @@ from llvmlite import ir
 from pyad.ir import Func, is_array
 
 from . import jit, pywrap, pywrap_arrays
-from .emit import emit_kernel
+from .emit import ModuleState, emit_kernel
 from .pycall import PyWrapper, RawKernel
 
 #: Whether array kernels get native wrappers (tests switch it off to compare with pycall).
@@ -61,7 +61,8 @@ class Unit:
 
 def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpec], *,
                  fastmath: bool = False, boundscheck: bool = True,
-                 pyname: str | None = None, object_cache=None) -> Unit:
+                 pyname: str | None = None, object_cache=None,
+                 max_depth: int | None = None) -> Unit:
     """Compile `kernels` with native CPython `wrappers`, or, when a kernel takes or returns
     arrays and :data:`NATIVE_ARRAYS` is false, with `pycall.PyWrapper` callables of the same
     contract.
@@ -69,11 +70,14 @@ def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpe
     The module text depends only on the arguments (its name is `name`, no counter), so
     `object_cache` (see `jit.compile_module`) can key it by content. A wrapper releases the
     GIL around its kernel call when the kernel contains a loop (pywrap `release_gil`): a
-    straight-line kernel takes nanoseconds, less than the release costs."""
+    straight-line kernel takes nanoseconds, less than the release costs. `max_depth` is the
+    call-depth limit of natively called functions (`pyad.pipeline.max_call_depth()`),
+    needed when the kernels call any."""
     module = ir.Module(name=name)
+    state = ModuleState(module, max_depth)
     fns = {}
     for k in kernels:
-        fns[k.name] = (emit_kernel(module, k.func, f"{k.func.name}.kernel", fastmath=fastmath,
+        fns[k.name] = (emit_kernel(state, k.func, f"{k.func.name}.kernel", fastmath=fastmath,
                                    boundscheck=boundscheck, pack_saved=k.pack_saved,
                                    unpack_saved=k.unpack_saved), k)
     if not NATIVE_ARRAYS and any(is_array(t) for k in kernels for t in sum(k.kinds(), [])):

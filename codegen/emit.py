@@ -5,29 +5,54 @@ Primitives are lowered from the op table's `lower` data: ("inst", ...) an LLVM i
 ("runtime", name) external calls, ("custom",) a function in `lower_custom.py`, ("call",) a
 call of another generated function (`lower_call.py`).
 
+The kernels of one LLVM module share a :class:`ModuleState` (the functions emitted for the
+natively called callees, the call-depth limit they check): it is passed to every emitter
+explicitly, never stored on the llvmlite Module.
+
 A kernel may pack its trailing `pack_saved` results (possibly none) into a freshly allocated pullback struct (the
 forward half of `pullback`) or unpack its leading params from one (the backward half).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from llvmlite import ir
 
-from pyad.ir import BOOL, F64, Func, If, Loc, Op, Var, While, is_array
+from pyad.errors import PyadInternalError
+from pyad.ir import BOOL, F64, Callee, Func, If, Loc, Op, Var, While, is_array
 from pyad.ops import OPS
 
 from . import abi, lower_call
+from .abi import from_mem, to_mem
 from .lower_array import ARRAY_LOWERINGS
 from .lower_custom import CUSTOM
 
 LOWERINGS = {**CUSTOM, **ARRAY_LOWERINGS}
 
 
+@dataclass
+class ModuleState:
+    """What the kernels of one LLVM module share while it is emitted.
+
+    `max_depth` is the native call depth past which a callee raises RecursionError (data
+    from the pipeline: `pyad.pipeline.max_call_depth()`; only needed when the module has
+    callees). `callees` maps (callee, 'primal' | 'fwd' | 'bwd') to its LLVM function, emitted
+    once per module on first use."""
+
+    module: ir.Module
+    max_depth: int | None = None
+    callees: dict[tuple[Callee, str], ir.Function] = field(default_factory=dict)
+
 
 class KernelEmitter:
-    def __init__(self, module: ir.Module, func: Func, name: str, *, fastmath: bool = False,
-                 boundscheck: bool = True, pack_saved: int | None = None,
-                 unpack_saved: int | None = None, callee: bool = False) -> None:
-        self.module = module
+    def __init__(self, state: ModuleState | ir.Module, func: Func, name: str, *,
+                 fastmath: bool = False, boundscheck: bool = True,
+                 pack_saved: int | None = None, unpack_saved: int | None = None,
+                 callee: bool = False) -> None:
+        if isinstance(state, ir.Module):
+            state = ModuleState(state)
+        self.state = state
+        self.module = module = state.module
         self.func = func
         self.boundscheck = boundscheck
         self.fastmath = fastmath
@@ -206,6 +231,28 @@ class KernelEmitter:
             self.values[o.name] = phi
 
     # ------------------------------------------------------------------ helpers for lowerings
+    def callee_function(self, callee: Callee, kind: str) -> ir.Function:
+        """The LLVM function of `callee`'s `kind` half ('primal', 'fwd', 'bwd') in this
+        module, emitted on first use. The halves are the Funcs the pipeline made
+        (`callee.gradient`); codegen never differentiates."""
+        key = (callee, kind)
+        fn = self.state.callees.get(key)
+        if fn is None:
+            if kind == "primal":
+                func = callee.func
+            elif callee.gradient is None:
+                raise PyadInternalError(f"internal compiler error: no gradient for the callee "
+                                        f"@{callee.name} (the pipeline makes them)")
+            else:
+                func = callee.gradient[0 if kind == "fwd" else 1]
+            name = self.module.get_unique_name(f"{callee.name}.{kind}")
+            sub = KernelEmitter(self.state, func, name, fastmath=self.fastmath,
+                                boundscheck=self.boundscheck, callee=True)
+            sub.fn.linkage = "internal"
+            fn = self.state.callees[key] = sub.fn  # before emitting: the body may call itself
+            sub.emit()
+        return fn
+
     def extern(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
         fn = self.module.globals.get(name)
         if fn is None:
@@ -270,13 +317,7 @@ def const(t: str, value) -> ir.Constant:
     return ir.Constant(abi.I64, int(value))
 
 
-def to_mem(b: ir.IRBuilder, v: ir.Value, t: str) -> ir.Value:
-    return b.zext(v, abi.I8) if t == BOOL else v
-
-
-def from_mem(b: ir.IRBuilder, v: ir.Value, t: str) -> ir.Value:
-    return b.trunc(v, abi.I1) if t == BOOL else v
-
-
-def emit_kernel(module: ir.Module, func: Func, name: str, **kw) -> ir.Function:
-    return KernelEmitter(module, func, name, **kw).emit()
+def emit_kernel(state: ModuleState | ir.Module, func: Func, name: str, **kw) -> ir.Function:
+    """Emit `func` as kernel `name` into `state`'s module (a bare module gets a state of its
+    own: fine for a module without callees, or with a single kernel)."""
+    return KernelEmitter(state, func, name, **kw).emit()

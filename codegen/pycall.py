@@ -11,13 +11,13 @@ the arena. Tests use both paths as each other's oracle.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
-
 import builtins
+import weakref
+from typing import Any, Sequence
 
 import numpy as np
 
-from pyad import _runtime
+from pyad import _runtime, pytree
 from pyad.api_arrays import is_native
 from pyad.ir import elem_type, is_array, ndim_of
 
@@ -133,7 +133,6 @@ class PyWrapper:
 
     def __init__(self, raw: RawKernel, params: Sequence[str], shadows: Sequence[int], result,
                  *, name: str, fallback=None, pickle_as: tuple | None = None) -> None:
-        import weakref
         self.raw, self.params, self.shadows, self.result = raw, tuple(params), tuple(shadows), result
         self.__name__ = name
         self.fallback = fallback
@@ -150,13 +149,11 @@ class PyWrapper:
         return self._build(self.result, outs, shadows)
 
     def _build(self, spec, outs: list, shadows: list):
-        if spec is None:
-            return None
-        if isinstance(spec, tuple):
-            return tuple(self._build(s, outs, shadows) for s in spec)
-        if isinstance(spec, int):
-            return outs[spec]
-        return shadows[spec.index]  # a pywrap.Shadow
+        def leaf(s):
+            if s is None:
+                return None
+            return outs[s] if isinstance(s, int) else shadows[s.index]  # a pywrap.Shadow
+        return pytree.tree_map(leaf, spec)
 
     def __reduce__(self):
         obj = self._pickle_as[0]() if self._pickle_as is not None else None

@@ -22,12 +22,12 @@ Py_ssize_t nargs)`` and lives in the same LLVM module as its kernel, together wi
 5. releases the call's tape and arena and its references to the shadows.
 
 The kernel ABI is described in :mod:`.abi`. Byte offsets of CPython objects are checked once at
-import (:data:`LAYOUT`); where a check fails the wrapper calls the C API instead.
+import (pyobj.py, :data:`LAYOUT`); where a check fails the wrapper calls the C API instead.
+Whether a kernel keeps the GIL or may release it: kernel_facts.py.
 """
 from __future__ import annotations
 
 import ctypes
-import sys
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -35,12 +35,11 @@ from llvmlite import ir
 
 from pyad.ir import ARRAY_TYPES, elem_type, is_array, ndim_of
 
-from . import abi
-from . import jit
-from . import pywrap_arrays
-
-if sys.implementation.name != "cpython":  # pragma: no cover
-    raise ImportError("pyad.codegen.pywrap requires CPython (it emits C-API calls)")
+from . import abi, pywrap_arrays
+from .kernel_facts import has_loop, uses_python_api
+from .library import CodeOwner, CompiledLibrary
+from .pyobj import (LAYOUT, LONG, SSIZE, WrapperEmitter, byte_gep, cstr, declare, def_symbol,
+                    extern, fallback_symbol)
 
 __all__ = ["emit_wrapper", "has_loop", "uses_python_api", "make_callable", "set_fallback", "library_of", "def_symbol", "fallback_symbol", "Shadow",
            "INPUT_KINDS", "OUTPUT_KINDS", "LAYOUT"]
@@ -57,101 +56,6 @@ OUTPUT_KINDS = {"f64": F64, "i64": I64, "bool": I8, "ptr": PTR}
 
 _KIND_DESC = {"f64": "float", "i64": "int", "bool": "bool", "ptr": "int address"}
 _ARRAY_ELEM_DESC = {"f64": "float64", "i64": "int64", "bool": "bool"}
-
-
-# ---------------------------------------------------------------------------------------------
-# CPython layout facts, verified once
-# ---------------------------------------------------------------------------------------------
-
-def _verify_layout() -> dict:
-    """Check the byte offsets the wrapper would read inline; a fact that cannot be confirmed
-    is None and the wrapper uses a C-API call instead."""
-    lay: dict = {"ssize": ctypes.sizeof(ctypes.c_ssize_t), "long": ctypes.sizeof(ctypes.c_long)}
-    vp = ctypes.c_void_p
-    objs = (1.5, -2.25, 7, (1, 2), "s", None)
-
-    def at(obj, off):
-        return vp.from_address(id(obj) + off).value
-
-    ob_type = 8 if ctypes.sizeof(vp) == 8 else None
-    if ob_type is not None and not all(at(o, ob_type) == id(type(o)) for o in objs):
-        ob_type = None
-    lay["ob_type"] = ob_type
-
-    fval = None
-    if ob_type is not None and float.__basicsize__ == 24:
-        if all(ctypes.c_double.from_address(id(x) + 16).value == x for x in (1.5, -2.25, 1e300)):
-            fval = 16
-    lay["ob_fval"] = fval
-
-    items = None
-    t = (object(), object(), object())
-    off = tuple.__basicsize__
-    if ob_type is not None and tuple.__itemsize__ == ctypes.sizeof(vp) and all(
-            at(t, off + k * tuple.__itemsize__) == id(t[k]) for k in range(3)):
-        items = off
-    lay["tuple_items"] = items
-
-    tp_name = None
-    if ob_type is not None:
-        try:
-            if all(ctypes.c_char_p.from_address(id(tp) + 24).value == tp.__name__.encode()
-                   for tp in (float, int, tuple, str)):
-                tp_name = 24
-        except (ValueError, OSError):  # pragma: no cover
-            tp_name = None
-    lay["tp_name"] = tp_name
-    return lay
-
-
-#: Verified CPython layout facts: ob_type/ob_fval/tuple_items/tp_name offsets (or None),
-#: sizes of Py_ssize_t and C long.
-LAYOUT = _verify_layout()
-_SSIZE = ir.IntType(8 * LAYOUT["ssize"])
-_LONG = ir.IntType(8 * LAYOUT["long"])
-
-
-# ---------------------------------------------------------------------------------------------
-# Small IR helpers
-# ---------------------------------------------------------------------------------------------
-
-def def_symbol(name: str) -> str:
-    """Symbol of the PyMethodDef global of wrapper `name`."""
-    return f"{name}__def"
-
-
-def fallback_symbol(name: str) -> str:
-    """Symbol of the fallback slot (PyObject*) of wrapper `name`."""
-    return f"{name}__fallback"
-
-
-def _func(module: ir.Module, name: str, ret, args, var_arg: bool = False) -> ir.Function:
-    fn = module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(module, ir.FunctionType(ret, args, var_arg=var_arg), name)
-    return fn
-
-
-def _extern(module: ir.Module, name: str):
-    """An external data symbol (its address is what we use; `ptr`-typed so it can be loaded)."""
-    gv = module.globals.get(name)
-    if gv is None:
-        gv = ir.GlobalVariable(module, PTR, name)
-    return gv
-
-
-def _cstr(module: ir.Module, hint: str, text: str) -> ir.GlobalVariable:
-    data = bytearray(text.encode("utf-8") + b"\0")
-    gv = ir.GlobalVariable(module, ir.ArrayType(I8, len(data)), module.get_unique_name(hint))
-    gv.initializer = ir.Constant(gv.value_type, data)
-    gv.global_constant = True
-    gv.linkage = "private"
-    gv.unnamed_addr = True
-    return gv
-
-
-def _byte_gep(b: ir.IRBuilder, p, off: int):
-    return b.gep(p, [ir.Constant(I64, off)], inbounds=True, source_etype=I8)
 
 
 @dataclass(frozen=True)
@@ -192,103 +96,6 @@ def _check_result_spec(result, nouts: int, nshadows: int) -> None:
         _check_result_spec(r, nouts, nshadows)
 
 
-class _Emitter:
-    """The function being emitted (`fn`, builder `b`) and the wrapper's fallback machinery."""
-
-    def __init__(self, module: ir.Module, fn: ir.Function, name: str, pyname: str):
-        self.m = module
-        self.fn = fn
-        self.name = name
-        self.pyname = pyname
-        self.ssize = _SSIZE
-        self.b = ir.IRBuilder(fn.append_basic_block("entry"))
-        self.fallback = ir.GlobalVariable(module, PTR, fallback_symbol(name))
-        self.fallback.initializer = ir.Constant(PTR, None)
-        self._call_fallback: ir.Block | None = None
-
-    def block(self, name: str) -> ir.Block:
-        return self.fn.append_basic_block(name)
-
-    def capi(self, name: str, ret, args, var_arg=False):
-        return _func(self.m, name, ret, args, var_arg)
-
-    def call(self, name: str, ret, args, values):
-        return self.b.call(self.capi(name, ret, args), values)
-
-    def null(self):
-        return ir.Constant(PTR, None)
-
-    def entry_alloca(self, typ, name: str = ""):
-        """A stack slot allocated at the start of the entry block."""
-        b = ir.IRBuilder(self.fn.entry_basic_block)
-        b.position_at_start(self.fn.entry_basic_block)
-        return b.alloca(typ, name=name)
-
-    def type_of(self, o):
-        """Py_TYPE(o) as a borrowed pointer."""
-        if LAYOUT["ob_type"] is not None:
-            return self.b.load(_byte_gep(self.b, o, LAYOUT["ob_type"]), typ=PTR)
-        t = self.call("PyObject_Type", PTR, [PTR], [o])  # new reference; types are immortal enough
-        self.call("Py_DecRef", ir.VoidType(), [PTR], [t])
-        return t
-
-    def is_exact(self, o, type_symbol: str):
-        return self.b.icmp_unsigned("==", self.type_of(o), _extern(self.m, type_symbol))
-
-    def branch_if_null(self, v, target: ir.Block) -> None:
-        """Continue in a new block if `v` is not NULL, else go to `target`."""
-        good = self.block("not_null")
-        self.b.cbranch(self.b.icmp_unsigned("==", v, self.null()), target, good)
-        self.b.position_at_end(good)
-
-    def set_item(self, t, k: int, v) -> None:
-        """PyTuple_SET_ITEM(t, k, v) on a new tuple (steals v)."""
-        if LAYOUT["tuple_items"] is not None:
-            off = LAYOUT["tuple_items"] + k * (_SSIZE.width // 8)
-            self.b.store(v, _byte_gep(self.b, t, off))
-        else:
-            self.call("PyTuple_SetItem", I32, [PTR, _SSIZE, PTR], [t, ir.Constant(_SSIZE, k), v])
-
-    def pyerr_check_clear(self, ok_block: ir.Block, bad_block: ir.Block):
-        """Branch to bad_block (after clearing the error) if an exception is set, else ok_block."""
-        err = self.call("PyErr_Occurred", PTR, [], [])
-        clear = self.block("clear_err")
-        self.b.cbranch(self.b.icmp_unsigned("!=", err, self.null()), clear, ok_block)
-        self.b.position_at_end(clear)
-        self.call("PyErr_Clear", ir.VoidType(), [], [])
-        self.b.branch(bad_block)
-
-    def mismatch_block(self, label: str, fmt: str, extra=None) -> ir.Block:
-        """A block that calls the fallback with the original arguments if it is set, else
-        raises TypeError(fmt % extra(...)). The builder's position is kept."""
-        b, keep = self.b, self.b.block
-        blk, raise_blk = self.block(label), self.block(label + "_raise")
-        b.position_at_end(blk)
-        fbv = b.load(self.fallback, typ=PTR)
-        b.cbranch(b.icmp_unsigned("!=", fbv, self.null()), self.call_fallback(), raise_blk)
-        b.position_at_end(raise_blk)
-        exc = b.load(_extern(self.m, "PyExc_TypeError"), typ=PTR)
-        vals = [exc, _cstr(self.m, f"{self.name}__msg", fmt)]
-        if extra is not None:
-            vals += extra()
-            b.call(self.capi("PyErr_Format", PTR, [PTR, PTR], var_arg=True), vals)
-        else:
-            b.call(self.capi("PyErr_SetString", ir.VoidType(), [PTR, PTR]), vals)
-        b.ret(self.null())
-        b.position_at_end(keep)
-        return blk
-
-    def call_fallback(self) -> ir.Block:
-        if self._call_fallback is None:
-            keep = self.b.block
-            self._call_fallback = blk = self.block("call_fallback")
-            self.b.position_at_end(blk)
-            args, nargs = self.fn.args[1:]
-            fb = self.b.load(self.fallback, typ=PTR)
-            self.b.ret(self.call("PyObject_Vectorcall", PTR, [PTR, PTR, _SSIZE, PTR],
-                                 [fb, args, nargs, self.null()]))
-            self.b.position_at_end(keep)
-        return self._call_fallback
 
 
 def _kind_desc(kind: str) -> str:
@@ -297,7 +104,7 @@ def _kind_desc(kind: str) -> str:
     return _KIND_DESC[kind]
 
 
-def _emit_args(e: _Emitter, params: list[str], slots: dict) -> list:
+def _emit_args(e: WrapperEmitter, params: list[str], slots: dict) -> list:
     """Check and convert each argument (falling back on a mismatch); returns the kernel's
     input values and leaves the builder in the block after the last check."""
     b, n = e.b, len(params)
@@ -308,7 +115,7 @@ def _emit_args(e: _Emitter, params: list[str], slots: dict) -> list:
         "bad_nargs", f"{pyfmt}() takes {n} argument{'s' if n != 1 else ''} ({kinds_text}), got %zd",
         extra=lambda: [e.fn.args[2]])
     first = e.block("arg0" if params else "args_ok")
-    b.cbranch(b.icmp_signed("==", e.fn.args[2], ir.Constant(_SSIZE, n)), first, bad_count)
+    b.cbranch(b.icmp_signed("==", e.fn.args[2], ir.Constant(SSIZE, n)), first, bad_count)
     cur, values = first, []
     for i, kind in enumerate(params):
         b.position_at_end(cur)
@@ -317,7 +124,7 @@ def _emit_args(e: _Emitter, params: list[str], slots: dict) -> list:
         if LAYOUT["tp_name"] is not None:
             bad = e.mismatch_block(
                 f"bad_arg{i}", f"{pyfmt}(): argument {i + 1} must be {desc}, not %.200s",
-                extra=lambda o=o: [b.load(_byte_gep(b, e.type_of(o), LAYOUT["tp_name"]), typ=PTR)])
+                extra=lambda o=o: [b.load(byte_gep(b, e.type_of(o), LAYOUT["tp_name"]), typ=PTR)])
         else:
             bad = e.mismatch_block(f"bad_arg{i}", f"{e.pyname}(): argument {i + 1} must be {desc}")
         nxt = e.block(f"arg{i + 1}" if i + 1 < n else "args_ok")
@@ -327,15 +134,15 @@ def _emit_args(e: _Emitter, params: list[str], slots: dict) -> list:
     return values
 
 
-def _emit_arg(e: _Emitter, i: int, kind: str, o, bad: ir.Block, nxt: ir.Block, slots: dict):
+def _emit_arg(e: WrapperEmitter, i: int, kind: str, o, bad: ir.Block, nxt: ir.Block, slots: dict):
     """Convert argument `o` of `kind`, branching to `nxt` (or `bad`); returns its value."""
     b = e.b
     if _is_array_kind(kind):
         pywrap_arrays.emit_arg(e, o, kind, slots[i], bad, nxt, i)
         return slots[i]
     if kind == "bool":
-        is_t = b.icmp_unsigned("==", o, _extern(e.m, "_Py_TrueStruct"))
-        is_f = b.icmp_unsigned("==", o, _extern(e.m, "_Py_FalseStruct"))
+        is_t = b.icmp_unsigned("==", o, extern(e.m, "_Py_TrueStruct"))
+        is_f = b.icmp_unsigned("==", o, extern(e.m, "_Py_FalseStruct"))
         b.cbranch(b.or_(is_t, is_f), nxt, bad)
         return is_t
     conv = e.block(f"arg{i}_conv")
@@ -343,7 +150,7 @@ def _emit_arg(e: _Emitter, i: int, kind: str, o, bad: ir.Block, nxt: ir.Block, s
     b.position_at_end(conv)
     if kind == "f64":
         if LAYOUT["ob_fval"] is not None:
-            v = b.load(_byte_gep(b, o, LAYOUT["ob_fval"]), typ=F64)
+            v = b.load(byte_gep(b, o, LAYOUT["ob_fval"]), typ=F64)
         else:
             v = e.call("PyFloat_AsDouble", F64, [PTR], [o])
         b.branch(nxt)
@@ -363,7 +170,7 @@ def _emit_arg(e: _Emitter, i: int, kind: str, o, bad: ir.Block, nxt: ir.Block, s
     return v
 
 
-def _emit_raise(e: _Emitter, ctx, status, exit_blk: ir.Block) -> None:
+def _emit_raise(e: WrapperEmitter, ctx, status, exit_blk: ir.Block) -> None:
     """Set the exception named by ctx.err_kind (or the status) with the kernel's message."""
     b, null, zero = e.b, e.null(), ir.Constant(I32, 0)
     kind_p = b.gep(ctx, [zero, ir.Constant(I32, abi.CTX_ERR_KIND)], inbounds=True, source_etype=abi.CTX)
@@ -371,7 +178,7 @@ def _emit_raise(e: _Emitter, ctx, status, exit_blk: ir.Block) -> None:
     kind_v = b.load(kind_p, typ=I32)
     kind_v = b.select(b.icmp_signed("==", kind_v, zero), status, kind_v)
     msg_v = b.load(msg_p, typ=PTR)
-    default_msg = _cstr(e.m, f"{e.name}__errmsg", f"error in compiled code of {e.pyname}()")
+    default_msg = cstr(e.m, f"{e.name}__errmsg", f"error in compiled code of {e.pyname}()")
     msg_v = b.select(b.icmp_unsigned("==", msg_v, null), default_msg, msg_v)
     raise_blk, default_blk = e.block("raise"), e.block("kind_default")
     sw = b.switch(kind_v, default_blk)
@@ -382,10 +189,10 @@ def _emit_raise(e: _Emitter, ctx, status, exit_blk: ir.Block) -> None:
         blk = e.block(f"kind{k}")
         sw.add_case(ir.Constant(I32, k), blk)
         b.position_at_end(blk)
-        incoming.append((b.load(_extern(e.m, f"PyExc_{exc_name}"), typ=PTR), blk))
+        incoming.append((b.load(extern(e.m, f"PyExc_{exc_name}"), typ=PTR), blk))
         b.branch(raise_blk)
     b.position_at_end(default_blk)
-    incoming.append((b.load(_extern(e.m, "PyExc_RuntimeError"), typ=PTR), default_blk))
+    incoming.append((b.load(extern(e.m, "PyExc_RuntimeError"), typ=PTR), default_blk))
     b.branch(raise_blk)
     b.position_at_end(raise_blk)
     exc = b.phi(PTR)
@@ -395,7 +202,7 @@ def _emit_raise(e: _Emitter, ctx, status, exit_blk: ir.Block) -> None:
     b.branch(exit_blk)
 
 
-def _emit_result(e: _Emitter, result, outs: list[str], slots: list, shadows: list, res,
+def _emit_result(e: WrapperEmitter, result, outs: list[str], slots: list, shadows: list, res,
                  exit_blk: ir.Block) -> None:
     """Build the result object into `res` and go to `exit_blk` (res stays NULL on failure,
     with the exception set)."""
@@ -411,8 +218,8 @@ def _emit_result(e: _Emitter, result, outs: list[str], slots: list, shadows: lis
         elif kind == "i64":
             obj = e.call("PyLong_FromLongLong", PTR, [I64], [v])
         elif kind == "bool":
-            obj = e.call("PyBool_FromLong", PTR, [_LONG],
-                         [b.zext(b.icmp_unsigned("!=", v, ir.Constant(I8, 0)), _LONG)])
+            obj = e.call("PyBool_FromLong", PTR, [LONG],
+                         [b.zext(b.icmp_unsigned("!=", v, ir.Constant(I8, 0)), LONG)])
         else:
             obj = e.call("PyLong_FromVoidPtr", PTR, [PTR], [v])
         e.branch_if_null(obj, fail)
@@ -421,7 +228,7 @@ def _emit_result(e: _Emitter, result, outs: list[str], slots: list, shadows: lis
     def value(spec, fail: ir.Block):
         """A new reference for a non-tuple spec (never NULL: `fail` otherwise)."""
         if spec is None:
-            obj = _extern(e.m, "_Py_NoneStruct")
+            obj = extern(e.m, "_Py_NoneStruct")
         elif isinstance(spec, Shadow):
             obj = b.load(shadows[spec.index], typ=PTR)
         else:
@@ -433,7 +240,7 @@ def _emit_result(e: _Emitter, result, outs: list[str], slots: list, shadows: lis
         b.store(value(result, exit_blk), res)
         b.branch(exit_blk)
         return
-    top = e.call("PyTuple_New", PTR, [_SSIZE], [ir.Constant(_SSIZE, len(result))])
+    top = e.call("PyTuple_New", PTR, [SSIZE], [ir.Constant(SSIZE, len(result))])
     e.branch_if_null(top, exit_blk)
     fail = e.block("result_fail")
 
@@ -442,7 +249,7 @@ def _emit_result(e: _Emitter, result, outs: list[str], slots: list, shadows: lis
         # the top-level tuple has to be released.
         for k, s in enumerate(spec):
             if isinstance(s, tuple):
-                sub = e.call("PyTuple_New", PTR, [_SSIZE], [ir.Constant(_SSIZE, len(s))])
+                sub = e.call("PyTuple_New", PTR, [SSIZE], [ir.Constant(SSIZE, len(s))])
                 e.branch_if_null(sub, fail)
                 e.set_item(t, k, sub)
                 fill(sub, s)
@@ -504,15 +311,15 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
     kept, if the kernel uses the C API: :func:`uses_python_api`).
 
     Returns the PyMethodDef symbol name. It, the fallback slot and (with arrays) the numpy
-    slots are registered with :func:`jit.require_export`, so :func:`jit.compile_module`
-    exports them automatically; :func:`make_callable` fills the numpy slots.
+    slots are data globals of external linkage, which :func:`jit.compile_module` exports
+    (:func:`jit.exported_data`); :func:`make_callable` fills the numpy slots.
     """
     params, outs, shadows = list(params), list(outs), list(shadows)
     _validate(kernel, module, name, params, outs, shadows, result)
     pyname = pyname or name
-    wrap = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, _SSIZE]), name)
+    wrap = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, SSIZE]), name)
     wrap.args[1].name, wrap.args[2].name = "args", "nargs"
-    e = _Emitter(module, wrap, name, pyname)
+    e = WrapperEmitter(module, wrap, name, pyname)
     b, null = e.b, e.null()
 
     # -- stack slots (the kernel's context, outputs, array descriptors; shadows; result) -------
@@ -561,78 +368,20 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
     held = b.or_(b.icmp_unsigned("!=", field(abi.CTX_TAPE_BASE), null),
                  b.icmp_unsigned("!=", field(abi.CTX_ARENA), null))
     with b.if_then(held, likely=False):
-        b.call(_func(module, "pyad_ctx_release", ir.VoidType(), [PTR]), [ctx])
+        b.call(declare(module, "pyad_ctx_release", ir.VoidType(), [PTR]), [ctx])
     for s in shadow_objs:  # the wrapper's own references (Py_DecRef ignores NULL)
         e.call("Py_DecRef", ir.VoidType(), [PTR], [b.load(s, typ=PTR)])
     b.ret(b.load(res, typ=PTR))
 
     # -- PyMethodDef {ml_name, ml_meth, ml_flags, ml_doc} -------------------------------------
-    name_gv = _cstr(module, f"{name}__name", pyname)
-    doc_gv = _cstr(module, f"{name}__doc", doc) if doc else null
+    name_gv = cstr(module, f"{name}__name", pyname)
+    doc_gv = cstr(module, f"{name}__doc", doc) if doc else null
     mdef_t = ir.LiteralStructType([PTR, PTR, I32, PTR])
     mdef = ir.GlobalVariable(module, mdef_t, def_symbol(name))
     mdef.initializer = ir.Constant(mdef_t, [name_gv, wrap, ir.Constant(I32, METH_FASTCALL), doc_gv])
-    jit.require_export(module, def_symbol(name))
-    jit.require_export(module, fallback_symbol(name))
     return def_symbol(name)
 
 
-def uses_python_api(fn: ir.Function, _seen: set | None = None) -> bool:
-    """Whether `fn` or a function it calls that is defined in the module references a CPython
-    C-API symbol (Py* / _Py*), i.e. needs the GIL."""
-    seen = set() if _seen is None else _seen
-    if fn.name in seen:
-        return False
-    seen.add(fn.name)
-    for blk in fn.blocks:
-        for ins in blk.instructions:
-            for op in [getattr(ins, "callee", None), *getattr(ins, "operands", ())]:
-                if not isinstance(op, (ir.Function, ir.GlobalVariable)):
-                    continue
-                if op.name.startswith(("Py", "_Py")):
-                    return True
-                if isinstance(op, ir.Function) and op.blocks and uses_python_api(op, seen):
-                    return True
-    return False
-
-
-def has_loop(fn: ir.Function, _seen: set | None = None) -> bool:
-    """Whether `fn` or a function it calls that is defined in the module contains a loop (a
-    cycle in its control-flow graph) or recursion: a kernel that may run long enough for a GIL
-    release to pay off."""
-    seen = set() if _seen is None else _seen
-    if fn.name in seen:
-        return True  # recursion
-    seen.add(fn.name)
-    state: dict = {}  # block -> 1 (on the DFS stack) / 2 (done)
-
-    def successors(blk):
-        term = blk.terminator
-        if isinstance(term, ir.SwitchInstr):
-            return [term.default] + [b for _v, b in term.cases]
-        return [op for op in getattr(term, "operands", ()) if isinstance(op, ir.Block)]
-
-    if fn.blocks:  # iterative DFS: a back edge to a block on the stack is a cycle
-        stack = [(fn.blocks[0], iter(successors(fn.blocks[0])))]
-        state[fn.blocks[0]] = 1
-        while stack:
-            blk, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                state[blk] = 2
-                stack.pop()
-            elif state.get(nxt) == 1:
-                return True
-            elif nxt not in state:
-                state[nxt] = 1
-                stack.append((nxt, iter(successors(nxt))))
-    for blk in fn.blocks:
-        for ins in blk.instructions:
-            callee = getattr(ins, "callee", None)
-            if isinstance(callee, ir.Function) and callee.blocks and has_loop(callee, seen):
-                return True
-    seen.discard(fn.name)
-    return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -644,7 +393,7 @@ _PyCFunction_NewEx.restype = ctypes.py_object
 _PyCFunction_NewEx.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.py_object]
 
 
-def set_fallback(lib: "jit.CompiledLibrary", name: str, fallback) -> None:
+def set_fallback(lib: CompiledLibrary, name: str, fallback) -> None:
     """Store `fallback` (a callable, or None to clear) into the fallback slot of wrapper
     `name`. The library keeps a strong reference for as long as it lives (also after the slot
     is overwritten, since a call through the old value may still be running)."""
@@ -656,7 +405,7 @@ def set_fallback(lib: "jit.CompiledLibrary", name: str, fallback) -> None:
     ctypes.c_void_p.from_address(slot).value = None if fallback is None else id(fallback)
 
 
-def make_callable(lib: "jit.CompiledLibrary", name: str, fallback=None, *, module: str | None = None,
+def make_callable(lib: CompiledLibrary, name: str, fallback=None, *, module: str | None = None,
                   pickle_as: tuple | None = None):
     """The Python builtin function for wrapper `name` in `lib`, made by PyCFunction_NewEx.
 
@@ -664,7 +413,7 @@ def make_callable(lib: "jit.CompiledLibrary", name: str, fallback=None, *, modul
     live as long as the callable (``library_of(f)`` returns `lib`). If `fallback` is given it
     is stored into the wrapper's fallback slot (shared by every callable made from this wrapper
     in this library) and kept alive by `lib`. `module` sets ``__module__``. `pickle_as` =
-    ``(obj, attr)`` makes the callable pickle as ``getattr(obj, attr)`` (see jit.CodeOwner).
+    ``(obj, attr)`` makes the callable pickle as ``getattr(obj, attr)`` (see CodeOwner).
     """
     def_addr = lib.address(def_symbol(name))
     pywrap_arrays.bind(lib)
@@ -673,10 +422,9 @@ def make_callable(lib: "jit.CompiledLibrary", name: str, fallback=None, *, modul
     return _PyCFunction_NewEx(def_addr, lib.code_owner(pickle_as), module)
 
 
-def library_of(func) -> "jit.CompiledLibrary":
+def library_of(func) -> CompiledLibrary:
     """The CompiledLibrary behind a callable made by make_callable."""
     owner = getattr(func, "__self__", None)
-    if not isinstance(owner, jit.CodeOwner):
+    if not isinstance(owner, CodeOwner):
         raise TypeError(f"{func!r} was not made by pyad.codegen.pywrap.make_callable")
     return owner.library
-

@@ -28,7 +28,8 @@ from llvmlite import ir
 from pyad.api_arrays import ITEMSIZE, NATIVE_NUMS
 from pyad.ir import elem_type, ndim_of
 
-from . import abi, jit
+from . import abi
+from .library import CompiledLibrary
 
 PTR, I8, I32, I64 = abi.PTR, abi.I8, abi.I32, abi.I64
 
@@ -97,12 +98,11 @@ def env_global(module: ir.Module) -> ir.GlobalVariable:
     gv = module.globals.get(ENV_SYMBOL)
     if gv is None:
         gv = ir.GlobalVariable(module, _ENV_T, ENV_SYMBOL)
-        gv.initializer = ir.Constant(_ENV_T, None)
-        jit.require_export(module, ENV_SYMBOL)
+        gv.initializer = ir.Constant(_ENV_T, None)  # defined, external: exported
     return gv
 
 
-def bind(lib: "jit.CompiledLibrary") -> None:
+def bind(lib: CompiledLibrary) -> None:
     """Fill the ``__pyad_numpy`` slots of `lib` (if it has them) with the addresses of the
     numpy objects, which `lib` keeps alive. The type slot is written last: a wrapper running
     in another thread meanwhile sees a null type and takes its fallback."""

@@ -23,7 +23,10 @@ import threading
 import weakref
 from typing import Any, Callable
 
-from . import api_arrays, pipeline
+import numpy as np
+
+from . import _runtime, api_arrays, pickling, pipeline, pytree
+from .cache import ObjectCache
 from .errors import PyadError, PyadInternalError
 from .ir import BOOL, F64, I64, is_array
 
@@ -42,7 +45,6 @@ def signature_of(names: tuple[str, ...], fname: str, args: tuple) -> tuple[str, 
 
 
 def _arg_type(fname: str, name: str, a: Any) -> str:
-    import numpy as np
     if isinstance(a, np.ndarray):
         return api_arrays.array_arg_type(fname, name, a)
     if isinstance(a, (bool, np.bool_)):
@@ -55,8 +57,6 @@ def _arg_type(fname: str, name: str, a: Any) -> str:
         return F64
     raise TypeError(f"{fname}() argument {name!r} must be a float, int, bool or numpy array, "
                     f"not {type(a).__name__}")
-
-
 
 
 class _Specialization:
@@ -75,6 +75,7 @@ class _Specialization:
     def primal(self) -> Callable:
         with self.lock:
             if self.primal_unit is None:
+                # import-time: llvmlite loads on the first compile, `import pyad` stays fast
                 from .codegen.build import KernelSpec, WrapperSpec, compile_unit
                 self.primal_unit = compile_unit(
                     self.func.name, [KernelSpec("primal", self.func)],
@@ -82,7 +83,8 @@ class _Specialization:
                                  _weak_call(self.owner, "_dispatch_call"),
                                  pickle_as=(self.owner, "__call__"))],
                     fastmath=self.owner.fastmath, boundscheck=self.owner.boundscheck,
-                    pyname=self.owner.__name__, object_cache=self.owner._object_cache)
+                    pyname=self.owner.__name__, object_cache=self.owner._object_cache,
+                    max_depth=pipeline.max_call_depth())
             return self.primal_unit.callables["primal"]
 
     # ------------------------------------------------------------------ gradients
@@ -154,6 +156,7 @@ class _GradientUnit:
         unit = self._units.get(which)  # compiled already (entries are never replaced)
         if unit is not None:
             return unit
+        # import-time: llvmlite loads on the first compile, `import pyad` stays fast
         from .codegen.build import KernelSpec, WrapperSpec, compile_unit
         from .codegen.pywrap import Shadow
         with self.lock:
@@ -188,7 +191,8 @@ class _GradientUnit:
                             WrapperSpec("bwd", "bwd", back)]
             unit = compile_unit(f"{spec.func.name}.{which}", kernels, wrappers,
                                 fastmath=owner.fastmath, boundscheck=owner.boundscheck,
-                                pyname=owner.__name__, object_cache=owner._object_cache)
+                                pyname=owner.__name__, object_cache=owner._object_cache,
+                                max_depth=pipeline.max_call_depth())
             self._units[which] = unit
             return unit
 
@@ -215,7 +219,6 @@ class Pullback:
     @property
     def tape_bytes(self) -> int:
         """Bytes the forward sweep pushed on the AD tape (0 for straight-line code)."""
-        from . import _runtime
         return int(_runtime.dll().pyad_pullback_tape_bytes(self._addr))
 
     def __init__(self, bwd: Callable, addr: int, shape, types: tuple[str, ...]) -> None:
@@ -223,8 +226,7 @@ class Pullback:
         self._free = _pullback_free()
 
     def __call__(self, ct):
-        flat: list = []
-        _flatten_ct(self._shape, ct, flat)
+        flat = pytree.flatten_like(self._shape, ct, "cotangent")
         cts = [float(c) for c, t in zip(flat, self._types) if t == F64]
         return self._bwd(self._addr, *cts)
 
@@ -250,9 +252,7 @@ class ArrayPullback(Pullback):
         self._args = args  # the backward sweep reads these arrays
 
     def __call__(self, ct):
-        from . import _runtime
-        flat: list = []
-        _flatten_ct(self._shape, ct, flat)
+        flat = pytree.flatten_like(self._shape, ct, "cotangent")
         cts = [api_arrays.check_cotangent(t, y, c, k) for k, (c, t, y)
                in enumerate(zip(flat, self._types, self._results)) if t.startswith(F64)]
         for sh in self._shadows:
@@ -266,29 +266,16 @@ class ArrayPullback(Pullback):
 
 @functools.lru_cache(maxsize=None)
 def _pullback_free() -> Callable[[int], None]:
-    from . import _runtime
     return _runtime.dll().pyad_pullback_free
-
-
-def _flatten_ct(shape, ct, out: list) -> None:
-    if isinstance(shape, tuple):
-        if not isinstance(ct, (tuple, list)) or len(ct) != len(shape):
-            raise TypeError(f"cotangent must have the structure of the result: a tuple of "
-                            f"{len(shape)}, got {ct!r}")
-        for s, c in zip(shape, ct):
-            _flatten_ct(s, c, out)
-    else:
-        out.append(ct)
-
-
-def _build(shape, flat):
-    if isinstance(shape, tuple):
-        return tuple(_build(s, flat) for s in shape)
-    return flat[shape]
 
 
 class JitGrad:
     """A compiled function with its gradients; see the module docstring."""
+
+    # `__call__` is a per-instance slot, not a method: it holds a dispatcher until the first
+    # signature is compiled, then that signature's native wrapper, which `f(...)` reaches
+    # through the slot with no Python frame in between (about 40 ns a call).
+    __slots__ = ("__call__", "__dict__", "__weakref__")
 
     def __init__(self, fn: Callable, *, argnums=None, fastmath: bool = False,
                  boundscheck: bool = True, cache: bool = False) -> None:
@@ -302,12 +289,18 @@ class JitGrad:
         self.cache = bool(cache)
         self._object_cache = None
         if self.cache:
-            from .cache import ObjectCache
             self._object_cache = ObjectCache(fastmath=fastmath, boundscheck=boundscheck)
         self._names = tuple(inspect.signature(fn).parameters)
         self._specs: dict[tuple[str, ...], _Specialization] = {}
         self._first: _Specialization | None = None  # the signature with the native fast path
         self._lock = threading.Lock()
+        self.__call__ = _weak_call(self, "_dispatch_call")
+
+    @property
+    def __pyad_wrapped__(self) -> Callable:
+        """The plain Python function (how other layers recognise a compiled function
+        without importing this module)."""
+        return self.fn
 
     # ---------------------------------------------------------------- dispatch
     def specialization(self, args: tuple) -> _Specialization:
@@ -330,11 +323,8 @@ class JitGrad:
         spec = self.specialization(args)
         fn = _guard(spec.primal)
         if spec is self._first:
-            type(self).__call__ = fn  # the first signature gets the native fast path
+            self.__call__ = fn  # the first signature gets the native fast path
         return _call_converted(fn, self._convert(spec, args))
-
-    def __call__(self, *args):
-        return self._dispatch_call(*args)
 
     def _dispatch_grad(self, argnums, with_value: bool, *args):
         spec = self.specialization(args)
@@ -373,7 +363,7 @@ class JitGrad:
         else:
             out = fwd(*args)
             back = Pullback(bwd, out[-1], spec.shape, tuple(r.type for r in spec.func.results))
-        return _build(spec.shape, out[:-1]), back
+        return pytree.gather(spec.shape, out[:-1]), back
 
     def tape_bytes(self, *args) -> int:
         """Bytes of AD tape one gradient call at `args` uses (values saved by loops)."""
@@ -404,8 +394,7 @@ class JitGrad:
 
     def __reduce__(self):
         # by reference (module + qualified name); see pyad/pickling.py
-        from .pickling import reduce_jit_grad
-        return reduce_jit_grad(self)
+        return pickling.reduce_jit_grad(self)
 
 
 def _weak_call(owner: "JitGrad", method: str, *prefix) -> Callable:
@@ -457,7 +446,6 @@ def jit_grad(fn: Callable | None = None, *, argnums=None, fastmath: bool = False
     generated code, so an edited function never loads a stale entry) and loads it in later
     processes instead of running LLVM again; `pyad.clear_cache()` empties it."""
     def wrap(f: Callable) -> JitGrad:
-        # One class per function, so that the native primal can be installed as `__call__`.
-        cls = type(f"jit_grad[{f.__name__}]", (JitGrad,), {})
-        return cls(f, argnums=argnums, fastmath=fastmath, boundscheck=boundscheck, cache=cache)
+        return JitGrad(f, argnums=argnums, fastmath=fastmath, boundscheck=boundscheck,
+                       cache=cache)
     return wrap(fn) if fn is not None else wrap

@@ -40,6 +40,8 @@ import warnings
 import zlib
 from pathlib import Path
 
+from . import _runtime
+
 __all__ = ["cache_dir", "clear_cache", "stats", "ObjectCache", "PyadCacheWarning"]
 
 ENV_VAR = "PYAD_CACHE_DIR"
@@ -108,10 +110,9 @@ def _environment() -> str:
     """Everything outside the IR text that decides the object code (computed once)."""
     global _fingerprint
     if _fingerprint is None:
+        # import-time: llvmlite loads with the first compile, not with `import pyad`
         import llvmlite
         import llvmlite.binding as llvm
-
-        from . import _runtime
         try:
             from importlib.metadata import version
             pyad_version = version(_runtime.DIST_NAME)
@@ -128,7 +129,7 @@ def _jit_source_digest() -> str:
     pipeline, the target machine options) lives there and is not in the IR text; an edit to
     it must not load objects optimized the old way (the pyad version does not change between
     edits of a development install)."""
-    from .codegen import jit
+    from .codegen import jit  # import-time: it loads llvmlite; `import pyad` must stay fast
     try:
         return hashlib.sha256(Path(jit.__file__).read_bytes()).hexdigest()
     except OSError:  # no source (a frozen build): the pyad version has to do

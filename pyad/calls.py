@@ -41,8 +41,6 @@ def compiled_function(obj: Any) -> types.FunctionType | None:
     Recognised by its `__pyad_wrapped__` attribute, so that the frontend needs no import of
     the API."""
     fn = getattr(obj, "__pyad_wrapped__", None)
-    if fn is None and any(c.__name__ == "JitGrad" for c in type(obj).__mro__):
-        fn = getattr(obj, "fn", None)  # until api.JitGrad sets __pyad_wrapped__
     return fn if isinstance(fn, types.FunctionType) else None
 
 

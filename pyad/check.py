@@ -1,31 +1,30 @@
 """`pyad.check_grad`: compare compiled gradients with central finite differences and run a
-dot-product test <J v, w> == <v, J^T w> through the pullback."""
+dot-product test <J v, w> == <v, J^T w> through the pullback; `interp_value_and_grad`: the
+gradient by the IR interpreter, the independent oracle of the compiled one."""
 from __future__ import annotations
 
 import random
 from typing import Any
 
+import numpy as np
+
+from . import api_arrays, interp, pytree
+
 
 def _flat(y: Any) -> list[float]:
-    import numpy as np
-    if isinstance(y, tuple):
-        return [v for x in y for v in _flat(x)]
-    if isinstance(y, np.ndarray):
-        return [float(v) for v in y.ravel()]
-    return [float(y)]
+    """The numbers of a result: its leaves, arrays element by element."""
+    return [float(v) for leaf in pytree.leaves(y) for v in np.ravel(leaf)]
 
 
-def _rebuild(shape_like: Any, flat: list[float]) -> Any:
-    import numpy as np
+def _rebuild(like: Any, flat: list[float]) -> Any:
+    """A value of the structure of the result `like` (arrays of its shapes) from `flat`."""
     it = iter(flat)
 
-    def go(s):
-        if isinstance(s, tuple):
-            return tuple(go(x) for x in s)
+    def leaf(s: Any) -> Any:
         if isinstance(s, np.ndarray):
             return np.array([next(it) for _ in range(s.size)], dtype=np.float64).reshape(s.shape)
         return next(it)
-    return go(shape_like)
+    return pytree.tree_map(leaf, like)
 
 
 def check_grad(f, *args, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-7,
@@ -35,11 +34,14 @@ def check_grad(f, *args, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e
     may be numbers, float arrays or tuples of them (up to `coords` result elements are checked
     one by one, all of them by the dot-product test).
 
+    The finite differences call `f` itself, i.e. the compiled primal: a wrong primal would
+    be differentiated consistently and pass. Pair this check with one of the values against
+    CPython (`f.fn(*args)`, the plain Python function).
+
     Raises AssertionError with the details when a check fails; otherwise returns a dict with
     the largest finite-difference error (relative to max(|value|, 1)) and the dot-product
     test's two sides.
     """
-    import numpy as np
     args = list(args)
     nums = getattr(f, "argnums", None)
     rng = random.Random(seed)
@@ -105,12 +107,10 @@ def check_grad(f, *args, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e
 def interp_value_and_grad(f, *args) -> tuple:
     """`f.value_and_grad(*args)` computed by the IR interpreter on the fused gradient IR:
     the independent oracle for the compiled gradient (same structure as value_and_grad)."""
-    from . import api_arrays, interp
     spec = f.specialization(args)
     unit = spec.gradient(f.argnums)
     if unit.fused is None:
         raise TypeError(f"{f.__name__} does not return a single float")
-    import numpy as np
     args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in f._convert(spec, args))
     shadows = api_arrays.shadows_for(spec.sig, unit.wrt, args)
     flat = interp.run(unit.fused, args + tuple(shadows))

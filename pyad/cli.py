@@ -22,7 +22,6 @@ import contextlib
 import importlib.machinery
 import importlib.util
 import inspect
-import os
 import shlex
 import sys
 import tempfile
@@ -31,6 +30,13 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, NoReturn
+
+from . import pipeline, pytree, sigparse
+from .api import JitGrad
+from .codegen import capi
+from .errors import PyadError, PyadInternalError, PyadSyntaxError
+from .ir import F64, elem_type
+from .sigparse import SignatureError
 
 PROG = "pyad"
 EMITS = ("so", "obj", "ir", "grad-ir", "llvm")
@@ -117,9 +123,7 @@ def _error(message: str, where: str | None = None) -> None:
 
 def _report(exc: Exception, verbose: bool) -> None:
     """One line for an exception raised while compiling."""
-    from .errors import PyadError, PyadInternalError, PyadSyntaxError
-    from .codegen.aot import BuildError
-    from .sigparse import SignatureError
+    from .codegen.aot import BuildError  # import-time: aot loads llvmlite (40-80 ms)
 
     if isinstance(exc, PyadSyntaxError):
         lines = str(exc).splitlines()
@@ -161,21 +165,19 @@ def _split_target(target: str) -> tuple[Path, list[_Item]]:
                            f"empty alias in {part!r}; write FUNC=ALIAS")
         if not func.isidentifier():
             raise CliError(f"{func!r} is not a Python function name (in {target!r})")
-        from .codegen.capi import is_c_identifier
-        if eq and not is_c_identifier(alias):
+        if eq and not capi.is_c_identifier(alias):
             raise CliError(f"alias {alias!r} is not a C identifier (letters, digits, _)")
         items.append(_Item(func, alias if eq else None))
     return Path(path), items
 
 
 def _library_name(name: str | None, path: Path) -> str:
-    from .codegen.capi import RESERVED, is_c_identifier
     if name is None:
         name = path.stem
-        if not is_c_identifier(name) or name in RESERVED:
+        if not capi.is_c_identifier(name) or name in capi.RESERVED:
             raise CliError(f"cannot use the file name {path.name!r} as the library name (not a "
                            "C identifier); give one with --name")
-    elif not is_c_identifier(name) or name in RESERVED:
+    elif not capi.is_c_identifier(name) or name in capi.RESERVED:
         raise CliError(f"--name {name!r} is not a valid library name: use a C identifier "
                        "(letters, digits and _, not starting with a digit, not a keyword)")
     if name.lower() in ("pyad", "pyadk"):
@@ -254,7 +256,6 @@ def _line_in(exc: BaseException, path: Path) -> int | None:
 
 
 def _function(module: Any, path: Path, name: str) -> Callable:
-    from .api import JitGrad
     missing = object()
     obj = getattr(module, name, missing)
     if obj is missing:
@@ -280,10 +281,6 @@ def _location(fn: Callable, path: Path) -> str:
 
 
 def _entry(fn: Callable, item: _Item, sig_text: str, path: Path, want_gradient: bool):
-    from . import pipeline, sigparse
-    from .codegen import capi
-    from .ir import F64, elem_type
-
     sig = sigparse.parse(sig_text)
     where = _location(fn, path)
     plain = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
@@ -302,7 +299,7 @@ def _entry(fn: Callable, item: _Item, sig_text: str, path: Path, want_gradient: 
         raise CliError(f"--sig {sig_text!r} gives {n} argument{'s' if n != 1 else ''} but "
                        f"{item.func}({', '.join(params)}) takes {len(params)}", where)
     func, shape = pipeline.primal_ir(fn, sig.args)
-    inferred = _result_type(shape, [r.type for r in func.results])
+    inferred = pytree.gather(shape, [r.type for r in func.results])
     if inferred != sig.result:
         raise CliError(f"{item.func} returns {sigparse.spell(inferred)} for arguments "
                        f"({', '.join(sigparse.spell(a) for a in sig.args)}), but --sig "
@@ -315,15 +312,8 @@ def _entry(fn: Callable, item: _Item, sig_text: str, path: Path, want_gradient: 
     return e
 
 
-def _result_type(shape: Any, types: list[str]) -> Any:
-    if isinstance(shape, tuple):
-        return tuple(_result_type(s, types) for s in shape)
-    return types[shape]
-
-
 def _name_entries(lib: str, entries: list, items: list[_Item]) -> None:
     """Give repeated functions (without an alias) a signature suffix; refuse clashes."""
-    from .codegen import capi
     seen: set = set()
     for e, it in zip(entries, items):
         key = (e.pyname, it.alias, e.sig.args)
@@ -340,7 +330,7 @@ def _name_entries(lib: str, entries: list, items: list[_Item]) -> None:
         if not capi.is_c_identifier(e.base):
             raise CliError(f"function name {e.base!r} is not an ASCII C identifier; export it "
                            f"under another name with {e.pyname}=ALIAS", e.location)
-    from .codegen.cheader import STATUS
+    from .codegen.cheader import STATUS  # import-time: cheader loads llvmlite (40-80 ms)
     reserved = {s: "the library's own API" for s in capi.helper_symbols(lib)}
     reserved.update({f"{lib.upper()}_{suffix}": "a status code of the header"
                      for suffix, _ in STATUS})
@@ -361,8 +351,6 @@ def _name_entries(lib: str, entries: list, items: list[_Item]) -> None:
 
 
 def _compile(args: argparse.Namespace, argv: list[str]) -> int:
-    from . import sigparse
-
     t0 = time.perf_counter()
     log: Callable[[str], None] = (lambda m: print(f"{PROG} compile: {m}", file=sys.stderr)) \
         if args.verbose else (lambda m: None)
@@ -385,7 +373,7 @@ def _compile(args: argparse.Namespace, argv: list[str]) -> int:
     if not path.is_file():
         raise CliError(f"no such file: {path}" if not path.exists() else f"not a file: {path}")
     outdir = _prepare_outdir(args.outdir) if builds else None
-    from .codegen import aot
+    from .codegen import aot  # import-time: llvmlite (40-80 ms) only once the input is valid
     cpu = args.cpu
     if native:
         aot.resolve_cpu(cpu)  # an unknown CPU is refused before any work
@@ -412,11 +400,11 @@ def _compile(args: argparse.Namespace, argv: list[str]) -> int:
             parts += [str(g.g.fwd), str(g.g.bwd)] + ([str(g.fused)] if e.mode == "grad" else [])
         print("\n\n".join(parts))
     elif emit == "llvm":
-        print(aot.llvm_ir(lib, entries, cpu), end="")
+        print(aot.llvm_ir(lib, entries, cpu, pipeline.max_call_depth()), end="")
     else:
         command = shlex.join([PROG] + argv)
         written = aot.build(lib, entries, outdir, cpu=cpu, emit=emit, source=str(path),
-                            command=command, log=log)
+                            command=command, log=log, max_depth=pipeline.max_call_depth())
         for f in written:
             log(f"wrote {f} ({f.stat().st_size} bytes)")
     log(f"done in {1e3 * (time.perf_counter() - t0):.0f} ms")

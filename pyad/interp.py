@@ -35,12 +35,15 @@ def run(func: Func, args: Sequence, tape: list | None = None) -> tuple:
 
 def _call(s: Op, args: list, tape: list) -> tuple:
     """A native call: the callee's primal, or its forward (pushing its saved values) or
-    backward (popping them) half; Python's own recursion limit bounds the depth here."""
+    backward (popping them) half, as the pipeline made them (`Callee.gradient`); Python's own
+    recursion limit bounds the depth here."""
     callee = s.attrs[0]
     if s.op == "call":
         return run(callee.func, args, tape)
-    from .ad import callee_gradient
-    fwd, bwd = callee_gradient(callee)
+    if callee.gradient is None:
+        raise ValueError(f"{s.op} @{callee.name}: the callee has no gradient (pipeline."
+                         "gradient_ir makes the halves of every callee)")
+    fwd, bwd = callee.gradient
     return run(fwd if s.op == "callfwd" else bwd, args, tape)
 
 

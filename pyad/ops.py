@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .ir import BOOL, F64, I64, array_type, elem_type, is_array, ndim_of
+from .semantics import (cbrt, digamma, floordiv, ieee, ieee_div, ipow, lgamma, mod, pyfloat_ceil,
+                        pyfloat_floor, toint, true_div, wrap)
 
 FF_F = {(F64, F64): F64}
 II_I = {(I64, I64): I64}
@@ -87,110 +89,6 @@ class OpDef:
         if callable(self.sigs):
             return self.sigs(tuple(arg_types))
         return self.sigs.get(tuple(arg_types))
-
-
-# ----------------------------------------------------------------------------- reference semantics
-# The interpreter must compute what native code computes: IEEE results (nan, inf) where
-# CPython's math module would raise, and 64-bit wrap-around for integers.
-
-def _wrap(i: int) -> int:
-    return (i + 2**63) % 2**64 - 2**63
-
-
-def _ieee(fn: Callable) -> Callable:
-    def run(*xs):
-        try:
-            return float(fn(*xs))
-        except (ValueError, OverflowError):
-            import numpy as np  # only on the error path: keeps `import pyad` fast
-            with np.errstate(all="ignore"):
-                return float(getattr(np, _NP_FALLBACK[fn.__name__])(*map(np.float64, xs)))
-    return run
-
-
-_NP_FALLBACK = {
-    "exp": "exp", "log": "log", "log2": "log2", "log10": "log10", "log1p": "log1p",
-    "expm1": "expm1", "sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan",
-    "asin": "arcsin", "acos": "arccos", "atan": "arctan", "sinh": "sinh", "cosh": "cosh",
-    "tanh": "tanh", "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh",
-    "pow": "power", "hypot": "hypot", "atan2": "arctan2",
-}
-
-
-def _lgamma(x: float) -> float:
-    try:
-        return math.lgamma(x)
-    except (ValueError, OverflowError):
-        return math.inf
-
-
-def _true_div(a: float, b: float) -> float:
-    if b == 0.0:
-        raise ZeroDivisionError("float division by zero")
-    return a / b
-
-
-def _ieee_div(a: float, b: float) -> float:
-    if b == 0.0:
-        import numpy as np
-        with np.errstate(all="ignore"):
-            return float(np.float64(a) / np.float64(b))
-    return a / b
-
-
-def _floordiv(a, b):
-    if b == 0:
-        raise ZeroDivisionError("division by zero")
-    return _wrap(a // b) if isinstance(a, int) else a // b
-
-
-def _mod(a, b):
-    if b == 0:
-        raise ZeroDivisionError("division by zero")
-    return a % b
-
-
-def _ipow(a: int, b: int) -> int:
-    if b < 0:
-        raise ValueError("negative integer exponent")
-    return _wrap(pow(a, b, 2**64))
-
-
-def _toint(x) -> int:
-    if isinstance(x, float) and math.isnan(x):
-        raise ValueError("cannot convert float NaN to integer")
-    if isinstance(x, float) and not (-2.0**63 <= x < 2.0**63):
-        raise OverflowError("float too large to convert to a 64-bit integer")
-    return int(x)
-
-
-def _cbrt(x: float) -> float:  # math.cbrt is Python 3.11+
-    return math.cbrt(x) if hasattr(math, "cbrt") else math.copysign(abs(x) ** (1 / 3), x)
-
-
-def _pyfloat_floor(x: float) -> float:
-    return float(math.floor(x)) if math.isfinite(x) else x
-
-
-def _pyfloat_ceil(x: float) -> float:
-    return float(math.ceil(x)) if math.isfinite(x) else x
-
-
-def digamma(x: float) -> float:
-    """psi(x) = d/dx lgamma(x); the same algorithm as pyad_digamma in the C runtime."""
-    if x <= 0.0 and x == math.floor(x):
-        return math.nan
-    result = 0.0
-    if x < 0.0:  # reflection: psi(1-x) - psi(x) = pi / tan(pi x)
-        result -= math.pi / math.tan(math.pi * x)
-        x = 1.0 - x
-    while x < 10.0:
-        result -= 1.0 / x
-        x += 1.0
-    f = 1.0 / (x * x)
-    series = f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (
-        1.0 / 132 - f * (691.0 / 32760 - f / 12.0))))))
-    return result + math.log(x) - 0.5 / x - series
 
 
 # ----------------------------------------------------------------------------- array type rules
@@ -299,34 +197,34 @@ _ROWS: list[OpDef] = [
     OpDef("callbwd", _call_sig, None, None, ("call",),
           "call, reverse sweep: pops the callee's saved values; arguments are the cotangents "
           "of its f64 results, results the cotangents of its f64 params", effect=True),
-    OpDef("add", ARITH, lambda a, b: _wrap(a + b) if isinstance(a, int) else a + b,
+    OpDef("add", ARITH, lambda a, b: wrap(a + b) if isinstance(a, int) else a + b,
           lambda b, ct, y, x1, x2: (ct, ct),
           ("inst", {F64: "fadd", I64: "add"}), "a + b", samples=((1.5, -2.25), (-3.0, 0.5)),
           strong_zero=False),
-    OpDef("sub", ARITH, lambda a, b: _wrap(a - b) if isinstance(a, int) else a - b,
+    OpDef("sub", ARITH, lambda a, b: wrap(a - b) if isinstance(a, int) else a - b,
           lambda b, ct, y, x1, x2: (ct, b.neg(ct)),
           ("inst", {F64: "fsub", I64: "sub"}), "a - b", samples=((1.5, -2.25), (-3.0, 0.5)),
           strong_zero=False),
-    OpDef("mul", ARITH, lambda a, b: _wrap(a * b) if isinstance(a, int) else a * b,
+    OpDef("mul", ARITH, lambda a, b: wrap(a * b) if isinstance(a, int) else a * b,
           lambda b, ct, y, x1, x2: (b.mul(ct, x2), b.mul(ct, x1)),
           ("inst", {F64: "fmul", I64: "mul"}), "a * b", samples=((1.5, -2.25), (-3.0, 0.5))),
-    OpDef("div", FF_F, _true_div,
+    OpDef("div", FF_F, true_div,
           lambda b, ct, y, x1, x2: (b.fdiv(ct, x2), b.neg(b.fdiv(b.mul(ct, y), x2))),
           ("custom",), "a / b (true division; raises ZeroDivisionError for b == 0)",
           samples=((1.5, -2.25), (-3.0, 0.5))),
-    OpDef("fdiv", FF_F, _ieee_div,
+    OpDef("fdiv", FF_F, ieee_div,
           lambda b, ct, y, x1, x2: (b.fdiv(ct, x2), b.neg(b.fdiv(b.mul(ct, y), x2))),
           ("inst", {F64: "fdiv"}),
           "a / b with IEEE results (inf, nan) for b == 0; used by adjoint rules (which must "
           "not raise where the primal did not) and by np.mean"),
-    OpDef("floordiv", ARITH, _floordiv, ZERO, ("custom",),
+    OpDef("floordiv", ARITH, floordiv, ZERO, ("custom",),
           "a // b with Python's rounding toward -inf; ZeroDivisionError for b == 0",
           samples=((7.5, -2.0), (-7.0, 2.5))),
-    OpDef("mod", ARITH, _mod,
+    OpDef("mod", ARITH, mod,
           lambda b, ct, y, x1, x2: (ct, b.neg(b.mul(ct, b.floordiv(x1, x2)))),
           ("custom",), "a % b with the sign of b (Python); ZeroDivisionError for b == 0",
           samples=((7.5, -2.0), (-7.2, 2.5))),
-    OpDef("pow", FF_F, _ieee(math.pow),
+    OpDef("pow", FF_F, ieee(math.pow),
           lambda b, ct, y, x1, x2: (
               b.select(b.eq(x2, b.const(0.0)), b.const(0.0),
                        b.mul(ct, b.mul(x2, b.pow(x1, b.sub(x2, b.const(1.0)))))),
@@ -335,9 +233,9 @@ _ROWS: list[OpDef] = [
           "d/db is 0 where a == 0",
           spell=("math.pow", "builtins.pow", "numpy.power"),
           samples=((1.5, -2.25), (0.7, 3.0), (2.0, 0.5))),
-    OpDef("ipow", II_I, _ipow, ZERO, ("custom",),
+    OpDef("ipow", II_I, ipow, ZERO, ("custom",),
           "a ** b for ints; ValueError for b < 0 (Python would return a float)"),
-    OpDef("neg", {(F64,): F64, (I64,): I64}, lambda a: _wrap(-a) if isinstance(a, int) else -a,
+    OpDef("neg", {(F64,): F64, (I64,): I64}, lambda a: wrap(-a) if isinstance(a, int) else -a,
           lambda b, ct, y, x: (b.neg(ct),), ("custom",), "-a", samples=((1.5,), (-0.25,)),
           strong_zero=False),
     OpDef("select", {(BOOL, F64, F64): F64, (BOOL, I64, I64): I64, (BOOL, BOOL, BOOL): BOOL},
@@ -381,13 +279,13 @@ _ROWS: list[OpDef] = [
     # --- conversions
     OpDef("tofloat", {(I64,): F64, (BOOL,): F64}, float, ZERO, ("custom",), "float(a)",
           spell=("builtins.float",)),
-    OpDef("toint", {(F64,): I64, (BOOL,): I64}, _toint, ZERO, ("custom",),
+    OpDef("toint", {(F64,): I64, (BOOL,): I64}, toint, ZERO, ("custom",),
           "int(a): truncation toward zero; ValueError for nan, OverflowError outside i64",
           spell=("builtins.int",)),
     OpDef("tobool", {(F64,): BOOL, (I64,): BOOL}, bool, ZERO, ("custom",), "bool(a): a != 0",
           spell=("builtins.bool",)),
     # --- piecewise functions
-    OpDef("abs", {(F64,): F64, (I64,): I64}, lambda a: _wrap(abs(a)) if isinstance(a, int) else abs(a),
+    OpDef("abs", {(F64,): F64, (I64,): I64}, lambda a: wrap(abs(a)) if isinstance(a, int) else abs(a),
           lambda b, ct, y, x: (b.mul(ct, b.sign(x)),), ("custom",),
           "|a|; the derivative at 0 is 0 (sign(0) = 0, as in JAX)",
           spell=("math.fabs", "builtins.abs", "numpy.abs", "numpy.absolute",
@@ -407,10 +305,10 @@ _ROWS: list[OpDef] = [
           ("custom",), "min(a, b) as Python computes it: b if b < a else a (ties go to a)",
           spell=("builtins.min", "numpy.minimum"), samples=((1.5, -2.25), (-3.0, 0.5)),
           strong_zero=False),
-    OpDef("floor", F_F, _pyfloat_floor, ZERO, ("intrinsic", "llvm.floor"),
+    OpDef("floor", F_F, pyfloat_floor, ZERO, ("intrinsic", "llvm.floor"),
           "floor as a float (math.floor = toint(floor(a)))",
           spell=("math.floor", "numpy.floor"), samples=((1.5,), (-0.25,))),
-    OpDef("ceil", F_F, _pyfloat_ceil, ZERO, ("intrinsic", "llvm.ceil"),
+    OpDef("ceil", F_F, pyfloat_ceil, ZERO, ("intrinsic", "llvm.ceil"),
           "ceil as a float (math.ceil = toint(ceil(a)))",
           spell=("math.ceil", "numpy.ceil"), samples=((1.5,), (-0.25,))),
     OpDef("copysign", FF_F, math.copysign,
@@ -420,83 +318,83 @@ _ROWS: list[OpDef] = [
           spell=("math.copysign", "numpy.copysign"), samples=((1.5, -2.0), (-0.25, 3.0)),
           strong_zero=False),
     # --- elementary functions
-    OpDef("exp", F_F, _ieee(math.exp), lambda b, ct, y, x: (b.mul(ct, y),),
+    OpDef("exp", F_F, ieee(math.exp), lambda b, ct, y, x: (b.mul(ct, y),),
           ("intrinsic", "llvm.exp"), "e ** a", spell=("math.exp", "numpy.exp"),
           samples=((0.5,), (-1.25,))),
-    OpDef("log", F_F, _ieee(math.log), lambda b, ct, y, x: (b.fdiv(ct, x),),
+    OpDef("log", F_F, ieee(math.log), lambda b, ct, y, x: (b.fdiv(ct, x),),
           ("intrinsic", "llvm.log"), "natural log (nan for a < 0, -inf at 0)",
           spell=("math.log", "numpy.log"), samples=((0.5,), (3.25,))),
-    OpDef("log2", F_F, _ieee(math.log2),
+    OpDef("log2", F_F, ieee(math.log2),
           lambda b, ct, y, x: (b.fdiv(ct, b.mul(x, b.const(math.log(2.0)))),),
           ("intrinsic", "llvm.log2"), "base-2 log", spell=("math.log2", "numpy.log2"),
           samples=((0.5,), (3.25,))),
-    OpDef("log10", F_F, _ieee(math.log10),
+    OpDef("log10", F_F, ieee(math.log10),
           lambda b, ct, y, x: (b.fdiv(ct, b.mul(x, b.const(math.log(10.0)))),),
           ("intrinsic", "llvm.log10"), "base-10 log", spell=("math.log10", "numpy.log10"),
           samples=((0.5,), (3.25,))),
-    OpDef("log1p", F_F, _ieee(math.log1p), lambda b, ct, y, x: (b.fdiv(ct, b.add(x, b.const(1.0))),),
+    OpDef("log1p", F_F, ieee(math.log1p), lambda b, ct, y, x: (b.fdiv(ct, b.add(x, b.const(1.0))),),
           ("libm", "log1p"), "log(1 + a)", spell=("math.log1p", "numpy.log1p"),
           samples=((0.5,), (-0.75,))),
-    OpDef("expm1", F_F, _ieee(math.expm1), lambda b, ct, y, x: (b.mul(ct, b.add(y, b.const(1.0))),),
+    OpDef("expm1", F_F, ieee(math.expm1), lambda b, ct, y, x: (b.mul(ct, b.add(y, b.const(1.0))),),
           ("libm", "expm1"), "exp(a) - 1", spell=("math.expm1", "numpy.expm1"),
           samples=((0.5,), (-1.25,))),
-    OpDef("sqrt", F_F, _ieee(math.sqrt), lambda b, ct, y, x: (b.fdiv(ct, b.mul(b.const(2.0), y)),),
+    OpDef("sqrt", F_F, ieee(math.sqrt), lambda b, ct, y, x: (b.fdiv(ct, b.mul(b.const(2.0), y)),),
           ("intrinsic", "llvm.sqrt"), "square root (nan for a < 0)",
           spell=("math.sqrt", "numpy.sqrt"), samples=((0.5,), (3.25,))),
-    OpDef("cbrt", F_F, _cbrt, lambda b, ct, y, x: (b.fdiv(ct, b.mul(b.const(3.0), b.mul(y, y))),),
+    OpDef("cbrt", F_F, cbrt, lambda b, ct, y, x: (b.fdiv(ct, b.mul(b.const(3.0), b.mul(y, y))),),
           ("libm", "cbrt"), "cube root (negative for a < 0); the derivative at 0 is inf",
           spell=("math.cbrt", "numpy.cbrt"), samples=((0.5,), (-3.375,))),
-    OpDef("sin", F_F, _ieee(math.sin), lambda b, ct, y, x: (b.mul(ct, b.cos(x)),),
+    OpDef("sin", F_F, ieee(math.sin), lambda b, ct, y, x: (b.mul(ct, b.cos(x)),),
           ("intrinsic", "llvm.sin"), "sine", spell=("math.sin", "numpy.sin"),
           samples=((0.5,), (-2.0,)),
           strong_zero=False),
-    OpDef("cos", F_F, _ieee(math.cos), lambda b, ct, y, x: (b.neg(b.mul(ct, b.sin(x))),),
+    OpDef("cos", F_F, ieee(math.cos), lambda b, ct, y, x: (b.neg(b.mul(ct, b.sin(x))),),
           ("intrinsic", "llvm.cos"), "cosine", spell=("math.cos", "numpy.cos"),
           samples=((0.5,), (-2.0,)),
           strong_zero=False),
-    OpDef("tan", F_F, _ieee(math.tan),
+    OpDef("tan", F_F, ieee(math.tan),
           lambda b, ct, y, x: (b.mul(ct, b.add(b.const(1.0), b.mul(y, y))),),
           ("libm", "tan"), "tangent", spell=("math.tan", "numpy.tan"), samples=((0.5,), (-1.0,))),
-    OpDef("asin", F_F, _ieee(math.asin),
+    OpDef("asin", F_F, ieee(math.asin),
           lambda b, ct, y, x: (b.fdiv(ct, b.sqrt(b.sub(b.const(1.0), b.mul(x, x)))),),
           ("libm", "asin"), "arcsine", spell=("math.asin", "numpy.arcsin"),
           samples=((0.5,), (-0.75,))),
-    OpDef("acos", F_F, _ieee(math.acos),
+    OpDef("acos", F_F, ieee(math.acos),
           lambda b, ct, y, x: (b.neg(b.fdiv(ct, b.sqrt(b.sub(b.const(1.0), b.mul(x, x))))),),
           ("libm", "acos"), "arccosine", spell=("math.acos", "numpy.arccos"),
           samples=((0.5,), (-0.75,))),
-    OpDef("atan", F_F, _ieee(math.atan),
+    OpDef("atan", F_F, ieee(math.atan),
           lambda b, ct, y, x: (b.fdiv(ct, b.add(b.const(1.0), b.mul(x, x))),),
           ("libm", "atan"), "arctangent", spell=("math.atan", "numpy.arctan"),
           samples=((0.5,), (-2.0,)),
           strong_zero=False),
-    OpDef("atan2", FF_F, _ieee(math.atan2),
+    OpDef("atan2", FF_F, ieee(math.atan2),
           lambda b, ct, y, x1, x2: (
               b.fdiv(b.mul(ct, x2), b.add(b.mul(x1, x1), b.mul(x2, x2))),
               b.neg(b.fdiv(b.mul(ct, x1), b.add(b.mul(x1, x1), b.mul(x2, x2))))),
           ("libm", "atan2"), "atan(a / b) in the right quadrant",
           spell=("math.atan2", "numpy.arctan2"),
           samples=((0.5, -1.5), (-2.0, 0.75))),
-    OpDef("sinh", F_F, _ieee(math.sinh), lambda b, ct, y, x: (b.mul(ct, b.cosh(x)),),
+    OpDef("sinh", F_F, ieee(math.sinh), lambda b, ct, y, x: (b.mul(ct, b.cosh(x)),),
           ("libm", "sinh"), "hyperbolic sine", spell=("math.sinh", "numpy.sinh"),
           samples=((0.5,), (-2.0,))),
-    OpDef("cosh", F_F, _ieee(math.cosh), lambda b, ct, y, x: (b.mul(ct, b.sinh(x)),),
+    OpDef("cosh", F_F, ieee(math.cosh), lambda b, ct, y, x: (b.mul(ct, b.sinh(x)),),
           ("libm", "cosh"), "hyperbolic cosine", spell=("math.cosh", "numpy.cosh"),
           samples=((0.5,), (-2.0,))),
-    OpDef("tanh", F_F, _ieee(math.tanh),
+    OpDef("tanh", F_F, ieee(math.tanh),
           lambda b, ct, y, x: (b.mul(ct, b.sub(b.const(1.0), b.mul(y, y))),),
           ("libm", "tanh"), "hyperbolic tangent", spell=("math.tanh", "numpy.tanh"),
           samples=((0.5,), (-2.0,)),
           strong_zero=False),
-    OpDef("asinh", F_F, _ieee(math.asinh),
+    OpDef("asinh", F_F, ieee(math.asinh),
           lambda b, ct, y, x: (b.fdiv(ct, b.sqrt(b.add(b.mul(x, x), b.const(1.0)))),),
           ("libm", "asinh"), "inverse hyperbolic sine", spell=("math.asinh", "numpy.arcsinh"),
           samples=((0.5,), (-2.0,))),
-    OpDef("acosh", F_F, _ieee(math.acosh),
+    OpDef("acosh", F_F, ieee(math.acosh),
           lambda b, ct, y, x: (b.fdiv(ct, b.sqrt(b.sub(b.mul(x, x), b.const(1.0)))),),
           ("libm", "acosh"), "inverse hyperbolic cosine", spell=("math.acosh", "numpy.arccosh"),
           samples=((1.5,), (3.0,))),
-    OpDef("atanh", F_F, _ieee(math.atanh),
+    OpDef("atanh", F_F, ieee(math.atanh),
           lambda b, ct, y, x: (b.fdiv(ct, b.sub(b.const(1.0), b.mul(x, x))),),
           ("libm", "atanh"), "inverse hyperbolic tangent", spell=("math.atanh", "numpy.arctanh"),
           samples=((0.5,), (-0.75,))),
@@ -510,12 +408,12 @@ _ROWS: list[OpDef] = [
                                                b.exp(b.neg(b.mul(x, x))))),),
           ("libm", "erfc"), "1 - erf(a)", spell=("math.erfc",), samples=((0.5,), (-1.25,)),
           strong_zero=False),
-    OpDef("hypot", FF_F, _ieee(math.hypot),
+    OpDef("hypot", FF_F, ieee(math.hypot),
           lambda b, ct, y, x1, x2: (b.mul(ct, b.fdiv(x1, y)), b.mul(ct, b.fdiv(x2, y))),
           ("libm", "hypot"), "sqrt(a*a + b*b) without overflow",
           spell=("math.hypot", "numpy.hypot"),
           samples=((0.5, -1.5), (-2.0, 0.75))),
-    OpDef("lgamma", F_F, _lgamma, lambda b, ct, y, x: (b.mul(ct, b.digamma(x)),),
+    OpDef("lgamma", F_F, lgamma, lambda b, ct, y, x: (b.mul(ct, b.digamma(x)),),
           ("libm", "lgamma"), "log |gamma(a)| (+inf at poles)", spell=("math.lgamma",),
           samples=((0.5,), (3.25,), (-1.5,))),
     OpDef("digamma", F_F, digamma, None, ("runtime", "pyad_digamma"),

@@ -7,9 +7,12 @@ This is how ``multiprocessing``, ``concurrent.futures.ProcessPoolExecutor``, Das
 a function to a worker: the worker must be able to import the function's module.
 
 When the module attribute is the undecorated function instead (``g = pyad.jit_grad(f)``), the
-pickle holds that function (by reference, as pickle does for functions) and the options, and
-unpickling applies ``jit_grad`` again. Anything else (a lambda, a function defined inside
-another function) raises ``pickle.PicklingError``.
+pickle holds that function (by reference, as pickle does for functions), the options and the
+class (``pyad.api.JitGrad``, by reference), and unpickling compiles it again. Anything else (a
+lambda, a function defined inside another function) raises ``pickle.PicklingError``.
+
+This module imports nothing of pyad: a compiled function is recognised by its
+``__pyad_wrapped__`` attribute (the plain Python function).
 """
 from __future__ import annotations
 
@@ -45,7 +48,7 @@ def reduce_jit_grad(f) -> tuple:
     if found is f.fn:
         options = {"argnums": f.argnums, "fastmath": f.fastmath,
                    "boundscheck": f.boundscheck, "cache": f.cache}
-        return rebuild_jit_grad, (f.fn, options)
+        return rebuild_jit_grad, (type(f), f.fn, options)
     raise pickle.PicklingError(
         f"cannot pickle {f!r}: pyad compiled functions pickle by reference, and "
         f"{module}.{qualname} is not this function; decorate a function defined at the top "
@@ -54,30 +57,30 @@ def reduce_jit_grad(f) -> tuple:
 
 def load_jit_grad(module: str, qualname: str):
     """Unpickle: the compiled function `module.qualname`."""
-    from .api import JitGrad
     try:
         obj = _lookup(module, qualname)
     except (ImportError, AttributeError) as e:
         raise pickle.UnpicklingError(f"cannot find the pyad function {module}.{qualname} in "
                                      f"this process: {e}") from e
-    if not isinstance(obj, JitGrad):
+    if getattr(obj, "__pyad_wrapped__", None) is None:
         raise pickle.UnpicklingError(f"{module}.{qualname} is not a pyad.jit_grad function in "
                                      f"this process (found {type(obj).__name__})")
     return obj
 
 
+# Once per process for each function and options: a pool sends the function with every task,
+# and each unpickled copy must be the same compiled object (weak keys: dies with the function).
 _rebuilt: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _rebuilt_lock = threading.Lock()
 
 
-def rebuild_jit_grad(fn, options: dict):
-    """Unpickle: ``jit_grad(fn, **options)``, made once per process for each function and
-    options (a pool sends the function with every task)."""
-    from .api import jit_grad
-    key = repr(sorted(options.items()))
+def rebuild_jit_grad(cls: type, fn, options: dict):
+    """Unpickle: ``cls(fn, **options)`` (``cls`` is ``pyad.api.JitGrad``), made once per
+    process for each function and options."""
+    key = (cls, repr(sorted(options.items())))
     with _rebuilt_lock:
         per_fn = _rebuilt.setdefault(fn, {})
         f = per_fn.get(key)
         if f is None:
-            f = per_fn[key] = jit_grad(fn, **options)
+            f = per_fn[key] = cls(fn, **options)
     return f

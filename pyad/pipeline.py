@@ -1,20 +1,26 @@
 """The compiler's table of contents: the passes, in order, from a Python function to the IR
 that `pyad.codegen` compiles. Every pass is `Func -> Func` (AD: `Func -> Gradient`), and the
-verifier runs between passes."""
+verifier runs between passes.
+
+The pipeline owns every IR transform: the backends (`pyad.codegen`, the interpreter
+`pyad.interp`) only read what it made, e.g. the forward and backward halves of natively
+called functions (`Callee.gradient`), and take the call-depth limit as data."""
 from __future__ import annotations
 
 import types
 from dataclasses import dataclass
 from typing import Any
 
-from . import ad, frontend, opt
-from .ir import F64, Func
+from . import ad, frontend, opt, recursion
+from .ir import F64, Func, Op, callees_of, walk
 from .verify import verify
 
 
 def primal_ir(fn: types.FunctionType, sig: tuple[str, ...]) -> tuple[Func, Any]:
     """Source -> typed SSA IR, simplified. Returns the Func and the shape of its result."""
     func, shape = frontend.lower(fn, sig)   # Python AST -> IR (located errors)
+    for c in callees_of(func):              # recursive callees, as lowered
+        c.func = simplify(c.func)
     return simplify(func), shape
 
 
@@ -38,4 +44,25 @@ def gradient_ir(func: Func, wrt: tuple[int, ...]) -> GradientIR:
     verify(g.fwd)
     verify(g.bwd)
     scalar = len(func.results) == 1 and func.results[0].type == F64
-    return GradientIR(g, verify(ad.fused(g, seed=1.0)) if scalar else None)
+    fused = verify(ad.fused(g, seed=1.0)) if scalar else None
+    callee_gradients([g.fwd, g.bwd] + ([fused] if fused else []))
+    return GradientIR(g, fused)
+
+
+def callee_gradients(funcs: list[Func]) -> None:
+    """Give every callee that `funcs` call as `callfwd`/`callbwd`, directly or through the
+    halves made here, its forward (pushes) and backward (pops) halves: `Callee.gradient`,
+    which codegen and the interpreter read."""
+    todo, done = list(funcs), set()
+    while todo:
+        for s in walk(todo.pop().block):
+            if isinstance(s, Op) and s.op in ("callfwd", "callbwd") and s.attrs[0] not in done:
+                done.add(s.attrs[0])
+                halves = ad.callee_gradient(s.attrs[0])
+                todo += [verify(h) for h in halves]
+
+
+def max_call_depth() -> int:
+    """The depth limit compiled into natively called (recursive) functions: past it they
+    raise RecursionError. Read when a function is compiled (Python's recursion limit)."""
+    return recursion.max_depth()

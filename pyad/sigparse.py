@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Union
 
+from . import pytree
 from .ir import BOOL, F64, I64, MAX_NDIM, array_type, elem_type, is_array, ndim_of
 
 _SCALARS = {
@@ -64,9 +65,7 @@ def spell(t: Result) -> str:
 
 def flatten(t: Result) -> list[str]:
     """The types of a (nested) result in order."""
-    if isinstance(t, tuple):
-        return [x for item in t for x in flatten(item)]
-    return [t]
+    return pytree.leaves(t)
 
 
 _TOKEN = re.compile(r"\s*(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<dcolon1>::\s*1)|(?P<punct>[(),\[\]:]))")

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import pytree
 from .api import JitGrad, jit_grad
 
 _compiled_for: "weakref.WeakKeyDictionary[Callable, JitGrad]" = weakref.WeakKeyDictionary()
@@ -74,8 +75,8 @@ def vjp(f: Callable, *args) -> tuple[Any, Callable]:
 
 
 def _zeros_like(v: Any) -> Any:
-    if isinstance(v, tuple):
-        return tuple(_zeros_like(e) for e in v)
-    if isinstance(v, np.ndarray):
-        return np.zeros(v.shape)
-    return 0.0 if isinstance(v, float) else v
+    def zero(x: Any) -> Any:
+        if isinstance(x, np.ndarray):
+            return np.zeros(x.shape)
+        return 0.0 if isinstance(x, float) else x
+    return pytree.tree_map(zero, v)

@@ -1,0 +1,184 @@
+"""Native code owned by Python objects: a linked JIT library lives exactly as long as its
+:class:`CompiledLibrary` and every Python function made from it (pywrap.make_callable).
+
+All llvmlite binding work (parse, optimize, codegen, link, unload) runs under
+:data:`COMPILE_LOCK`: llvmlite releases the GIL in its ctypes calls, and LLVM is not
+documented as thread-safe. Unloading happens here, compiling in jit.py; both take the lock.
+
+The registry :data:`LIVE` of loaded code (token -> ORC ResourceTracker) is process-wide by
+nature: the JIT that holds the code is one per process (jit.py).
+"""
+from __future__ import annotations
+
+import atexit
+import ctypes
+import itertools
+import os
+import threading
+import weakref
+
+__all__ = ["COMPILE_LOCK", "LIVE", "CodeOwner", "CompiledLibrary", "register"]
+
+#: Serializes all llvmlite binding work (parse, optimize, codegen, link, unload).
+COMPILE_LOCK = threading.RLock()
+
+# os.fork() waits until no other thread is inside LLVM: a child forked in the middle of a
+# compile would inherit LLVM (and this lock) in an inconsistent, locked state. The forking
+# thread holds the lock across fork() and both sides release it.
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=COMPILE_LOCK.acquire, after_in_parent=COMPILE_LOCK.release,
+                        after_in_child=COMPILE_LOCK.release)
+
+#
+# Python functions made from a library (pywrap.make_callable) read their PyMethodDef, which
+# lives in JIT memory, until they are deallocated -- also while the cyclic GC traverses them.
+# So the code must be freed only after every such function is gone, and never early by the GC
+# breaking a reference cycle (function -> library -> fallback dispatcher -> function is the
+# normal case; the GC runs finalizers and tp_clear of all garbage before the deallocations):
+#   - the ResourceTracker lives in the module-level registry LIVE (never garbage, so the GC
+#     never runs its finalizer early);
+#   - a PyCapsule (not GC-tracked, no finalizer) whose destructor removes the tracker from LIVE
+#     is referenced by the CompiledLibrary and by one CodeOwner per function;
+#   - a CodeOwner is the function's m_self: a tuple (capsule, library). Tuple items are never
+#     cleared by the GC, so the capsule dies only when the library and all functions are gone.
+
+LIVE: dict[int, object] = {}
+_token_counter = itertools.count(1)
+
+
+def register(tracker) -> int:
+    """Keep `tracker` (a linked library's ResourceTracker) loaded until the capsule of the
+    token returned here dies (under COMPILE_LOCK)."""
+    token = next(_token_counter)
+    LIVE[token] = tracker
+    return token
+
+
+_PyCapsule_New = ctypes.pythonapi.PyCapsule_New
+_PyCapsule_New.restype = ctypes.py_object
+_PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_PyCapsule_GetPointer = ctypes.pythonapi.PyCapsule_GetPointer
+_PyCapsule_GetPointer.restype = ctypes.c_void_p
+_PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_CAPSULE_NAME = b"pyad.codegen.jit.code"
+
+
+def _release(token: int) -> None:
+    with COMPILE_LOCK:
+        tracker = LIVE.pop(token, None)
+        del tracker  # ResourceTracker.__del__ unloads the library here, under the lock
+
+
+_SHUTTING_DOWN = False
+
+
+@atexit.register
+def _stop_releasing() -> None:
+    # Code still alive at interpreter exit is left to the OS: unloading it while modules
+    # (and LLVM) are being torn down is what crashes, and nothing can call it any more.
+    global _SHUTTING_DOWN
+    _SHUTTING_DOWN = True
+
+
+@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+def _capsule_destructor(capsule):  # called from the capsule's tp_dealloc; must not raise
+    try:
+        if _SHUTTING_DOWN:
+            return
+        token = _PyCapsule_GetPointer(capsule, _CAPSULE_NAME)
+        if token:
+            _release(token)
+    except BaseException:  # noqa: BLE001 -- e.g. interpreter shutdown; nothing sensible to do
+        pass
+
+
+# Capsules may be destroyed after this module's globals are cleared at exit; the C thunk of
+# the destructor must outlive them, so it is never freed (one reference is leaked on purpose).
+ctypes.pythonapi.Py_IncRef(ctypes.py_object(_capsule_destructor))
+
+
+class CodeOwner(tuple):
+    """``(capsule, library, pickle_as)``: what a Python function made from a library holds as
+    ``__self__``. It keeps the code and the CompiledLibrary alive; ``.library`` is the
+    CompiledLibrary. ``pickle_as`` is None or ``(weakref to obj, attr)``: the function then
+    pickles as ``getattr(obj, attr)`` (a builtin function pickles as
+    ``getattr(__self__, __name__)``; this ``__self__`` reduces to an :class:`_Entry`)."""
+
+    __slots__ = ()
+
+    @property
+    def library(self) -> "CompiledLibrary":
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"<pyad code of {self[1]!r}>"
+
+    def __reduce__(self):
+        target = self[2] if len(self) > 2 else None
+        obj = target[0]() if target is not None else None
+        if obj is None:
+            raise TypeError("pyad compiled code cannot be pickled")
+        return _Entry, (obj, target[1])
+
+
+class _Entry:
+    """Unpickled stand-in for a CodeOwner: any attribute is ``getattr(obj, attr)``."""
+
+    def __init__(self, obj, attr: str) -> None:
+        self._target = getattr(obj, attr)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._target
+
+
+class CompiledLibrary:
+    """Native code of one compiled module. The code stays loaded while this object or any
+    Python function made from it (pywrap.make_callable) is alive.
+
+    Attributes: ``name`` (the JIT library name), ``exports`` (exported symbol names),
+    ``llvm_ir`` (optimized module text), ``unoptimized_ir`` (module text as given),
+    ``object_code`` (the object file that was linked; can be re-linked into this JIT, e.g.
+    from a cache).
+    """
+
+    def __init__(self, token: int, *, name: str, exports: tuple, llvm_ir: str,
+                 unoptimized_ir: str, object_code: bytes, addresses: dict):
+        self._code = _PyCapsule_New(token, _CAPSULE_NAME,
+                                    ctypes.cast(_capsule_destructor, ctypes.c_void_p))
+        self._addresses = addresses
+        self._keep: list = []
+        self.name = name
+        self.exports = exports
+        self.llvm_ir = llvm_ir
+        self.unoptimized_ir = unoptimized_ir
+        self.object_code = object_code
+
+    def address(self, name: str) -> int:
+        """Address of exported symbol `name` (KeyError if it was not exported). Valid while this
+        object is alive."""
+        try:
+            return self._addresses[name]
+        except KeyError:
+            raise KeyError(f"{name!r} is not exported by JIT library {self.name!r} "
+                           f"(exports: {sorted(self._addresses)})") from None
+
+    def code_owner(self, pickle_as: tuple | None = None) -> CodeOwner:
+        """A new owner object to use as ``m_self`` of a Python function whose PyMethodDef or
+        code lives in this library. `pickle_as` = ``(obj, attr)`` lets the function pickle as
+        ``getattr(obj, attr)`` (obj is held weakly); otherwise pickling raises TypeError."""
+        target = None if pickle_as is None else (weakref.ref(pickle_as[0]), pickle_as[1])
+        return CodeOwner((self._code, self, target))
+
+    def keep_alive(self, obj: object) -> None:
+        """Keep `obj` alive as long as this library (for objects whose raw pointer is stored in
+        the library's globals, e.g. fallbacks)."""
+        self._keep.append(obj)
+
+    def __repr__(self) -> str:
+        return f"<CompiledLibrary {self.name} exports={list(self.exports)}>"
+
+    def __reduce__(self):
+        raise TypeError("CompiledLibrary cannot be pickled (use .object_code)")
+
