@@ -8,7 +8,7 @@ so code generated from a user's line (adjoints included) keeps that line.
 """
 from __future__ import annotations
 
-from .ir import F64, Block, If, Loc, Op, Stmt, Var, While
+from .ir import F64, Block, If, Loc, Op, Stmt, Var, While, rename_note
 from .ops import OPS
 
 
@@ -30,6 +30,11 @@ class NameGen:
             if name not in self.taken:
                 self.taken.add(name)
                 return name
+
+    def adjoint(self, name: str) -> str:
+        """A fresh name for the adjoint of the value `name`: `d` and its name (`ds.3` for
+        `s.3`), or `d` alone for a temporary, whose number the printer does not keep."""
+        return self.fresh("d" if name[:1].isdigit() else "d" + name)
 
 
 class Builder:
@@ -87,8 +92,8 @@ class Builder:
                     body.append(If(tuple(map(define, s.outs)), cond, then, orelse, s.loc))
                 else:
                     inits, cond, loop = tuple(map(use, s.inits)), copy(s.cond), copy(s.body)
-                    body.append(While(tuple(map(define, s.outs)), inits, cond, loop, s.loc,
-                                      s.note))
+                    outs = tuple(map(define, s.outs))
+                    body.append(While(outs, inits, cond, loop, s.loc, rename_note(s.note, use)))
             return Block(params, tuple(body), tuple(map(use, blk.results)))
 
         done = copy(Block((), block.body, block.results))

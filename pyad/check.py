@@ -1,6 +1,6 @@
 """`pyad.check_grad`: compare compiled gradients with central finite differences and run a
 dot-product test <J v, w> == <v, J^T w> through the pullback; `interp_value_and_grad`: the
-gradient by the IR interpreter, the independent oracle of the compiled one."""
+gradient by the IR interpreter on the IR the AD pass made (an oracle for the backend)."""
 from __future__ import annotations
 
 import random
@@ -105,8 +105,9 @@ def check_grad(f, *args, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e
 
 
 def interp_value_and_grad(f, *args) -> tuple:
-    """`f.value_and_grad(*args)` computed by the IR interpreter on the fused gradient IR:
-    the independent oracle for the compiled gradient (same structure as value_and_grad)."""
+    """`f.value_and_grad(*args)` computed by the IR interpreter on the fused gradient IR
+    (same structure as value_and_grad): an oracle for the backend, since it runs the IR
+    the AD pass made; it cannot see a wrong adjoint (tests/fuzz's dual numbers can)."""
     spec = f.specialization(args)
     unit = spec.gradient(f.argnums)
     if unit.fused is None:

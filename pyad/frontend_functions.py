@@ -51,8 +51,6 @@ _OPERATORS = {"pow": ast.Pow}
 #: What the docs say about a spelling of each form (forms not listed need no note)
 _FORM_NOTES = {"fold": "2 or more arguments", "hypot": "any number of arguments",
                "log_base": "1 or 2 arguments", "to_int": "returns an int"}
-#: Spellings that exist only on newer Pythons
-_SINCE = {"math.cbrt": "Python 3.11+"}
 
 #: spelling -> row, for every spelling in the table
 SPELLINGS: dict[str, OpDef] = {s: row for row in OPS.values() for s in row.spell}
@@ -66,20 +64,18 @@ def supported_functions() -> dict[str, list[str]]:
     """The functions compiled code may call, from the op table's spellings: for each module
     ("builtins", "math", "numpy"), its function names in alphabetical order, with a note in
     parentheses where one is needed ("min (2 or more arguments)"). The README and
-    docs/arrays.md list these (tests/test_spellings.py keeps them in step)."""
+    docs/arrays.md list these (tests/ir/test_spellings.py keeps them in step)."""
     found: dict[str, list[str]] = {"builtins": [], "math": [], "numpy": []}
     for spelling, row in SPELLINGS.items():
         module, _, name = spelling.partition(".")
-        notes = [n for n in (_FORM_NOTES.get(spelling_form(spelling)), _SINCE.get(spelling))
-                 if n]
-        found[module].append(f"{name} ({', '.join(notes)})" if notes else name)
+        note = _FORM_NOTES.get(spelling_form(spelling))
+        found[module].append(f"{name} ({note})" if note else name)
     return {module: sorted(names) for module, names in found.items()}
 
 
 def _by_object() -> dict[int, tuple[Any, str]]:
-    """id(function) -> (function, spelling) for the math and builtin spellings that exist on
-    this Python (`_SINCE`); numpy ones are matched by name, so that compiling does not import
-    numpy."""
+    """id(function) -> (function, spelling) for the math and builtin spellings; numpy ones
+    are matched by name, so that compiling does not import numpy."""
     found = {}
     for spelling in SPELLINGS:
         module, _, name = spelling.partition(".")

@@ -87,7 +87,7 @@ class Loops:
             up = ctx.b.gt(step, ctx.b.const(0, I64))
             return ctx.b.select(up, ctx.b.lt(i, stop), ctx.b.gt(i, stop))
 
-        counter = f"%i{len(ctx.names.taken)}"
+        counter = f"%i.{len(ctx.names.taken)}"  # one per loop; the printer drops the number
         ctx.env[counter] = start
         self.loop(LoopSpec(node, node.body, cond, (counter, node.target.id, step)))
         del ctx.env[counter]

@@ -11,10 +11,14 @@ Every value is a `Var` (unique name, type). There are no tuples in the IR: Pytho
 tuples are unpacked by the frontend into several values. Scalar types are the strings "f64",
 "i64" and "bool"; array types add the number of dimensions: "f64[2d]" is a 2-D float64
 array. An array value is a reference (data pointer, shape, strides): views share memory
-with their base, and `store` writes through it. Printing is `str(func)`; `pyad.irparse.parse_func` reads the same text back.
+with their base, and `store` writes through it.
+
+Printing is `str(func)`; `pyad.irparse.parse_func` reads the same text back. The printer
+chooses the names (`print_names`): params keep their names, temporaries are numbered in
+the order the text defines them, so the text depends only on the IR's structure.
 
     func f(%a: f64, %b: f64) -> (f64) {
-      %0: f64 = mul %b, %b  !3:22
+      %1: f64 = mul %b, %b  !3:22
       ...
       return %3
     }
@@ -135,10 +139,19 @@ class While:
     cond: Block
     body: Block
     loc: Loc | None = None
-    note: str = ""
+    note: "Note" = ()
 
 
 Stmt = Union[Op, If, While]
+
+#: A comment on a loop: text pieces and the values it mentions, which print with the names
+#: the printer gives them (so a note stays true when values are renamed or printed).
+Note = tuple[Union[str, Var], ...]
+
+
+def rename_note(note: Note, rename) -> Note:
+    """`note` with each value it mentions replaced by `rename(value)`."""
+    return tuple(p if isinstance(p, str) else rename(p) for p in note)
 
 
 def blocks_of(s: "Stmt") -> tuple[Block, ...]:
@@ -221,11 +234,55 @@ def rename_block(block: Block, mapping: dict[str, Var]) -> Block:
                            rename_block(s.orelse, mapping), s.loc))
         else:
             body.append(While(s.outs, tuple(map(r, s.inits)), rename_block(s.cond, mapping),
-                              rename_block(s.body, mapping), s.loc, s.note))
+                              rename_block(s.body, mapping), s.loc, rename_note(s.note, r)))
     return Block(block.params, tuple(body), tuple(map(r, block.results)))
 
 
 # ----------------------------------------------------------------------------- printing
+#
+# Names are chosen at print time, per printed function, so the text depends only on the
+# IR's structure (golden files do not change when a pass creates one more value earlier).
+# Values are named in the order the text defines them (params first, then each statement's
+# results, then the params and statements of its blocks):
+#
+# - a value with a name made from a hint keeps the hint without NameGen's `.<n>` counters,
+#   the first one bare and the next ones numbered: `%s`, `%s.1`, `%s.2`; other parts of the
+#   name stay (`%a.d`, the shadow of `%a`, is the stem `a.d`);
+# - anonymous values (names starting with a number) are `%1`, `%2`, ... in definition
+#   order, keeping the other parts of the name (`%7.d`);
+# - a value the function does not define (invalid IR, or one a loop's note mentions that a
+#   pass merged away) prints as `%?`.
+
+_UNDEFINED = "%?"
+
+
+def print_names(f: Func) -> dict[str, str]:
+    """The printed name (with its `%`) of every value `f` defines, by the value's name."""
+    names: dict[str, str] = {}
+    anonymous = 0
+    taken: dict[str, int] = {}
+    for v in _definitions(f.block):
+        head, *rest = v.name.split(".")
+        tail = "".join("." + p for p in rest if not p.isdigit())
+        if head.isdigit():
+            anonymous += 1
+            names[v.name] = f"%{anonymous}{tail}"
+            continue
+        stem = head + tail
+        k = taken.get(stem, 0)
+        taken[stem] = k + 1
+        names[v.name] = f"%{stem}.{k}" if k else f"%{stem}"
+    return names
+
+
+def _definitions(block: Block) -> Iterator[Var]:
+    """The values `block` defines, in the order its text defines them."""
+    yield from block.params
+    for s in block.body:
+        yield from s.outs
+        for b in blocks_of(s):
+            yield from _definitions(b)
+
 
 def format_const(value: object) -> str:
     if isinstance(value, bool):
@@ -235,39 +292,52 @@ def format_const(value: object) -> str:
     return str(value)
 
 
-def _fmt_outs(outs: tuple[Var, ...]) -> str:
-    return ", ".join(f"{o}: {o.type}" for o in outs)
+class _Printer:
+    """The text of one function, with the names `print_names` chose."""
 
+    def __init__(self, f: Func) -> None:
+        self.names = print_names(f)
+        self.lines: list[str] = []
 
-def _fmt_stmt(s: Stmt, indent: str, lines: list[str]) -> None:
-    loc = f"  {s.loc}" if s.loc is not None else ""
-    if isinstance(s, Op):
-        parts = [str(a) for a in s.args] + [format_const(a) for a in s.attrs]
-        rhs = s.op + (" " + ", ".join(parts) if parts else "")
-        lhs = _fmt_outs(s.outs) + " = " if s.outs else ""
-        lines.append(f"{indent}{lhs}{rhs}{loc}")
-        return
-    lhs = _fmt_outs(s.outs) + " = " if s.outs else ""
-    if isinstance(s, While):
-        lines.extend(f"{indent}# {line}" for line in s.note.splitlines())
-        inits = ", ".join(map(str, s.inits))
-        lines.append(f"{indent}{lhs}while ({inits}) cond({_fmt_outs(s.cond.params)}) {{{loc}")
-        _fmt_block_body(s.cond, indent + "  ", lines)
-        lines.append(f"{indent}}} do({_fmt_outs(s.body.params)}) {{")
-        _fmt_block_body(s.body, indent + "  ", lines)
-        lines.append(f"{indent}}}")
-        return
-    lines.append(f"{indent}{lhs}if {s.cond} {{{loc}")
-    _fmt_block_body(s.then, indent + "  ", lines)
-    lines.append(f"{indent}}} else {{")
-    _fmt_block_body(s.orelse, indent + "  ", lines)
-    lines.append(f"{indent}}}")
+    def name(self, v: Var) -> str:
+        return self.names.get(v.name, _UNDEFINED)
 
+    def names_of(self, vs: tuple[Var, ...]) -> str:
+        return ", ".join(map(self.name, vs))
 
-def _fmt_block_body(b: Block, indent: str, lines: list[str]) -> None:
-    for s in b.body:
-        _fmt_stmt(s, indent, lines)
-    lines.append(f"{indent}yield " + ", ".join(map(str, b.results)))
+    def decls(self, vs: tuple[Var, ...]) -> str:
+        return ", ".join(f"{self.name(v)}: {v.type}" for v in vs)
+
+    def note(self, note: Note) -> str:
+        return "".join(p if isinstance(p, str) else self.name(p) for p in note)
+
+    def stmt(self, s: Stmt, indent: str) -> None:
+        loc = f"  {s.loc}" if s.loc is not None else ""
+        lhs = self.decls(s.outs) + " = " if s.outs else ""
+        if isinstance(s, Op):
+            parts = [self.name(a) for a in s.args] + [format_const(a) for a in s.attrs]
+            rhs = s.op + (" " + ", ".join(parts) if parts else "")
+            self.lines.append(f"{indent}{lhs}{rhs}{loc}")
+            return
+        if isinstance(s, While):
+            self.lines.extend(f"{indent}# {line}" for line in self.note(s.note).splitlines())
+            self.lines.append(f"{indent}{lhs}while ({self.names_of(s.inits)}) "
+                              f"cond({self.decls(s.cond.params)}) {{{loc}")
+            self.block_body(s.cond, indent + "  ")
+            self.lines.append(f"{indent}}} do({self.decls(s.body.params)}) {{")
+            self.block_body(s.body, indent + "  ")
+            self.lines.append(f"{indent}}}")
+            return
+        self.lines.append(f"{indent}{lhs}if {self.name(s.cond)} {{{loc}")
+        self.block_body(s.then, indent + "  ")
+        self.lines.append(f"{indent}}} else {{")
+        self.block_body(s.orelse, indent + "  ")
+        self.lines.append(f"{indent}}}")
+
+    def block_body(self, b: Block, indent: str) -> None:
+        for s in b.body:
+            self.stmt(s, indent)
+        self.lines.append(f"{indent}yield {self.names_of(b.results)}")
 
 
 def callees_of(f: Func) -> list[Callee]:
@@ -297,11 +367,11 @@ def format_func(f: Func, callees: bool = True) -> str:
 
 
 def _format_one(f: Func, name: str | None = None) -> str:
-    params = ", ".join(f"{p}: {p.type}" for p in f.params)
+    p = _Printer(f)
     rtypes = ", ".join(r.type for r in f.results)
-    lines = [f"func {name or f.name}({params}) -> ({rtypes}) {{"]
+    p.lines.append(f"func {name or f.name}({p.decls(f.params)}) -> ({rtypes}) {{")
     for s in f.block.body:
-        _fmt_stmt(s, "  ", lines)
-    lines.append("  return " + ", ".join(map(str, f.results)))
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+        p.stmt(s, "  ")
+    p.lines.append(f"  return {p.names_of(f.results)}")
+    p.lines.append("}")
+    return "\n".join(p.lines) + "\n"

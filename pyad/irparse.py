@@ -4,12 +4,13 @@ from __future__ import annotations
 import re
 
 from .errors import PyadError
-from .ir import Block, Func, If, Loc, Op, Var, While
+from .ir import Block, Func, If, Loc, Note, Op, Var, While
 
 _HEAD = re.compile(r"func (?P<name>[\w.]+)\((?P<params>.*)\) -> \((?P<rtypes>.*)\) \{$")
 _LOC = re.compile(r"\s+!(\d+):(\d+)$")
 _WHILE = re.compile(r"while \((?P<inits>[^)]*)\) cond\((?P<cparams>[^)]*)\) \{$")
 _DO = re.compile(r"\} do\((?P<bparams>[^)]*)\) \{$")
+_NAME = re.compile(r"%(\w+(?:\.\w+)*)")  # a value's name in a loop's note
 _DEF = re.compile(r"(?P<outs>%[\w.]+: [\w\[\]]+(?:, %[\w.]+: [\w\[\]]+)*) = (?P<rhs>.*)$")
 
 
@@ -50,6 +51,19 @@ class _Parser:
         if name not in self.vars:
             raise IRParseError(f"line {i + 1}: %{name} is not defined")
         return self.vars[name]
+
+    def note(self, text: str) -> Note:
+        """A loop's note with each value it mentions resolved (called once the loop is
+        parsed); a name that is not defined stays text."""
+        pieces: list = []
+        for k, part in enumerate(_NAME.split(text)):  # text, name, text, name, ..., text
+            v = self.vars.get(part) if k % 2 else None
+            piece = v if v is not None else ("%" + part if k % 2 else part)
+            if isinstance(piece, str) and pieces and isinstance(pieces[-1], str):
+                pieces[-1] += piece
+            elif piece != "":
+                pieces.append(piece)
+        return tuple(pieces)
 
     def block(self, i: int, terminator: str) -> tuple[tuple, tuple, int]:
         """Statements from line i up to `terminator`; returns (body, results, index after)."""
@@ -97,7 +111,8 @@ class _Parser:
                     raise IRParseError(f"line {i + 1}: expected `}}`")
                 outs = tuple(self.decl(x) for x in _split(outs_text))
                 body.append(While(outs, inits, Block(cparams, cond_body, cond_res),
-                                  Block(bparams, body_body, body_res), loc, "\n".join(note)))
+                                  Block(bparams, body_body, body_res), loc,
+                                  self.note("\n".join(note))))
                 note = []
                 i += 1
                 continue

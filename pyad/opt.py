@@ -10,7 +10,7 @@ its errors (explicit checks such as range()'s step are `raise_if` effects and st
 """
 from __future__ import annotations
 
-from .ir import Block, Func, If, Op, Stmt, Var, While, blocks_of, free_vars, rename_block, walk
+from .ir import Block, Func, If, Op, Stmt, Var, While, blocks_of, free_vars, rename_note, walk
 from .ops import OPS
 
 
@@ -94,23 +94,27 @@ def fold_constants(func: Func) -> Func:
 def cse_block(block: Block, known: dict | None = None) -> Block:
     """Common-subexpression elimination: an op repeated with the same arguments reuses the
     first result (ops are pure). Values of enclosing blocks are visible in nested ones."""
-    known = dict(known or {})
-    mapping: dict[str, Var] = {}
+    return _cse(block, dict(known or {}), {})
+
+
+def _cse(block: Block, known: dict, merged: dict[str, Var]) -> Block:
+    """`block` with repeated ops removed; `merged` maps each removed result to the value
+    that replaces it (names are unique in a function, so one map serves every block)."""
+    known = dict(known)  # what this block computes is not visible after it
     body: list[Stmt] = []
 
     def r(v: Var) -> Var:
-        return mapping.get(v.name, v)
+        return merged.get(v.name, v)
 
     for s in block.body:
         if isinstance(s, If):
-            then = cse_block(rename_block(s.then, mapping), known)
-            orelse = cse_block(rename_block(s.orelse, mapping), known)
+            then, orelse = _cse(s.then, known, merged), _cse(s.orelse, known, merged)
             body.append(If(s.outs, r(s.cond), then, orelse, s.loc))
             continue
         if isinstance(s, While):
-            cond = cse_block(rename_block(s.cond, mapping), known)
-            loop_body = cse_block(rename_block(s.body, mapping), known)
-            body.append(While(s.outs, tuple(map(r, s.inits)), cond, loop_body, s.loc, s.note))
+            inits = tuple(map(r, s.inits))
+            cond, loop_body = _cse(s.cond, known, merged), _cse(s.body, known, merged)
+            body.append(While(s.outs, inits, cond, loop_body, s.loc, rename_note(s.note, r)))
             continue
         s = Op(s.outs, s.op, tuple(map(r, s.args)), s.attrs, s.loc)
         key = (s.op, tuple(a.name for a in s.args), s.attrs, tuple(o.type for o in s.outs))
@@ -118,7 +122,7 @@ def cse_block(block: Block, known: dict | None = None) -> Block:
             body.append(s)  # loads are not merged: a store may come between them
             continue
         if key in known:
-            mapping[s.outs[0].name] = known[key]
+            merged[s.outs[0].name] = known[key]
             continue
         known[key] = s.outs[0]
         body.append(s)

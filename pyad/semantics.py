@@ -80,8 +80,8 @@ def toint(x) -> int:
     return int(x)
 
 
-def cbrt(x: float) -> float:  # math.cbrt is Python 3.11+
-    return math.cbrt(x) if hasattr(math, "cbrt") else math.copysign(abs(x) ** (1 / 3), x)
+def cbrt(x: float) -> float:
+    return math.cbrt(x)
 
 
 def pyfloat_floor(x: float) -> float:

@@ -1,4 +1,4 @@
-"""Helpers imported by tests/test_calls.py: functions of "another module" of the user's."""
+"""Helpers imported by tests/api/test_calls.py: functions of "another module" of the user's."""
 import math
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""A corpus of realistic numerical functions over NumPy arrays (issue 4, docs/arrays.md).
+"""A corpus of realistic numerical functions over NumPy arrays (the contract: docs/arrays.md).
 
 Two styles, both plain Python that CPython runs unchanged:
 
@@ -9,16 +9,16 @@ Two styles, both plain Python that CPython runs unchanged:
   * array style: whole-array arithmetic with broadcasting, np.exp/log/..., reductions with and
     without `axis`, np.dot / @ / np.outer / np.linalg.norm.
 
-tests/test_arrays.py compiles every function with `pyad.jit_grad` and checks values against
-CPython + NumPy, gradients against the reference interpreter and central finite differences,
-and pullbacks of array-valued functions with a dot-product test. The functions never write
+tests/arrays/test_corpus.py compiles every function with `pyad.jit_grad` and checks values
+against CPython + NumPy, gradients against the reference interpreter and central finite
+differences, and pullbacks of array-valued functions with a dot-product test. The functions never write
 into their array arguments (docs/arrays.md forbids it; they copy first).
 
 Samples are built from `numpy.random.default_rng(seed)`, are small (the interpreter is the
 oracle and it is slow), include negative values where the function allows, and stay away
 from kinks (branch decisions, max/min/abs/where/sort decisions do not flip within a
 finite-difference step; checked in CPython by
-tests/test_arrays.py::test_corpus_samples_are_away_from_kinks).
+tests/arrays/test_corpus.py::test_corpus_samples_are_away_from_kinks).
 
 CASES = [(function, [argument tuple, ...]), ...]
 """
@@ -1076,7 +1076,7 @@ NO_FINITE_DIFFERENCES = {"argmax_and_count", "int_histogram", "shape_queries",
                          "int_array_arith"}
 
 # Shape-generic functions for the random-shape property test: name -> how to build arguments
-# from a random generator and a size n >= 0 (tests/test_arrays.py draws n and the layouts).
+# from a random generator and a size n >= 0 (tests/arrays/test_random_programs.py draws n and the layouts).
 SHAPE_GENERIC = {
     "dot_loop": lambda g, n: (g.normal(size=n), g.normal(size=n)),
     "kahan_sum": lambda g, n: (g.normal(size=n),),

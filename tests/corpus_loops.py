@@ -1,12 +1,12 @@
 """A corpus of small, realistic functions with control flow: `for ... in range(...)`,
 `while`, `break`, `continue`, `return` from anywhere, nesting and loop-carried variables.
 
-The functions are plain Python (not decorated): tests/test_loops.py compiles each one with
+The functions are plain Python (not decorated): tests/frontend/test_loops.py compiles each one with
 `pyad.jit_grad` and compares values and gradients with CPython, the reference interpreter
 (primal and fused value-and-gradient IR) and finite differences. Samples include negative
 values and stay away from kinks: no branch decision, `break`, early `return` or while-loop
 trip count flips within a finite-difference step of a sample (checked by the one-sided slope
-test in tests/test_loops.py::test_corpus_samples_are_away_from_kinks), except for the
+test in tests/frontend/test_loops.py::test_corpus_samples_are_away_from_kinks), except for the
 functions listed in NO_FINITE_DIFFERENCES, whose value is piecewise constant in some float
 parameter (their gradients are still compared with the interpreter).
 
@@ -559,7 +559,7 @@ def fibonacci_like(a, b, n):
 
 
 def lorenz_euler(sigma, rho, beta, x, y, z, steps, dt):
-    """The example of issue 3 (forward Euler)."""
+    """The Lorenz system integrated by forward Euler."""
     for _ in range(steps):
         dx = sigma * (y - x)
         dy = x * (rho - z) - y

@@ -1,6 +1,6 @@
 """A corpus of small, realistic scalar functions in pyad's supported subset.
 
-The functions are plain Python (not decorated): tests/test_corpus.py compiles each one with
+The functions are plain Python (not decorated): tests/frontend/test_corpus.py compiles each one with
 `pyad.jit_grad` and compares values and gradients with CPython, the reference interpreter and
 finite differences. Sample arguments stay inside each function's domain and away from kinks
 (branch boundaries, |x| at 0, ...) unless the function is smooth across the kink, so finite

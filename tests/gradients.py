@@ -1,4 +1,6 @@
-"""The three-way gradient check the call, recursion and loop tests share."""
+"""The three-way gradient check the call, recursion and loop tests share. Of the three, the
+finite differences and the dot-product test check the AD; the IR interpreter runs the IR the
+AD pass made, so it checks the backend only (tests/fuzz is the independent AD oracle)."""
 from __future__ import annotations
 
 import numpy as np

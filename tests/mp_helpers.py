@@ -1,4 +1,4 @@
-"""Module-level pyad functions for tests/test_pickle.py and tests/test_threads.py.
+"""Module-level pyad functions for tests/api/test_pickle.py and tests/api/test_threads.py.
 
 They live in an importable module so that child processes (multiprocessing with the spawn or
 fork start method, concurrent.futures.ProcessPoolExecutor) can unpickle them by reference."""

@@ -4,7 +4,7 @@ r"""The model of the C example (main.c): plain Python that `pyad compile` turns 
     pyad compile springs.py:energy,prefix_energy,stretch --sig "f64(f64[:], f64)" \
         --sig "f64[:](f64[:])" --sig "f64(f64[:], i64)" --name springs -o build
 
-These are the arguments in springs.args, which CMakeLists.txt and tests/test_aot.py use.
+These are the arguments in springs.args, which CMakeLists.txt and tests/aot/ use.
 """
 import math
 

@@ -83,7 +83,7 @@ def export(block: Block, want: set[str], mapping: dict[str, Var], names: NameGen
             body.append(s)
             continue
         inner = {o.name: o for blk in (s.then, s.orelse) for st in walk(blk) for o in st.outs}
-        exported = [inner[n] for n in sorted(want & inner.keys())]
+        exported = [v for n, v in inner.items() if n in want]  # in definition order
         if not exported:
             body.append(s)
             continue

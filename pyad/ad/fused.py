@@ -62,14 +62,14 @@ def reverse_fused(rv, s: While, k: int, ct: Var, adj: dict, b: Builder) -> None:
     rb, local, body = _reverse_inside(rv, s, k, known, temps)
     inner = {p.name for p in body.params} | {o.name for st in walk(body) for o in st.outs}
     local.pop(body.params[k].name, None)  # passes straight through: adj(init) += ct below
-    outer = sorted(n for n in local if n not in inner)
+    outer = [n for n in local if n not in inner]  # in the order the reverse met them
     names = rv.names
     zeros = [Op((Var(names.fresh("acc0"), F64),), "const", (), (0.0,), s.loc) for _ in outer]
     acc_c = [Var(names.fresh("acc"), F64) for _ in outer]
     acc_b = [Var(names.fresh("acc"), F64) for _ in outer]
     acc_next = [rb.add(a, local[n]) for a, n in zip(acc_b, outer)]
     outs = tuple(Var(names.fresh("acc"), F64) for _ in outer)
-    note = (f"reversed inside this loop (it accumulates {s.outs[k]}): nothing taped"
+    note = ("reversed inside this loop (it accumulates ", s.outs[k], "): nothing taped"
             + ("" if known is not None else "; contributions scaled by the cotangent after it"))
     fwd = While(s.outs + outs, s.inits + tuple(z.outs[0] for z in zeros),
                 Block(s.cond.params + tuple(acc_c), s.cond.body, s.cond.results),
@@ -86,7 +86,7 @@ def _temporaries(rv, s: While) -> tuple[dict[str, Var], list]:
     loaded = {st.args[0].name: st.args[0] for st in walk(s.body)
               if isinstance(st, Op) and st.op == "load" and st.args[0].name in rv.active}
     temps: dict[str, Var] = {}
-    for name, a in sorted(loaded.items()):
+    for name, a in loaded.items():
         dims = [pb.emit("dim", a, attrs=(d,), type=I64) for d in range(ndim_of(a.type))]
         # not marked "shadow": a pullback zeroes its shadows before each backward call
         temps[name] = pb.emit("alloc", *dims, type=a.type)

@@ -11,14 +11,14 @@ reads, how it gets it back.
 - taped:       everything else, pushed at the end of each forward trip and popped in reverse.
 
 The trip count comes from the loop's bounds when it is a counted loop (loops.range_bounds),
-else the forward loop counts its trips. `str(plan)` is the comment `f.grad_ir(...)` prints
-above the reverse loop; taped.py emits the reverse loop by following the plan.
+else the forward loop counts its trips. `plan.note(...)` is the comment `f.grad_ir(...)`
+prints above the reverse loop; taped.py emits the reverse loop by following the plan.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir import I64, Block, Op, Var, While, free_vars, walk
+from ..ir import I64, Block, Note, Op, Var, While, free_vars, walk
 from ..loops import loop_counters, range_bounds
 from ..ops import CHEAP
 
@@ -37,24 +37,32 @@ class LoopPlan:
     taped: tuple[Var, ...]
     trips_from_bounds: bool
 
-    def __str__(self) -> str:
+    def note(self, copies: dict[str, Var]) -> Note:
+        """The comment printed above the reverse loop. It mentions each value by the copy
+        the reverse trip makes of it (`copies`: forward name -> value in the reverse trip),
+        so the names are those of the loop below it."""
         where = f" at line {self.line}" if self.line is not None else ""
+        pieces: list = []
 
-        def names(vs) -> str:
-            return ", ".join(str(v) for v in vs) or "-"
-        fills = ", ".join(f"loop at line {f.loc.line}" if f.loc else "loop" for f in self.fills)
-        lines = [f"reverse of the loop{where}, with the tape: {len(self.taped)} "
-                 f"value{'s' if len(self.taped) != 1 else ''} per trip"]
+        def line(label: str, vs: list[Var]) -> None:
+            pieces.append(f"\n  {label}: " + ("" if vs else "-"))
+            for k, v in enumerate(vs):
+                pieces.extend([", ", copies.get(v.name, v)] if k else [copies.get(v.name, v)])
+
+        pieces.append(f"reverse of the loop{where}, with the tape: {len(self.taped)} "
+                      f"value{'s' if len(self.taped) != 1 else ''} per trip")
         if self.fills:
-            lines.append(f"  re-run first: {fills}")
+            fills = ", ".join(f"loop at line {f.loc.line}" if f.loc else "loop"
+                              for f in self.fills)
+            pieces.append(f"\n  re-run first: {fills}")
         if self.recomputed:
-            lines.append(f"  recomputed: {names(o.outs[0] for o in self.recomputed)}")
+            line("recomputed", [o.outs[0] for o in self.recomputed])
         if self.counters:
-            lines.append(f"  rebuilt from the trip number: {names(c for c, _, _ in self.counters)}")
-        lines.append(f"  taped: {names(self.taped)}")
-        lines.append("  trip count: " + ("from the loop's bounds" if self.trips_from_bounds
-                                         else "counted by the forward loop"))
-        return "\n".join(lines)
+            line("rebuilt from the trip number", [c for c, _, _ in self.counters])
+        line("taped", list(self.taped))
+        pieces.append("\n  trip count: " + ("from the loop's bounds" if self.trips_from_bounds
+                                           else "counted by the forward loop"))
+        return tuple(pieces)
 
 
 def plan_loop(s: While, body: Block, rbody: Block, fills: list[While], late: set[str],

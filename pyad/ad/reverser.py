@@ -134,7 +134,7 @@ class Reverser:
         ct_args = tuple(c if c is not None else b.const(0.0)
                         for o, c in zip(s.outs, cts) if o.type == F64)
         floats = [a for a in s.args if a.type == F64]
-        grads = tuple(Var(b.names.fresh("d" + a.name), F64) for a in floats)
+        grads = tuple(Var(b.names.adjoint(a.name), F64) for a in floats)
         b.stmts.append(Op(grads, "callbwd", ct_args, s.attrs, s.loc))
         for a, g in zip(floats, grads):
             if a.name in self.active:
@@ -155,14 +155,14 @@ class Reverser:
             self.reverse(block.body, local, sub)
             branch_adj.append(local)
             branch_code.append(sub)
-        outer = sorted(set(branch_adj[0]) | set(branch_adj[1]))
+        outer = list(dict.fromkeys([*branch_adj[0], *branch_adj[1]]))  # not by name
         if not outer and not any(has_effects(t) for sub in branch_code for t in sub.stmts):
             return  # nothing flows out and no shadow is updated
         blocks = []
         for local, sub in zip(branch_adj, branch_code):
             ys = tuple(local[n] if n in local else sub.const(0.0) for n in outer)
             blocks.append(Block((), tuple(sub.stmts), ys))
-        outs = tuple(Var(b.names.fresh("d" + n), F64) for n in outer)
+        outs = tuple(Var(b.names.adjoint(n), F64) for n in outer)
         b.stmts.append(If(outs, s.cond, blocks[0], blocks[1], s.loc))
         by_name = {v.name: v for blk in (s.then, s.orelse) for v in free_vars(blk)}
         for n, o in zip(outer, outs):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..builder import Builder
 from ..errors import PyadInternalError
-from ..ir import F64, I64, Block, Op, Stmt, Var, While, free_vars, rename_block, walk
+from ..ir import F64, I64, Block, Note, Op, Stmt, Var, While, free_vars, rename_block, walk
 from ..loops import range_bounds
 from ..opt import cse_block, dce_block
 from .close import Prefixed, export, substitute
@@ -33,9 +33,9 @@ def reverse_taped(rv, s: While, act: list[int], cts: list, adj: dict[str, Var],
     trip = _reverse_trip(rv, s, act, fills)
     plan = plan_loop(s, trip.forward, trip.block, fills, late, rv.rereadable)
     rv.rereadable -= late
-    rbody, forward, pushes = _follow(rv, s, plan, trip)
+    rbody, forward, pushes, copies = _follow(rv, s, plan, trip)
     _forward_loop(rv, s, forward, pushes)
-    _reverse_loop(rv, s, plan, act, cts, trip, rbody, adj, b)
+    _reverse_loop(rv, s, plan, plan.note(copies), act, cts, trip, rbody, adj, b)
 
 
 class _Trip:
@@ -59,7 +59,7 @@ def _reverse_trip(rv, s: While, act: list[int], fills: list[While]) -> _Trip:
     rb = Builder(names, s.loc)
     for fill in fills:
         rb.inline(Block((), (fill,), ()), [])
-    adjc = {k: Var(names.fresh("d" + body.params[k].name), F64) for k in act}
+    adjc = {k: Var(names.adjoint(body.params[k].name), F64) for k in act}
     local: dict[str, Var] = {}
     for k in act:
         if body.results[k].name in rv.active:
@@ -69,7 +69,7 @@ def _reverse_trip(rv, s: While, act: list[int], fills: list[While]) -> _Trip:
     forward = substitute(body, rv.subst)
     inner = {p.name for p in forward.params} | {o.name for st in walk(forward) for o in st.outs}
     new_adjc = [local.pop(body.params[k].name, None) or rb.const(0.0) for k in act]
-    outer = sorted(n for n in local if n not in inner)
+    outer = [n for n in local if n not in inner]  # in the order the reverse met them
     acc_in = [Var(names.fresh("acc"), F64) for _ in outer]
     acc_out = [rb.add(a, local[n]) for a, n in zip(acc_in, outer)]
     cnt = Var(names.fresh("trip"), I64)
@@ -83,10 +83,11 @@ def _reverse_trip(rv, s: While, act: list[int], fills: list[While]) -> _Trip:
     return _Trip(block, outer, forward)
 
 
-def _follow(rv, s: While, plan: LoopPlan, trip: _Trip) -> tuple[Block, Block, list[Op]]:
+def _follow(rv, s: While, plan: LoopPlan,
+            trip: _Trip) -> tuple[Block, Block, list[Op], dict[str, Var]]:
     """The reverse trip with every forward value it reads brought back as the plan says;
-    the forward body with the taped values exported from its branches; and the pushes the
-    forward trip ends with."""
+    the forward body with the taped values exported from its branches; the pushes the
+    forward trip ends with; and the values brought back, by forward name."""
     names = rv.names
     mapping: dict[str, Var] = {}
     prologue: list[Stmt] = []
@@ -116,7 +117,7 @@ def _follow(rv, s: While, plan: LoopPlan, trip: _Trip) -> tuple[Block, Block, li
     n = len(plan.fills)
     stmts = tuple(prologue) + trip.block.body[:n] + tuple(late) + trip.block.body[n:]
     rbody = rename_block(Block(trip.block.params, stmts, trip.block.results), mapping)
-    return rbody, body, pushes
+    return rbody, body, pushes, mapping
 
 
 def _forward_loop(rv, s: While, body: Block, pushes: list[Op]) -> None:
@@ -135,8 +136,8 @@ def _forward_loop(rv, s: While, body: Block, pushes: list[Op]) -> None:
     rv.subst[id(s)] = Prefixed((zero,), loop)
 
 
-def _reverse_loop(rv, s: While, plan: LoopPlan, act: list[int], cts: list, trip: _Trip,
-                  rbody: Block, adj: dict[str, Var], b: Builder) -> None:
+def _reverse_loop(rv, s: While, plan: LoopPlan, note: Note, act: list[int], cts: list,
+                  trip: _Trip, rbody: Block, adj: dict[str, Var], b: Builder) -> None:
     names = rv.names
     rc = Builder(names, s.loc)
     cparams = tuple(Var(names.fresh(p.name), p.type) for p in rbody.params)
@@ -146,7 +147,7 @@ def _reverse_loop(rv, s: While, plan: LoopPlan, act: list[int], cts: list, trip:
         + [b.const(0.0) for _ in trip.outer]
     outs = tuple(Var(names.fresh(p.name), p.type) for p in rbody.params)
     b.stmts.append(While(outs, tuple(inits), Block(cparams, tuple(rc.stmts), (go,)), rbody,
-                         s.loc, str(plan)))
+                         s.loc, note))
     for k, o in zip(act, outs[1:]):
         if s.inits[k].name in rv.active:
             rv.accumulate(b, adj, s.inits[k], o)

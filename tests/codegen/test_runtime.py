@@ -1,0 +1,188 @@
+"""Tests of the C runtime: through cffi (pyad._runtime) and the CMake/ctest C test program."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pyad import _runtime
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def rt():
+    return _runtime.lib()
+
+
+@pytest.fixture(scope="module")
+def ffi():
+    return _runtime.ffi()
+
+
+def test_installed_files_exist():
+    for path in (_runtime.library_path(), _runtime.static_library_path(), _runtime.header_path()):
+        assert path.is_file(), path
+        assert path.parent == _runtime.runtime_dir()
+
+
+def test_version(rt):
+    assert rt.pyad_rt_version() == _runtime.RT_VERSION
+
+
+def test_ctx_layout_matches_abi(ffi):
+    # codegen/abi.py declares CTX_SIZE = 48 (not imported here: it needs llvmlite).
+    assert ffi.sizeof("pyad_ctx") == 48
+    assert ffi.offsetof("pyad_ctx", "err_msg") == 8
+
+
+def test_ctx_init_zeroes(rt, ffi):
+    ctx = ffi.new("pyad_ctx *")
+    ctx.err_kind = 99
+    ctx.err_line = 7
+    ctx.tape_top = ffi.cast("char *", 1234)
+    rt.pyad_ctx_init(ctx)
+    assert (ctx.err_kind, ctx.err_line) == (rt.PYAD_OK, 0)
+    assert ctx.err_msg == ffi.NULL
+    assert ctx.tape_base == ctx.tape_top == ctx.tape_end == ctx.arena == ffi.NULL
+
+
+def test_tape_grows_keeps_contents_and_moves_to_a_pullback(rt, ffi):
+    ctx = ffi.new("pyad_ctx *")
+    rt.pyad_ctx_init(ctx)
+    n = 100_000
+    for i in range(n):  # push doubles the way generated code does
+        if ctx.tape_end - ctx.tape_top < 8:
+            assert rt.pyad_tape_grow(ctx, 8) == rt.PYAD_OK
+        ffi.cast("double *", ctx.tape_top)[0] = float(i)
+        ctx.tape_top += 8
+    assert ctx.tape_top - ctx.tape_base == 8 * n
+    assert ctx.tape_end - ctx.tape_base < 2 * 8 * n + 4096  # amortised doubling
+    pb = rt.pyad_pullback_alloc(ffi.sizeof("pyad_pullback_header") + 8)
+    rt.pyad_tape_move_to_pullback(ctx, pb)
+    assert ctx.tape_base == ffi.NULL
+    assert rt.pyad_pullback_tape_bytes(pb) == 8 * n
+    h = ffi.cast("pyad_pullback_header *", pb)
+    assert ffi.cast("double *", h.tape_top)[-1] == n - 1.0
+    assert ffi.cast("double *", h.tape_base)[0] == 0.0
+    rt.pyad_pullback_free(pb)  # frees the tape too (checked for leaks by the RSS tests)
+    rt.pyad_tape_release(ctx)  # releasing an empty tape is fine
+
+
+def test_tape_grow_failure_is_an_error_not_a_crash(rt, ffi):
+    ctx = ffi.new("pyad_ctx *")
+    rt.pyad_ctx_init(ctx)
+    assert rt.pyad_tape_grow(ctx, 2**62) == rt.PYAD_ERR_MEMORY
+    assert ctx.err_kind == rt.PYAD_ERR_MEMORY and ctx.tape_base == ffi.NULL
+
+
+def test_set_error_first_wins(rt, ffi):
+    first = ffi.new("char[]", b"division by zero")
+    second = ffi.new("char[]", b"index out of range")
+    ctx = ffi.new("pyad_ctx *")
+    rt.pyad_ctx_init(ctx)
+    assert rt.pyad_set_error(ctx, rt.PYAD_ERR_ZERO_DIVISION, 12, first) == rt.PYAD_ERR_ZERO_DIVISION
+    assert rt.pyad_set_error(ctx, rt.PYAD_ERR_INDEX, 40, second) == rt.PYAD_ERR_INDEX
+    assert (ctx.err_kind, ctx.err_line) == (rt.PYAD_ERR_ZERO_DIVISION, 12)
+    assert ffi.string(ctx.err_msg) == b"division by zero"
+    rt.pyad_ctx_init(ctx)
+    rt.pyad_set_error(ctx, rt.PYAD_ERR_VALUE, 3, second)
+    assert (ctx.err_kind, ctx.err_line) == (rt.PYAD_ERR_VALUE, 3)
+    assert ffi.string(ctx.err_msg) == b"index out of range"
+
+
+@pytest.mark.parametrize("size", [0, 1, 7, 64, 4096, 1 << 20])
+def test_pullback_alloc_zeroed(rt, ffi, size):
+    p = rt.pyad_pullback_alloc(size)
+    q = rt.pyad_pullback_alloc(size)
+    try:
+        assert p != ffi.NULL and q != ffi.NULL and p != q
+        h = ffi.sizeof("pyad_pullback_header")
+        buf = ffi.buffer(p, max(size, h))
+        assert buf[:] == bytes(max(size, h))
+        if size > h:
+            buf[h:] = b"\xff" * (size - h)  # writable after the runtime's header
+    finally:
+        rt.pyad_pullback_free(p)
+        rt.pyad_pullback_free(q)
+
+
+def test_pullback_free_null(rt, ffi):
+    rt.pyad_pullback_free(ffi.NULL)
+
+
+def test_only_api_symbols_exported():
+    nm = shutil.which("nm")
+    if nm is None:
+        pytest.skip("nm (binutils) is not on PATH")
+    out = subprocess.run(
+        [nm, "-D", "--defined-only", str(_runtime.library_path())],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    names = {line.split()[-1] for line in out.splitlines() if line.split()[1:2] == ["T"]}
+    assert names == {
+        "pyad_ctx_init", "pyad_set_error", "pyad_pullback_alloc", "pyad_pullback_free", "pyad_rt_version",
+        "pyad_digamma", "pyad_tape_grow", "pyad_tape_release", "pyad_tape_move_to_pullback",
+        "pyad_pullback_tape_bytes", "pyad_alloc", "pyad_ctx_release", "pyad_pullback_zero_shadows", "pyad_index_error",
+    }
+
+
+def test_missing_library_error(monkeypatch, tmp_path):
+    monkeypatch.setenv(_runtime.ENV_VAR, str(tmp_path / "libpyad_rt.so"))
+    assert _runtime.runtime_dir() == tmp_path
+    with pytest.raises(RuntimeError, match=r"pip install -e \."):
+        _runtime.library_path()
+    with pytest.raises(RuntimeError, match=r"pip install -e \."):
+        _runtime.header_path()
+
+
+def test_env_override(monkeypatch, tmp_path):
+    fake = tmp_path / "libcustom_rt.so"
+    fake.write_bytes(b"")
+    monkeypatch.setenv(_runtime.ENV_VAR, str(fake))
+    assert _runtime.library_path() == fake
+    with pytest.raises(RuntimeError, match="static library"):
+        _runtime.static_library_path()
+    (tmp_path / _runtime.STATIC_LIBRARY_NAME).write_bytes(b"")
+    assert _runtime.static_library_path() == tmp_path / _runtime.STATIC_LIBRARY_NAME
+    monkeypatch.delenv(_runtime.ENV_VAR)
+    assert _runtime.library_path().name == _runtime.SHARED_LIBRARY_NAME
+
+
+def test_no_toplevel_codegen_imports():
+    """codegen/ is installed as `pyad.codegen`; `import codegen...` only works by accident when
+    the repo root is on sys.path (`python -m pytest` from the repo), never in an installed wheel."""
+    bad = re.compile(r"^\s*(import\s+codegen\b|from\s+codegen\b)", re.MULTILINE)
+    offenders = [
+        str(f.relative_to(REPO))
+        for d in ("pyad", "codegen", "tests")
+        for f in sorted((REPO / d).rglob("*.py"))
+        if bad.search(f.read_text(encoding="utf-8", errors="replace"))
+    ]
+    assert not offenders, f"use `pyad.codegen` (or relative imports) instead of `codegen` in {offenders}"
+
+
+def test_cmake_ctest(tmp_path):
+    """Configure, build and ctest the standalone CMake project (runtime/test_runtime.c)."""
+    cmake = shutil.which("cmake")
+    if cmake is None:
+        pytest.skip("cmake is not on PATH; the standalone C tests need the system cmake")
+    ctest = shutil.which("ctest") or str(Path(cmake).with_name("ctest"))
+    if not (REPO / "CMakeLists.txt").is_file():
+        pytest.skip(f"no CMakeLists.txt in {REPO} (pyad not run from a source checkout)")
+    build = tmp_path / "build"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SKBUILD", "CMAKE_ARGS"))}
+
+    def run(*cmd, cwd=tmp_path):
+        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
+        return proc.stdout
+
+    run(cmake, "-S", str(REPO), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release")
+    run(cmake, "--build", str(build), "--parallel", "2")
+    out = run(ctest, "--output-on-failure", cwd=build)
+    assert "100% tests passed" in out
