@@ -4,7 +4,7 @@ One call = one LLVM module = one optimizer run = one JIT library: the primal of 
 signature, or all gradient kernels of a signature (fused value-and-grad, forward, backward).
 Dropping every callable made here frees the code. The wrappers are native (pywrap.py), for
 array signatures too; only when numpy's object layout could not be verified in this process
-(:data:`NATIVE_ARRAYS` false) are array kernels called through cffi (pycall.PyWrapper).
+(:data:`NATIVE_ARRAYS` false) are array kernels called through cffi (python.cffi_call.PyWrapper).
 """
 from __future__ import annotations
 
@@ -13,13 +13,14 @@ from typing import Any, Callable
 
 from llvmlite import ir
 
-from pyad.ir import Func, is_array
+from pyad.ir.nodes import Func, is_array
 
-from . import jit, pywrap, pywrap_arrays
-from .emit import ModuleState, emit_kernel
-from .pycall import PyWrapper, RawKernel
+from . import jit
+from .python import wrap as pywrap, wrap_arrays as pywrap_arrays
+from .lower.emit import ModuleState, emit_kernel
+from .python.cffi_call import PyWrapper, RawKernel
 
-#: Whether array kernels get native wrappers (tests switch it off to compare with pycall).
+#: Whether array kernels get native wrappers (tests switch it off to compare with the cffi path).
 NATIVE_ARRAYS = pywrap_arrays.NUMPY_LAYOUT is not None
 
 
@@ -44,7 +45,7 @@ class KernelSpec:
 class WrapperSpec:
     name: str
     kernel: str
-    result: Any              # pywrap result spec over the kernel's outs (and shadows)
+    result: Any              # wrap.py result spec over the kernel's outs (and shadows)
     doc: str = ""
     fallback: Callable | None = field(default=None, compare=False)
     pickle_as: tuple | None = field(default=None, compare=False)  # (obj, attr): see pywrap
@@ -64,7 +65,7 @@ def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpe
                  pyname: str | None = None, object_cache=None,
                  max_depth: int | None = None) -> Unit:
     """Compile `kernels` with native CPython `wrappers`, or, when a kernel takes or returns
-    arrays and :data:`NATIVE_ARRAYS` is false, with `pycall.PyWrapper` callables of the same
+    arrays and :data:`NATIVE_ARRAYS` is false, with `python.cffi_call.PyWrapper` callables of the same
     contract.
 
     The module text depends only on the arguments (its name is `name`, no counter), so

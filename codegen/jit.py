@@ -146,7 +146,7 @@ def _get_lljit():
 
 def exported_data(module: ir.Module) -> list[str]:
     """The data globals `module` defines with external linkage: the PyMethodDefs, fallback
-    slots and numpy slots that Python fills or reads after linking (pywrap). Everything
+    slots and numpy slots that Python fills or reads after linking (python/wrap.py). Everything
     else a module defines is a kernel, a callee or a private string."""
     return [g.name for g in module.global_values
             if isinstance(g, ir.GlobalVariable) and g.initializer is not None
@@ -205,7 +205,7 @@ def compile_module(module: ir.Module, exports: Sequence[str], *, opt: int = 2,
     flags written by the code generator are kept as they are). `name` is an optional prefix
     for the JIT library name (debugging aid).
 
-    `object_cache` (e.g. a ``pyad.cache.ObjectCache``) skips parsing, optimization and code
+    `object_cache` (e.g. a ``pyad.api.cache.ObjectCache``) skips parsing, optimization and code
     generation when it holds the object for this module: ``key(text, target)`` gives the key of
     the module text (after the fastmath rewrite) and the target tuple, ``load(key, name)``
     returns ``(object bytes, optimized IR)`` or None, ``store(key, name, obj, optimized_ir)``

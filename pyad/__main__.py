@@ -1,6 +1,6 @@
-"""`python -m pyad ...`: the same as the `pyad` command (pyad/cli.py)."""
+"""`python -m pyad ...`: the same as the `pyad` command (pyad/aot/cli.py)."""
 import sys
 
-from .cli import main
+from .aot.cli import main
 
 sys.exit(main())

@@ -192,7 +192,7 @@ def ffi() -> Any:
 
 def lib() -> Any:
     """The runtime opened with cffi (``ffi().dlopen(library_path())``), version-checked,
-    cached per process: for the slow-path array calls of codegen/pycall.py and the runtime's
+    cached per process: for the slow-path array calls of codegen/python/cffi_call.py and the runtime's
     tests (compiled code itself only needs :func:`dll`).
 
     The first call decides which library is used; later changes of $PYAD_RUNTIME have no effect.

@@ -3,7 +3,7 @@ that `pyad.codegen` compiles. Every pass is `Func -> Func` (AD: `Func -> Gradien
 verifier runs between passes.
 
 The pipeline owns every IR transform: the backends (`pyad.codegen`, the interpreter
-`pyad.interp`) only read what it made, e.g. the forward and backward halves of natively
+`pyad.ir.interp`) only read what it made, e.g. the forward and backward halves of natively
 called functions (`Callee.gradient`), and take the call-depth limit as data."""
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
-from . import ad, frontend, opt, recursion
-from .ir import F64, Func, Op, callees_of, walk
-from .verify import verify
+from . import ad
+from .frontend import lower as frontend, recursion
+from .ir import opt
+from .ir.nodes import F64, Func, Op, callees_of, walk
+from .ir.verify import verify
 
 
 def primal_ir(fn: types.FunctionType, sig: tuple[str, ...]) -> tuple[Func, Any]:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import pyad
-from pyad.check import interp_value_and_grad
+from pyad.api.check import interp_value_and_grad
 
 
 def assert_gradients(f, *args) -> None:

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from pyad import ops
+from pyad.ir import ops
 
 from .fuzz import check, dual, generate, minimize, runner
 

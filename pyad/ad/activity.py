@@ -6,8 +6,8 @@ array sharing its memory (its alias class).
 """
 from __future__ import annotations
 
-from ..ir import F64, Block, If, Op, Stmt, While, blocks_of, elem_type, is_array, walk
-from ..memory import AliasClasses
+from ..ir.nodes import F64, Block, If, Op, Stmt, While, blocks_of, elem_type, is_array, walk
+from ..ir.memory import AliasClasses
 
 
 def is_float_array(t: str) -> bool:

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..builder import Builder, NameGen
+from ..ir.builder import Builder, NameGen
 from ..errors import PyadInternalError
-from ..ir import F64, I64, Block, If, Op, Stmt, Var, While, free_vars, is_array, ndim_of, \
-    rename_block, walk
+from ..ir.nodes import F64, I64, Block, If, Op, Stmt, Var, While, free_vars, is_array, ndim_of, rename_block, walk
 
 
 @dataclass(frozen=True)

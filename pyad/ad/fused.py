@@ -21,11 +21,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..builder import Builder
-from ..ir import (F64, I64, Block, If, Op, Var, While, free_vars, is_array, ndim_of,
-                  rename_block, walk)
-from ..loops import for_each
-from ..memory import VIEW_OPS
+from ..ir.builder import Builder
+from ..ir.nodes import F64, I64, Block, If, Op, Var, While, free_vars, is_array, ndim_of, rename_block, walk
+from ..ir.loops import for_each
+from ..ir.memory import VIEW_OPS
 from .close import Prefixed, export, substitute
 
 

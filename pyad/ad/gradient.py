@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..builder import Builder, NameGen
-from ..ir import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, blocks_of, is_array, \
-    ndim_of, walk
-from ..loops import for_each, reduce_each
-from ..memory import AliasClasses, final_loads
-from ..opt import cse_block, dce_block
+from ..ir.builder import Builder, NameGen
+from ..ir.nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, blocks_of, is_array, ndim_of, walk
+from ..ir.loops import for_each, reduce_each
+from ..ir.memory import AliasClasses, final_loads
+from ..ir.opt import cse_block, dce_block
 from .activity import active_values, is_float_array
 from .close import close, substitute
 from .reverser import Reverser

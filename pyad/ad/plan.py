@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir import I64, Block, Note, Op, Var, While, free_vars, walk
-from ..loops import loop_counters, range_bounds
-from ..ops import CHEAP
+from ..ir.nodes import I64, Block, Note, Op, Var, While, free_vars, walk
+from ..ir.loops import loop_counters, range_bounds
+from ..ir.ops import CHEAP
 
 #: recomputation depth in f64 ops (integer index arithmetic is free: cheaper than the tape)
 MAX_RECOMPUTE_DEPTH = 4

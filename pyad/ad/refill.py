@@ -19,10 +19,10 @@ later read of A in the body sees the same values again.
 """
 from __future__ import annotations
 
-from ..ir import Block, Op, Stmt, While, blocks_of, ndim_of, walk
-from ..loops import range_bounds
-from ..memory import WRITE_OPS
-from ..ops import CHEAP
+from ..ir.nodes import Block, Op, Stmt, While, blocks_of, ndim_of, walk
+from ..ir.loops import range_bounds
+from ..ir.memory import WRITE_OPS
+from ..ir.ops import CHEAP
 
 
 #: what a fill may compute: it is re-run in every reverse trip, so only ops cheaper than the

@@ -18,12 +18,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from ..builder import Builder, NameGen
+from ..ir.builder import Builder, NameGen
 from ..errors import PyadInternalError
-from ..ir import BOOL, F64, I64, Block, If, Op, Stmt, Var, While, free_vars
-from ..memory import AliasClasses
-from ..opt import has_effects
-from ..ops import OPS
+from ..ir.nodes import BOOL, F64, I64, Block, If, Op, Stmt, Var, While, free_vars
+from ..ir.memory import AliasClasses
+from ..ir.opt import has_effects
+from ..ir.ops import OPS
 from . import fused, taped
 from .activity import has_reverse_effects
 
@@ -184,7 +184,7 @@ class Reverser:
 def _rule_adjoint(b: Builder, ct: Var, s: Op) -> tuple:
     """The adjoint of `y_k = custom_vjp(y_k, residuals..., args...)`: the rule's backward
     function, inlined, with cotangent `ct` for value leaf k and zero for the others."""
-    rule = s.attrs[0]  # a pyad.custom.Rule
+    rule = s.attrs[0]  # a pyad.frontend.custom.Rule
     res, xs = s.args[1:1 + rule.n_res], s.args[1 + rule.n_res:]
     zero = {F64: 0.0, I64: 0, BOOL: False}
     cts = [ct if j == s.attrs[1] else b.const(zero[t], t) for j, t in enumerate(rule.ct_types)]

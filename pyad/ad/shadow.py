@@ -11,9 +11,9 @@ parameters get a zero shadow allocation. The reverse sweep then accumulates into
 """
 from __future__ import annotations
 
-from ..builder import Builder, NameGen
-from ..ir import Block, If, Op, Stmt, Var, While, ndim_of
-from ..memory import VIEW_OPS
+from ..ir.builder import Builder, NameGen
+from ..ir.nodes import Block, If, Op, Stmt, Var, While, ndim_of
+from ..ir.memory import VIEW_OPS
 from .activity import is_float_array
 
 

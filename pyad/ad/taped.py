@@ -12,11 +12,11 @@ the emission follows it:
 """
 from __future__ import annotations
 
-from ..builder import Builder
+from ..ir.builder import Builder
 from ..errors import PyadInternalError
-from ..ir import F64, I64, Block, Note, Op, Stmt, Var, While, free_vars, rename_block, walk
-from ..loops import range_bounds
-from ..opt import cse_block, dce_block
+from ..ir.nodes import F64, I64, Block, Note, Op, Stmt, Var, While, free_vars, rename_block, walk
+from ..ir.loops import range_bounds
+from ..ir.opt import cse_block, dce_block
 from .close import Prefixed, export, substitute
 from .plan import LoopPlan, plan_loop
 from .refill import refills

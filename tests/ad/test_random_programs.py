@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pyad
-from pyad import interp
+from pyad.ir import interp
 
 # Expression forms over smooth, total functions (no domain errors, no kinks near samples).
 UNARY = ["math.sin({})", "math.cos({})", "math.tanh({})", "math.exp(math.tanh({}))",

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import pyad
-from pyad.codegen.cheader import cdef
+from pyad.codegen.aot.header import cdef
 
 from .tools import REPO, cc, nm, pyad_compile, requires_toolchain
 
@@ -26,7 +26,7 @@ pytestmark = requires_toolchain
 def cli(monkeypatch, capsys):
     """`pyad compile ARGS` run in this process (the same code as the subprocess path, minus
     the ~0.5 s start-up): returns (exit status, stdout, stderr)."""
-    from pyad.cli import main
+    from pyad.aot.cli import main
 
     def run(*args: str, cwd: Path) -> tuple[int, str, str]:
         monkeypatch.chdir(cwd)

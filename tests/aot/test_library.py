@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import pyad
-from pyad.codegen.cheader import cdef
+from pyad.codegen.aot.header import cdef
 
 from .tools import CXX, EXAMPLE, cc, example_args, nm, pyad_compile, requires_toolchain
 

@@ -1,10 +1,10 @@
-"""The on-disk object cache (`@pyad.jit_grad(cache=True)`, pyad/cache.py).
+"""The on-disk object cache (`@pyad.jit_grad(cache=True)`, pyad/api/cache.py).
 
 Properties that need a fresh process (a hit skips LLVM, keys are stable across processes, an
 edited source is never served stale, damaged entries are rebuilt) run small child processes:
 the model modules and a runner script are written to a temporary directory, the runner
 counts the LLVM steps of `codegen.jit` (parse, optimize, emit object) and prints the results,
-`pyad.cache.stats()` and those counts as one JSON line. The cache directory is a temporary
+`pyad.api.cache.stats()` and those counts as one JSON line. The cache directory is a temporary
 one, through PYAD_CACHE_DIR. Options, the cache location, `clear_cache`, an unwritable
 directory and concurrent first calls are tested in this process.
 """
@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import pyad
-from pyad import cache
+from pyad.api import cache
 
 CHILD_TIMEOUT_S = 120
 
@@ -31,7 +31,7 @@ RUNNER = '''
 import json, sys
 sys.path.insert(0, sys.argv[1])
 import llvmlite.binding as llvm
-from pyad import cache
+from pyad.api import cache
 from pyad.codegen import jit
 
 calls = {"parse": 0, "optimize": 0, "emit_object": 0}

@@ -1,4 +1,4 @@
-"""The native call path of array signatures (codegen/pywrap_arrays.py): calls with NumPy
+"""The native call path of array signatures (codegen/python/wrap_arrays.py): calls with NumPy
 arrays go straight from an LLVM-generated CPython wrapper to the kernel.
 
 Checked here: results through the native path equal those of the cffi path (pycall, the
@@ -19,9 +19,10 @@ import numpy as np
 import pytest
 
 import pyad
-from pyad import api_arrays
-from pyad.check import interp_value_and_grad
-from pyad.codegen import build, pywrap, pywrap_arrays
+from pyad.api import arrays as api_arrays
+from pyad.api.check import interp_value_and_grad
+from pyad.codegen import build
+from pyad.codegen.python import wrap as pywrap, wrap_arrays as pywrap_arrays
 
 pytestmark = pytest.mark.skipif(pywrap_arrays.NUMPY_LAYOUT is None,
                                 reason="numpy's object layout is not verified here")

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import pyad
-from pyad.check import interp_value_and_grad
+from pyad.api.check import interp_value_and_grad
 
 from .. import calls_lib as L
 from ..gradients import check_against_python
@@ -431,7 +431,7 @@ def test_the_transformations_accept_jit_grad_objects_and_reuse_compiles():
     g1, g2 = pyad.grad(two_args), pyad.grad(two_args, argnums=1)
     g1(0.5, 0.25)
     g2(0.5, 0.25)
-    from pyad.transforms import _compiled
+    from pyad.api.transforms import _compiled
     assert _compiled(two_args) is _compiled(two_args)
 
 

@@ -186,7 +186,7 @@ def test_fork_while_another_thread_compiles():
 
 
 def test_unpickling_a_missing_function_fails_clearly():
-    from pyad.pickling import load_jit_grad
+    from pyad.api.pickling import load_jit_grad
     with pytest.raises(pickle.UnpicklingError, match="cannot find"):
         load_jit_grad("tests.mp_helpers", "no_such_function")
     with pytest.raises(pickle.UnpicklingError, match="not a pyad.jit_grad"):

@@ -16,7 +16,7 @@ import pytest
 
 import pyad
 from pyad import pipeline
-from pyad.ir import Callee, callees_of
+from pyad.ir.nodes import Callee, callees_of
 
 from ..gradients import check_against_python
 
@@ -252,7 +252,7 @@ def test_pullback_of_recursive_function():
 def test_interpreter_agrees_on_the_primal():
     f = pyad.jit_grad(uses_branching)
     func, _ = pipeline.primal_ir(uses_branching, ("f64", "i64"))
-    from pyad import interp
+    from pyad.ir import interp
     assert interp.run(func, [0.3, 3])[0] == pytest.approx(f(0.3, 3), rel=1e-14)
 
 

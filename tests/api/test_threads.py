@@ -12,7 +12,8 @@ import pytest
 from llvmlite import ir
 
 import pyad
-from pyad.codegen import jit, pywrap
+from pyad.codegen import jit
+from pyad.codegen.python import wrap as pywrap
 
 from .. import mp_helpers
 

@@ -4,7 +4,7 @@ with `pyad.jit_grad` and checks it against
   * CPython + NumPy running the plain function (values: exact for ints and bools, rtol 1e-12
     for floats; same dtype and shape for arrays; returned arrays are new and C-contiguous),
   * for a single float result: the reference interpreter on the gradient IR
-    (`pyad.check.interp_value_and_grad`, rtol 1e-11), central finite differences (every
+    (`pyad.api.check.interp_value_and_grad`, rtol 1e-11), central finite differences (every
     element of small arrays, random directions otherwise), `value_and_grad` and `pullback`
     (bit-identical to `grad`),
   * for array or tuple results: the pullback, with a dot-product test <J v, w> == <v, J^T w>
@@ -29,7 +29,7 @@ import pytest
 from hypothesis import HealthCheck
 
 import pyad
-import pyad.check
+import pyad.api.check
 
 from ..corpus_arrays import NO_FINITE_DIFFERENCES
 
@@ -314,7 +314,7 @@ def dot_product_test(fun, args, y, back, rng, name, trials=3):
 
 def oracle(f, args):
     """(value, gradient) from pyad's interpreter on the gradient IR (the independent oracle)."""
-    return pyad.check.interp_value_and_grad(f, *args)
+    return pyad.api.check.interp_value_and_grad(f, *args)
 
 
 def has_float_result(v) -> bool:

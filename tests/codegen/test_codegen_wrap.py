@@ -1,4 +1,4 @@
-"""codegen.jit + codegen.pywrap with small hand-built kernels that follow the kernel ABI
+"""codegen.jit + codegen.python.wrap with small hand-built kernels that follow the kernel ABI
 (codegen/abi.py): ``i32 kernel(ptr ctx, <inputs>..., ptr out_0, ...)``."""
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import weakref
 import pytest
 from llvmlite import ir
 
-from pyad.codegen import abi, jit, pywrap
+from pyad.codegen import abi, jit
+from pyad.codegen.python import wrap as pywrap
 
 I32, I64, F64, I8, I1, PTR = abi.I32, abi.I64, abi.F64, abi.I8, abi.I1, abi.PTR
 OK = ir.Constant(I32, 0)
@@ -439,7 +440,7 @@ def test_emit_wrapper_validates_arguments():
 
 def test_import_in_fresh_process_has_no_side_effects():
     # importing the modules must not create the JIT or load the runtime
-    code = ("import pyad.codegen.jit as j, pyad.codegen.pywrap as p; "
+    code = ("import pyad.codegen.jit as j, pyad.codegen.python.wrap as p; "
             "assert j._lljit is None and j._runtime_dll is None; print(p.LAYOUT)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr

@@ -19,8 +19,8 @@ import math
 import pytest
 
 import pyad
-from pyad import interp
-from pyad.ir import F64
+from pyad.ir import interp
+from pyad.ir.nodes import F64
 
 from ..corpus_scalar import CASES, NO_FINITE_DIFFERENCES
 

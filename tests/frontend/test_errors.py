@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import pyad
-from pyad import frontend
+from pyad.frontend import lower as frontend
 
 from .. import errors_corpus
 from ..golden_files import check_golden

@@ -31,8 +31,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pyad
-from pyad import interp
-from pyad.ir import F64
+from pyad.ir import interp
+from pyad.ir.nodes import F64
 
 from .. import corpus_loops as C
 from ..corpus_loops import CASES, LOOP_PROMOTION, NO_FINITE_DIFFERENCES
@@ -426,8 +426,8 @@ def test_runtime_error_inside_a_loop_names_the_line_and_frees_the_tape():
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_loop_ir_round_trips_and_verifies(fn, args):
     """Structured control flow is printed and parsed like the rest of the IR."""
-    from pyad.irparse import parse_func
-    from pyad.verify import verify
+    from pyad.ir.parse import parse_func
+    from pyad.ir.verify import verify
     f = compiled(fn)
     spec = f.specialization(args)
     unit = spec.gradient(None)

@@ -8,11 +8,11 @@ import math
 import pytest
 
 import pyad
-from pyad import interp
+from pyad.ir import interp
 from pyad.errors import PyadInternalError
-from pyad.ir import Block, Func, Op, Var
-from pyad.irparse import parse_func
-from pyad.verify import verify
+from pyad.ir.nodes import Block, Func, Op, Var
+from pyad.ir.parse import parse_func
+from pyad.ir.verify import verify
 
 from ..golden_files import check_golden, strip_locs
 

@@ -8,8 +8,8 @@ import math
 import pytest
 
 import pyad
-from pyad import interp
-from pyad.ops import OPS
+from pyad.ir import interp
+from pyad.ir.ops import OPS
 
 # How each operator row is spelled in Python (rows with `spell` use their math function).
 OPERATOR = {"add": "a + b", "sub": "a - b", "mul": "a * b", "div": "a / b", "floordiv": "a // b",
@@ -86,7 +86,7 @@ def test_op(row, opfuncs):
 
 def test_lgamma_derivative_is_digamma():
     # digamma only appears in adjoint code; check it against a high-accuracy difference
-    from pyad.semantics import digamma
+    from pyad.ir.semantics import digamma
     for x in (0.3, 1.0, 2.5, 7.25, -0.5, -2.7):
         fd = (math.lgamma(x + 1e-6) - math.lgamma(x - 1e-6)) / 2e-6
         assert digamma(x) == pytest.approx(fd, rel=1e-7)

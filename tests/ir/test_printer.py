@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 import pyad
-from pyad import builder
-from pyad.builder import Builder, NameGen
-from pyad.ir import F64, I64, Block, Func, Op, Var, While, print_names, walk
-from pyad.irparse import parse_func
-from pyad.verify import verify
+from pyad.ir import builder
+from pyad.ir.builder import Builder, NameGen
+from pyad.ir.nodes import F64, I64, Block, Func, Op, Var, While, print_names, walk
+from pyad.ir.parse import parse_func
+from pyad.ir.verify import verify
 
 from ..golden_files import strip_locs
 

@@ -5,7 +5,7 @@
 - each `numpy.*` spelling on arrays: values against NumPy, and the gradient of their sum
   against finite differences;
 - the README's and docs/arrays.md's lists of supported functions are generated from the
-  table (`pyad.frontend_functions.supported_functions()`): they must match it. Regenerate
+  table (`pyad.frontend.functions.supported_functions()`): they must match it. Regenerate
   them with `PYAD_UPDATE_GOLDEN=1 pytest tests/ir/test_spellings.py`.
 """
 from __future__ import annotations
@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 import pyad
-from pyad.frontend_functions import spelling_form, supported_functions
-from pyad.ops import OPS
+from pyad.frontend.functions import spelling_form, supported_functions
+from pyad.ir.ops import OPS
 
 from ..gradients import check_against_python
 

@@ -8,14 +8,11 @@ import math
 from pathlib import Path
 
 import pyad
-from pyad import custom, frontend
-from pyad.frontend_context import Context
-from pyad.ir import Op, walk
+from pyad.frontend import custom, lower as frontend
+from pyad.frontend.context import Context
+from pyad.ir.nodes import Op, walk
 
-PYAD = Path(pyad.__file__).resolve().parent
-FRONTEND = sorted([PYAD / "frontend.py", PYAD / "control.py", PYAD / "arrayops.py",
-                   PYAD / "calls.py", PYAD / "recursion.py",
-                   *PYAD.glob("frontend_*.py"), *PYAD.glob("lower_*.py")])
+FRONTEND = sorted((Path(pyad.__file__).resolve().parent / "frontend").glob("*.py"))
 MAX_FUNCTION_LINES = 60
 
 
@@ -29,7 +26,7 @@ def test_lowering_is_composed_not_mixed_in():
     for path, tree in _trees():
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
-                assert not node.bases or path.name == "frontend_context.py", \
+                assert not node.bases or path.name == "context.py", \
                     f"{path.name}: class {node.name} inherits {ast.unparse(node.bases[0])}"
 
 
@@ -43,7 +40,7 @@ def test_collaborators_share_one_context():
 def test_builder_and_environment_are_swapped_only_by_the_context():
     """`ctx.b` and `ctx.env` are rebound only by Context.emitting / Context.scope."""
     for path, tree in _trees():
-        if path.name == "frontend_context.py":
+        if path.name == "context.py":
             continue
         for node in ast.walk(tree):
             targets = node.targets if isinstance(node, ast.Assign) else []

@@ -1,0 +1,1 @@
+"""The ahead-of-time C library: its C API, header, wrappers and build."""

@@ -1,0 +1,1 @@
+"""IR -> LLVM IR: kernels and the lowering of each kind of op."""

@@ -1,0 +1,324 @@
+"""IR Func -> LLVM function following the kernel ABI of `abi.py`.
+
+Primitives are lowered from the op table's `lower` data: ("inst", ...) an LLVM instruction,
+("cmp", sym) a comparison, ("intrinsic", name) an LLVM intrinsic, ("libm", name) and
+("runtime", name) external calls, ("custom",) a function in `custom.py`, ("call",) a
+call of another generated function (`lower_call.py`).
+
+The kernels of one LLVM module share a :class:`ModuleState` (the functions emitted for the
+natively called callees, the call-depth limit they check): it is passed to every emitter
+explicitly, never stored on the llvmlite Module.
+
+A kernel may pack its trailing `pack_saved` results (possibly none) into a freshly allocated pullback struct (the
+forward half of `pullback`) or unpack its leading params from one (the backward half).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from llvmlite import ir
+
+from pyad.errors import PyadInternalError
+from pyad.ir.nodes import BOOL, F64, Callee, Func, If, Loc, Op, Var, While, is_array
+from pyad.ir.ops import OPS
+
+from .. import abi
+from . import call as lower_call
+from ..abi import from_mem, to_mem
+from .array import ARRAY_LOWERINGS
+from .custom import CUSTOM
+
+LOWERINGS = {**CUSTOM, **ARRAY_LOWERINGS}
+
+
+@dataclass
+class ModuleState:
+    """What the kernels of one LLVM module share while it is emitted.
+
+    `max_depth` is the native call depth past which a callee raises RecursionError (data
+    from the pipeline: `pyad.pipeline.max_call_depth()`; only needed when the module has
+    callees). `callees` maps (callee, 'primal' | 'fwd' | 'bwd') to its LLVM function, emitted
+    once per module on first use."""
+
+    module: ir.Module
+    max_depth: int | None = None
+    callees: dict[tuple[Callee, str], ir.Function] = field(default_factory=dict)
+
+
+class KernelEmitter:
+    def __init__(self, state: ModuleState | ir.Module, func: Func, name: str, *,
+                 fastmath: bool = False, boundscheck: bool = True,
+                 pack_saved: int | None = None, unpack_saved: int | None = None,
+                 callee: bool = False) -> None:
+        if isinstance(state, ir.Module):
+            state = ModuleState(state)
+        self.state = state
+        self.module = module = state.module
+        self.func = func
+        self.boundscheck = boundscheck
+        self.fastmath = fastmath
+        self.flags = ("fast",) if fastmath else ()  # strict IEEE: bit-equal to CPython, fused == split
+        self.callee = callee  # a natively called function: takes its call depth after ctx
+        self.packs, self.unpacks = pack_saved is not None, unpack_saved is not None
+        self.pack_saved = pack_saved or 0
+        self.unpack_saved = unpack_saved or 0
+        params = func.params[self.unpack_saved:]
+        n_out = len(func.results) - self.pack_saved + self.packs
+        arg_types = [abi.PTR] * (1 + self.unpacks) + [abi.I64] * callee \
+            + [abi.arg_type(p.type) for p in params] + [abi.PTR] * n_out
+        self.fn = ir.Function(module, ir.FunctionType(abi.I32, arg_types), name=name)
+        self.fn.attributes.add("nounwind")
+        for a in self.fn.args[1 + self.unpacks + callee + len(params):]:
+            a.add_attribute("noalias")
+        self.ctx = self.fn.args[0]
+        self.depth = self.fn.args[1] if callee else abi.I64(0)
+        self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
+        self.values: dict[str, ir.Value] = {}
+        self.n_strings = 0
+
+    # ------------------------------------------------------------------ entry
+    def emit(self) -> ir.Function:
+        f, b = self.func, self.b
+        i = 1
+        if self.unpacks:
+            pb = self.fn.args[1]
+            saved = f.params[:self.unpack_saved]
+            st = saved_struct(saved)
+            for k, v in enumerate(saved):
+                p = b.gep(pb, [abi.I32(0), abi.I32(SAVED_FIELD0 + k)], inbounds=True,
+                          source_etype=st)
+                self.values[v.name] = from_mem(b, b.load(p, typ=abi.mem_type(v.type)), v.type)
+            # pop from the forward sweep's tape without consuming it: only ctx.tape_top moves
+            # (ctx.tape_base stays NULL, so the wrapper does not free the pullback's tape)
+            top = b.load(b.gep(pb, [abi.I32(0), abi.I32(1)], inbounds=True, source_etype=st),
+                         typ=abi.PTR)
+            b.store(top, b.gep(self.ctx, [abi.I32(0), abi.I32(abi.CTX_TAPE_TOP)], inbounds=True,
+                               source_etype=abi.CTX))
+            i = 2
+        if self.callee:
+            lower_call.check_depth(self)
+            i = 2
+        for p in f.params[self.unpack_saved:]:
+            arg = self.fn.args[i]
+            if is_array(p.type):  # arrays come by pointer to their descriptor
+                arg.add_attribute("noalias")
+                arg = b.load(arg, typ=abi.mem_type(p.type))
+            self.values[p.name] = arg
+            i += 1
+        self.block(f.block.body)
+        results = [self.values[r.name] for r in f.results]
+        n_plain = len(results) - self.pack_saved
+        for k in range(n_plain):
+            b.store(to_mem(b, results[k], f.results[k].type), self.fn.args[i + k])
+        if self.packs:
+            saved = f.results[n_plain:]
+            st = saved_struct(saved)
+            null = ir.Constant(abi.PTR, None)
+            size = b.ptrtoint(b.gep(null, [abi.I32(1)], source_etype=st), abi.I64)
+            alloc = self.extern("pyad_pullback_alloc", abi.PTR, [abi.I64])
+            pb = b.call(alloc, [size])
+            with b.if_then(b.icmp_unsigned("==", pb, ir.Constant(abi.PTR, None)), likely=False):
+                self.fail(abi.ERR_MEMORY, "out of memory allocating a pullback", None)
+            for k, v in enumerate(saved):
+                p = b.gep(pb, [abi.I32(0), abi.I32(SAVED_FIELD0 + k)], inbounds=True,
+                          source_etype=st)
+                b.store(to_mem(b, results[n_plain + k], v.type), p)
+            move = self.extern("pyad_tape_move_to_pullback", ir.VoidType(), [abi.PTR, abi.PTR])
+            b.call(move, [self.ctx, pb])
+            b.store(pb, self.fn.args[i + n_plain])
+        b.ret(abi.I32(0))
+        return self.fn
+
+    # ------------------------------------------------------------------ statements
+    def block(self, body) -> None:
+        for s in body:
+            if isinstance(s, Op):
+                self.op(s)
+            elif isinstance(s, If):
+                self.if_(s)
+            else:
+                self.while_(s)
+
+    def while_(self, s: While) -> None:
+        """header: phis of the carried values; cond block; body block; back edge."""
+        b = self.b
+        pre = b.block
+        header = self.fn.append_basic_block("while.cond")
+        body_bb = self.fn.append_basic_block("while.body")
+        exit_bb = self.fn.append_basic_block("while.end")
+        inits = [self.values[v.name] for v in s.inits]
+        b.branch(header)
+        b.position_at_end(header)
+        phis = [b.phi(abi.value_type(o.type), name=o.name) for o in s.outs]
+        for phi, v in zip(phis, inits):
+            phi.add_incoming(v, pre)
+        for p, phi in zip(s.cond.params, phis):
+            self.values[p.name] = phi
+        self.block(s.cond.body)
+        b.cbranch(self.values[s.cond.results[0].name], body_bb, exit_bb)
+        b.position_at_end(body_bb)
+        for p, phi in zip(s.body.params, phis):
+            self.values[p.name] = phi
+        self.block(s.body.body)
+        latch = b.block
+        for phi, r in zip(phis, s.body.results):
+            phi.add_incoming(self.values[r.name], latch)
+        b.branch(header)
+        b.position_at_end(exit_bb)
+        for o, phi in zip(s.outs, phis):
+            self.values[o.name] = phi
+
+    def op(self, s: Op) -> None:
+        out = s.outs[0] if s.outs else None
+        row = OPS[s.op]
+        if s.op == "const":
+            self.values[out.name] = const(out.type, s.attrs[0])
+            return
+        if row.lower[0] == "call":
+            for o, v in zip(s.outs, lower_call.call(self, s)):
+                self.values[o.name] = v
+            return
+        if not s.outs:  # effects: push, raise_if, store, accum
+            LOWERINGS[s.op](self, s, None, *(self.values[a.name] for a in s.args))
+            return
+        args = [self.values[a.name] for a in s.args]
+        kind = row.lower[0]
+        b = self.b
+        if kind == "inst":
+            spec = row.lower[1]
+            if spec == "select":
+                r = b.select(*args)
+            else:
+                method = spec[out.type]
+                fl = {"flags": self.flags} if method.startswith("f") else {}
+                r = getattr(b, method)(*args, **fl)
+        elif kind == "cmp":
+            sym, t = row.lower[1], s.args[0].type
+            if t == F64:
+                r = b.fcmp_ordered(sym, *args) if sym != "!=" else b.fcmp_unordered(sym, *args)
+            elif t == BOOL:
+                r = b.icmp_unsigned(sym, *args)
+            else:
+                r = b.icmp_signed(sym, *args)
+        elif kind == "intrinsic":
+            fn = self.extern(f"{row.lower[1]}.f64", abi.F64, [abi.F64] * len(args))
+            r = b.call(fn, args, fastmath=self.flags)
+        elif kind in ("libm", "runtime"):
+            fn = self.extern(row.lower[1], abi.F64, [abi.F64] * len(args))
+            r = b.call(fn, args)
+        elif kind == "custom":
+            r = LOWERINGS[s.op](self, s, out.type, *args)
+        else:
+            raise AssertionError(f"unknown lowering {row.lower!r} for {s.op}")
+        self.values[out.name] = r
+
+    def if_(self, s: If) -> None:
+        b = self.b
+        then_bb = self.fn.append_basic_block("then")
+        else_bb = self.fn.append_basic_block("else")
+        merge_bb = self.fn.append_basic_block("endif")
+        b.cbranch(self.values[s.cond.name], then_bb, else_bb)
+        incoming = []
+        for bb, blk in ((then_bb, s.then), (else_bb, s.orelse)):
+            b.position_at_end(bb)
+            self.block(blk.body)
+            incoming.append((b.block, [self.values[r.name] for r in blk.results]))
+            b.branch(merge_bb)
+        b.position_at_end(merge_bb)
+        for k, o in enumerate(s.outs):
+            phi = b.phi(abi.value_type(o.type), name=o.name)
+            for pred, vals in incoming:
+                phi.add_incoming(vals[k], pred)
+            self.values[o.name] = phi
+
+    # ------------------------------------------------------------------ helpers for lowerings
+    def callee_function(self, callee: Callee, kind: str) -> ir.Function:
+        """The LLVM function of `callee`'s `kind` half ('primal', 'fwd', 'bwd') in this
+        module, emitted on first use. The halves are the Funcs the pipeline made
+        (`callee.gradient`); codegen never differentiates."""
+        key = (callee, kind)
+        fn = self.state.callees.get(key)
+        if fn is None:
+            if kind == "primal":
+                func = callee.func
+            elif callee.gradient is None:
+                raise PyadInternalError(f"internal compiler error: no gradient for the callee "
+                                        f"@{callee.name} (the pipeline makes them)")
+            else:
+                func = callee.gradient[0 if kind == "fwd" else 1]
+            name = self.module.get_unique_name(f"{callee.name}.{kind}")
+            sub = KernelEmitter(self.state, func, name, fastmath=self.fastmath,
+                                boundscheck=self.boundscheck, callee=True)
+            sub.fn.linkage = "internal"
+            fn = self.state.callees[key] = sub.fn  # before emitting: the body may call itself
+            sub.emit()
+        return fn
+
+    def extern(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+        fn = self.module.globals.get(name)
+        if fn is None:
+            fn = ir.Function(self.module, ir.FunctionType(ret, args), name=name)
+        return fn
+
+    def entry_alloca(self, t: ir.Type) -> ir.Value:
+        """A stack slot allocated once at the function's entry (not per loop trip)."""
+        b, block = self.b, self.b.block
+        b.position_at_start(self.fn.entry_basic_block)
+        slot = b.alloca(t)
+        b.position_at_end(block)
+        return slot
+
+    def check(self, bad: ir.Value, kind: int, message: str, s: Op) -> None:
+        """Raise error `kind` (abi.ERROR_KINDS) when `bad` is true; continue otherwise."""
+        with self.b.if_then(bad, likely=False):
+            self.fail(kind, message, s.loc)
+
+    def where(self, loc: Loc | None) -> str:
+        """` (line N of file.py)` for an error message at `loc`."""
+        if loc is None or not loc.line:
+            return ""
+        return f" (line {loc.line} of {(loc.file or self.func.filename).rsplit('/', 1)[-1]})"
+
+    def cstring(self, text: str) -> ir.GlobalVariable:
+        data = bytearray(text.encode() + b"\0")
+        g = ir.GlobalVariable(self.module, ir.ArrayType(abi.I8, len(data)),
+                              name=f"{self.fn.name}.msg{self.n_strings}")
+        self.n_strings += 1
+        g.global_constant = True
+        g.linkage = "private"
+        g.initializer = ir.Constant(ir.ArrayType(abi.I8, len(data)), data)
+        return g
+
+    def fail(self, kind: int, message: str, loc: Loc | None) -> None:
+        line = loc.line if loc else 0
+        g = self.cstring(message + self.where(loc))
+        b = self.b
+        fld = lambda k: b.gep(self.ctx, [abi.I32(0), abi.I32(k)], inbounds=True,  # noqa: E731
+                              source_etype=abi.CTX)
+        b.store(abi.I32(kind), fld(abi.CTX_ERR_KIND))
+        b.store(abi.I32(line), fld(abi.CTX_ERR_LINE))
+        b.store(g, fld(abi.CTX_ERR_MSG))
+        b.ret(abi.I32(kind))  # the block is terminated, so if_then adds no branch after it
+
+
+def saved_struct(saved: tuple[Var, ...] | list[Var]) -> ir.LiteralStructType:
+    """A pullback struct: the runtime's header (the forward sweep's tape), then the saved
+    values; field k + SAVED_FIELD0 holds saved value k."""
+    return ir.LiteralStructType(abi.PULLBACK_HEADER + [abi.mem_type(v.type) for v in saved])
+
+
+SAVED_FIELD0 = len(abi.PULLBACK_HEADER)
+
+
+def const(t: str, value) -> ir.Constant:
+    if t == F64:
+        return ir.Constant(abi.F64, float(value))
+    if t == BOOL:
+        return ir.Constant(abi.I1, int(bool(value)))
+    return ir.Constant(abi.I64, int(value))
+
+
+def emit_kernel(state: ModuleState | ir.Module, func: Func, name: str, **kw) -> ir.Function:
+    """Emit `func` as kernel `name` into `state`'s module (a bare module gets a state of its
+    own: fine for a module without callees, or with a single kernel)."""
+    return KernelEmitter(state, func, name, **kw).emit()

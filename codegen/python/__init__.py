@@ -1,0 +1,1 @@
+"""The CPython side of compiled code: native wrappers and the cffi fallback."""

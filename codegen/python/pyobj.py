@@ -1,0 +1,222 @@
+"""CPython objects as generated code sees them: the object layout facts verified once per
+process (:data:`LAYOUT`), the symbols of a wrapper's globals, and :class:`WrapperEmitter`, the
+builder of a function that calls the C API (used by pywrap.py and pywrap_arrays.py).
+
+Byte offsets of CPython objects are checked at import; where a check fails the wrappers call
+the C API instead of reading the field inline.
+"""
+from __future__ import annotations
+
+import ctypes
+import sys
+
+from llvmlite import ir
+
+from .. import abi
+
+if sys.implementation.name != "cpython":  # pragma: no cover
+    raise ImportError("pyad.codegen.python.pyobj requires CPython (it emits C-API calls)")
+
+__all__ = ["LAYOUT", "SSIZE", "LONG", "WrapperEmitter", "def_symbol", "fallback_symbol",
+           "declare", "extern", "cstr", "byte_gep"]
+
+PTR = abi.PTR
+I8, I32, I64 = abi.I8, abi.I32, abi.I64
+
+
+# ---------------------------------------------------------------------------------------------
+# CPython layout facts, verified once
+# ---------------------------------------------------------------------------------------------
+
+def _verify_layout() -> dict:
+    """Check the byte offsets the wrapper would read inline; a fact that cannot be confirmed
+    is None and the wrapper uses a C-API call instead."""
+    lay: dict = {"ssize": ctypes.sizeof(ctypes.c_ssize_t), "long": ctypes.sizeof(ctypes.c_long)}
+    vp = ctypes.c_void_p
+    objs = (1.5, -2.25, 7, (1, 2), "s", None)
+
+    def at(obj, off):
+        return vp.from_address(id(obj) + off).value
+
+    ob_type = 8 if ctypes.sizeof(vp) == 8 else None
+    if ob_type is not None and not all(at(o, ob_type) == id(type(o)) for o in objs):
+        ob_type = None
+    lay["ob_type"] = ob_type
+
+    fval = None
+    if ob_type is not None and float.__basicsize__ == 24:
+        if all(ctypes.c_double.from_address(id(x) + 16).value == x for x in (1.5, -2.25, 1e300)):
+            fval = 16
+    lay["ob_fval"] = fval
+
+    items = None
+    t = (object(), object(), object())
+    off = tuple.__basicsize__
+    if ob_type is not None and tuple.__itemsize__ == ctypes.sizeof(vp) and all(
+            at(t, off + k * tuple.__itemsize__) == id(t[k]) for k in range(3)):
+        items = off
+    lay["tuple_items"] = items
+
+    tp_name = None
+    if ob_type is not None:
+        try:
+            if all(ctypes.c_char_p.from_address(id(tp) + 24).value == tp.__name__.encode()
+                   for tp in (float, int, tuple, str)):
+                tp_name = 24
+        except (ValueError, OSError):  # pragma: no cover
+            tp_name = None
+    lay["tp_name"] = tp_name
+    return lay
+
+
+#: Verified CPython layout facts: ob_type/ob_fval/tuple_items/tp_name offsets (or None),
+#: sizes of Py_ssize_t and C long.
+LAYOUT = _verify_layout()
+#: Py_ssize_t and C long as LLVM types
+SSIZE = ir.IntType(8 * LAYOUT["ssize"])
+LONG = ir.IntType(8 * LAYOUT["long"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Small IR helpers
+# ---------------------------------------------------------------------------------------------
+
+def def_symbol(name: str) -> str:
+    """Symbol of the PyMethodDef global of wrapper `name`."""
+    return f"{name}__def"
+
+
+def fallback_symbol(name: str) -> str:
+    """Symbol of the fallback slot (PyObject*) of wrapper `name`."""
+    return f"{name}__fallback"
+
+
+def declare(module: ir.Module, name: str, ret, args, var_arg: bool = False) -> ir.Function:
+    """The function `name` of `module`, declared on first use (a C-API or runtime function)."""
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ret, args, var_arg=var_arg), name)
+    return fn
+
+
+def extern(module: ir.Module, name: str):
+    """An external data symbol (its address is what we use; `ptr`-typed so it can be loaded)."""
+    gv = module.globals.get(name)
+    if gv is None:
+        gv = ir.GlobalVariable(module, PTR, name)
+    return gv
+
+
+def cstr(module: ir.Module, hint: str, text: str) -> ir.GlobalVariable:
+    data = bytearray(text.encode("utf-8") + b"\0")
+    gv = ir.GlobalVariable(module, ir.ArrayType(I8, len(data)), module.get_unique_name(hint))
+    gv.initializer = ir.Constant(gv.value_type, data)
+    gv.global_constant = True
+    gv.linkage = "private"
+    gv.unnamed_addr = True
+    return gv
+
+
+def byte_gep(b: ir.IRBuilder, p, off: int):
+    """Pointer `off` bytes past `p`."""
+    return b.gep(p, [ir.Constant(I64, off)], inbounds=True, source_etype=I8)
+
+
+
+class WrapperEmitter:
+    """The function being emitted (`fn`, builder `b`) and the wrapper's fallback machinery."""
+
+    def __init__(self, module: ir.Module, fn: ir.Function, name: str, pyname: str):
+        self.m = module
+        self.fn = fn
+        self.name = name
+        self.pyname = pyname
+        self.ssize = SSIZE
+        self.b = ir.IRBuilder(fn.append_basic_block("entry"))
+        self.fallback = ir.GlobalVariable(module, PTR, fallback_symbol(name))
+        self.fallback.initializer = ir.Constant(PTR, None)
+        self._call_fallback: ir.Block | None = None
+
+    def block(self, name: str) -> ir.Block:
+        return self.fn.append_basic_block(name)
+
+    def capi(self, name: str, ret, args, var_arg=False):
+        return declare(self.m, name, ret, args, var_arg)
+
+    def call(self, name: str, ret, args, values):
+        return self.b.call(self.capi(name, ret, args), values)
+
+    def null(self):
+        return ir.Constant(PTR, None)
+
+    def entry_alloca(self, typ, name: str = ""):
+        """A stack slot allocated at the start of the entry block."""
+        b = ir.IRBuilder(self.fn.entry_basic_block)
+        b.position_at_start(self.fn.entry_basic_block)
+        return b.alloca(typ, name=name)
+
+    def type_of(self, o):
+        """Py_TYPE(o) as a borrowed pointer."""
+        if LAYOUT["ob_type"] is not None:
+            return self.b.load(byte_gep(self.b, o, LAYOUT["ob_type"]), typ=PTR)
+        t = self.call("PyObject_Type", PTR, [PTR], [o])  # new reference; types are immortal enough
+        self.call("Py_DecRef", ir.VoidType(), [PTR], [t])
+        return t
+
+    def is_exact(self, o, type_symbol: str):
+        return self.b.icmp_unsigned("==", self.type_of(o), extern(self.m, type_symbol))
+
+    def branch_if_null(self, v, target: ir.Block) -> None:
+        """Continue in a new block if `v` is not NULL, else go to `target`."""
+        good = self.block("not_null")
+        self.b.cbranch(self.b.icmp_unsigned("==", v, self.null()), target, good)
+        self.b.position_at_end(good)
+
+    def set_item(self, t, k: int, v) -> None:
+        """PyTuple_SET_ITEM(t, k, v) on a new tuple (steals v)."""
+        if LAYOUT["tuple_items"] is not None:
+            off = LAYOUT["tuple_items"] + k * (SSIZE.width // 8)
+            self.b.store(v, byte_gep(self.b, t, off))
+        else:
+            self.call("PyTuple_SetItem", I32, [PTR, SSIZE, PTR], [t, ir.Constant(SSIZE, k), v])
+
+    def pyerr_check_clear(self, ok_block: ir.Block, bad_block: ir.Block):
+        """Branch to bad_block (after clearing the error) if an exception is set, else ok_block."""
+        err = self.call("PyErr_Occurred", PTR, [], [])
+        clear = self.block("clear_err")
+        self.b.cbranch(self.b.icmp_unsigned("!=", err, self.null()), clear, ok_block)
+        self.b.position_at_end(clear)
+        self.call("PyErr_Clear", ir.VoidType(), [], [])
+        self.b.branch(bad_block)
+
+    def mismatch_block(self, label: str, fmt: str, extra=None) -> ir.Block:
+        """A block that calls the fallback with the original arguments if it is set, else
+        raises TypeError(fmt % extra(...)). The builder's position is kept."""
+        b, keep = self.b, self.b.block
+        blk, raise_blk = self.block(label), self.block(label + "_raise")
+        b.position_at_end(blk)
+        fbv = b.load(self.fallback, typ=PTR)
+        b.cbranch(b.icmp_unsigned("!=", fbv, self.null()), self.call_fallback(), raise_blk)
+        b.position_at_end(raise_blk)
+        exc = b.load(extern(self.m, "PyExc_TypeError"), typ=PTR)
+        vals = [exc, cstr(self.m, f"{self.name}__msg", fmt)]
+        if extra is not None:
+            vals += extra()
+            b.call(self.capi("PyErr_Format", PTR, [PTR, PTR], var_arg=True), vals)
+        else:
+            b.call(self.capi("PyErr_SetString", ir.VoidType(), [PTR, PTR]), vals)
+        b.ret(self.null())
+        b.position_at_end(keep)
+        return blk
+
+    def call_fallback(self) -> ir.Block:
+        if self._call_fallback is None:
+            keep = self.b.block
+            self._call_fallback = blk = self.block("call_fallback")
+            self.b.position_at_end(blk)
+            args, nargs = self.fn.args[1:]
+            fb = self.b.load(self.fallback, typ=PTR)
+            self.b.ret(self.call("PyObject_Vectorcall", PTR, [PTR, PTR, SSIZE, PTR],
+                                 [fb, args, nargs, self.null()]))
+            self.b.position_at_end(keep)
+        return self._call_fallback

@@ -1,0 +1,430 @@
+"""METH_FASTCALL CPython wrappers, emitted in LLVM IR around generated kernels.
+
+A wrapper has the C signature ``PyObject *w(PyObject *self, PyObject *const *args,
+Py_ssize_t nargs)`` and lives in the same LLVM module as its kernel, together with its
+``PyMethodDef`` (``<name>__def``), so its lifetime is the lifetime of the compiled code. It
+
+1. checks the argument count and each argument's exact type inline and converts it
+   ('f64': exact float, ob_fval read inline; 'i64': exact int via PyLong_AsLongLong;
+   'bool': the True/False singletons; 'ptr': exact int via PyLong_AsVoidPtr; an array type:
+   a numpy.ndarray the kernel can read in place, see wrap_arrays.py);
+2. on any mismatch calls the Python object stored in ``<name>__fallback`` (a dispatcher) with
+   the original arguments, or raises TypeError if there is none;
+3. makes the shadow arrays it was asked for (zero float64 arrays shaped like array
+   arguments: gradient accumulators), then calls the kernel with a zeroed ``pyad_ctx`` and
+   stack slots for the outputs -- with ``release_gil``, between ``PyEval_SaveThread()`` and
+   ``PyEval_RestoreThread()``, so other Python threads run meanwhile (only the kernel call:
+   no Python object is touched while the GIL is released; a kernel that itself references
+   the C API keeps the GIL);
+4. maps a non-zero status to the exception named by ``abi.ERROR_KINDS[ctx.err_kind]`` with
+   the kernel's message, or builds the result object (float/int/bool/address, a new array
+   copied from the kernel's array result, a shadow array, None, nested tuples);
+5. releases the call's tape and arena and its references to the shadows.
+
+The kernel ABI is described in :mod:`.abi`. Byte offsets of CPython objects are checked once at
+import (pyobj.py, :data:`LAYOUT`); where a check fails the wrapper calls the C API instead.
+Whether a kernel keeps the GIL or may release it: kernel_facts.py.
+"""
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from typing import Sequence
+
+from llvmlite import ir
+
+from pyad.ir.nodes import ARRAY_TYPES, elem_type, is_array, ndim_of
+
+from .. import abi
+from . import wrap_arrays as pywrap_arrays
+from .kernel_facts import has_loop, uses_python_api
+from ..library import CodeOwner, CompiledLibrary
+from .pyobj import LAYOUT, LONG, SSIZE, WrapperEmitter, byte_gep, cstr, declare, def_symbol, extern, fallback_symbol
+
+__all__ = ["emit_wrapper", "has_loop", "uses_python_api", "make_callable", "set_fallback", "library_of", "def_symbol", "fallback_symbol", "Shadow",
+           "INPUT_KINDS", "OUTPUT_KINDS", "LAYOUT"]
+
+PTR = abi.PTR
+I1, I8, I32, I64, F64 = abi.I1, abi.I8, abi.I32, abi.I64, abi.F64
+
+METH_FASTCALL = 0x80
+
+#: by-value LLVM type of each input kind
+INPUT_KINDS = {"f64": F64, "i64": I64, "bool": I1, "ptr": PTR}
+#: LLVM type stored through each output pointer
+OUTPUT_KINDS = {"f64": F64, "i64": I64, "bool": I8, "ptr": PTR}
+
+_KIND_DESC = {"f64": "float", "i64": "int", "bool": "bool", "ptr": "int address"}
+_ARRAY_ELEM_DESC = {"f64": "float64", "i64": "int64", "bool": "bool"}
+
+
+@dataclass(frozen=True)
+class Shadow:
+    """Result spec: the `index`-th shadow array of the call (see emit_wrapper `shadows`),
+    returned as is (a new reference per occurrence)."""
+    index: int
+
+
+def _is_array_kind(kind) -> bool:
+    return isinstance(kind, str) and is_array(kind) and kind in ARRAY_TYPES
+
+
+def _input_type(kind: str):
+    if _is_array_kind(kind):
+        return PTR
+    if kind not in INPUT_KINDS:
+        raise ValueError(f"unknown input kind {kind!r} (expected one of {list(INPUT_KINDS)} or "
+                         "an array type such as 'f64[1d]')")
+    return INPUT_KINDS[kind]
+
+
+def _check_result_spec(result, nouts: int, nshadows: int) -> None:
+    if result is None:
+        return
+    if isinstance(result, Shadow):
+        if not 0 <= result.index < nshadows:
+            raise ValueError(f"result spec refers to shadow {result.index}, but there are "
+                             f"{nshadows} shadows")
+        return
+    if isinstance(result, bool) or not isinstance(result, (int, tuple)):
+        raise TypeError(f"result spec must be an int, Shadow, None or a tuple of specs, got {result!r}")
+    if isinstance(result, int):
+        if not 0 <= result < nouts:
+            raise ValueError(f"result spec refers to output {result}, but there are {nouts} outputs")
+        return
+    for r in result:
+        _check_result_spec(r, nouts, nshadows)
+
+
+
+
+def _kind_desc(kind: str) -> str:
+    if _is_array_kind(kind):
+        return f"{_ARRAY_ELEM_DESC[elem_type(kind)]} {ndim_of(kind)}-D array"
+    return _KIND_DESC[kind]
+
+
+def _emit_args(e: WrapperEmitter, params: list[str], slots: dict) -> list:
+    """Check and convert each argument (falling back on a mismatch); returns the kernel's
+    input values and leaves the builder in the block after the last check."""
+    b, n = e.b, len(params)
+    args = e.fn.args[1]
+    pyfmt = e.pyname.replace("%", "%%")  # for PyErr_Format messages
+    kinds_text = ", ".join(_kind_desc(k) for k in params)
+    bad_count = e.mismatch_block(
+        "bad_nargs", f"{pyfmt}() takes {n} argument{'s' if n != 1 else ''} ({kinds_text}), got %zd",
+        extra=lambda: [e.fn.args[2]])
+    first = e.block("arg0" if params else "args_ok")
+    b.cbranch(b.icmp_signed("==", e.fn.args[2], ir.Constant(SSIZE, n)), first, bad_count)
+    cur, values = first, []
+    for i, kind in enumerate(params):
+        b.position_at_end(cur)
+        o = b.load(b.gep(args, [ir.Constant(I64, i)], inbounds=True, source_etype=PTR), typ=PTR)
+        desc = _kind_desc(kind) + " (exact type)"
+        if LAYOUT["tp_name"] is not None:
+            bad = e.mismatch_block(
+                f"bad_arg{i}", f"{pyfmt}(): argument {i + 1} must be {desc}, not %.200s",
+                extra=lambda o=o: [b.load(byte_gep(b, e.type_of(o), LAYOUT["tp_name"]), typ=PTR)])
+        else:
+            bad = e.mismatch_block(f"bad_arg{i}", f"{e.pyname}(): argument {i + 1} must be {desc}")
+        nxt = e.block(f"arg{i + 1}" if i + 1 < n else "args_ok")
+        values.append(_emit_arg(e, i, kind, o, bad, nxt, slots))
+        cur = nxt
+    b.position_at_end(cur)
+    return values
+
+
+def _emit_arg(e: WrapperEmitter, i: int, kind: str, o, bad: ir.Block, nxt: ir.Block, slots: dict):
+    """Convert argument `o` of `kind`, branching to `nxt` (or `bad`); returns its value."""
+    b = e.b
+    if _is_array_kind(kind):
+        pywrap_arrays.emit_arg(e, o, kind, slots[i], bad, nxt, i)
+        return slots[i]
+    if kind == "bool":
+        is_t = b.icmp_unsigned("==", o, extern(e.m, "_Py_TrueStruct"))
+        is_f = b.icmp_unsigned("==", o, extern(e.m, "_Py_FalseStruct"))
+        b.cbranch(b.or_(is_t, is_f), nxt, bad)
+        return is_t
+    conv = e.block(f"arg{i}_conv")
+    b.cbranch(e.is_exact(o, "PyFloat_Type" if kind == "f64" else "PyLong_Type"), conv, bad)
+    b.position_at_end(conv)
+    if kind == "f64":
+        if LAYOUT["ob_fval"] is not None:
+            v = b.load(byte_gep(b, o, LAYOUT["ob_fval"]), typ=F64)
+        else:
+            v = e.call("PyFloat_AsDouble", F64, [PTR], [o])
+        b.branch(nxt)
+        return v
+    if kind == "i64":
+        v = e.call("PyLong_AsLongLong", I64, [PTR], [o])
+        failed = b.icmp_signed("==", v, ir.Constant(I64, -1))
+        overflow = e.mismatch_block(f"ovf_arg{i}", f"{e.pyname}(): argument {i + 1} does not fit in int64")
+    else:  # ptr
+        v = e.call("PyLong_AsVoidPtr", PTR, [PTR], [o])
+        failed = b.icmp_unsigned("==", v, e.null())
+        overflow = e.mismatch_block(f"ovf_arg{i}", f"{e.pyname}(): argument {i + 1} is not a valid address")
+    chk = e.block(f"arg{i}_errchk")
+    b.cbranch(failed, chk, nxt)
+    b.position_at_end(chk)
+    e.pyerr_check_clear(nxt, overflow)
+    return v
+
+
+def _emit_raise(e: WrapperEmitter, ctx, status, exit_blk: ir.Block) -> None:
+    """Set the exception named by ctx.err_kind (or the status) with the kernel's message."""
+    b, null, zero = e.b, e.null(), ir.Constant(I32, 0)
+    kind_p = b.gep(ctx, [zero, ir.Constant(I32, abi.CTX_ERR_KIND)], inbounds=True, source_etype=abi.CTX)
+    msg_p = b.gep(ctx, [zero, ir.Constant(I32, abi.CTX_ERR_MSG)], inbounds=True, source_etype=abi.CTX)
+    kind_v = b.load(kind_p, typ=I32)
+    kind_v = b.select(b.icmp_signed("==", kind_v, zero), status, kind_v)
+    msg_v = b.load(msg_p, typ=PTR)
+    default_msg = cstr(e.m, f"{e.name}__errmsg", f"error in compiled code of {e.pyname}()")
+    msg_v = b.select(b.icmp_unsigned("==", msg_v, null), default_msg, msg_v)
+    raise_blk, default_blk = e.block("raise"), e.block("kind_default")
+    sw = b.switch(kind_v, default_blk)
+    incoming = []
+    for k, exc_name in enumerate(abi.ERROR_KINDS):
+        if exc_name is None:
+            continue
+        blk = e.block(f"kind{k}")
+        sw.add_case(ir.Constant(I32, k), blk)
+        b.position_at_end(blk)
+        incoming.append((b.load(extern(e.m, f"PyExc_{exc_name}"), typ=PTR), blk))
+        b.branch(raise_blk)
+    b.position_at_end(default_blk)
+    incoming.append((b.load(extern(e.m, "PyExc_RuntimeError"), typ=PTR), default_blk))
+    b.branch(raise_blk)
+    b.position_at_end(raise_blk)
+    exc = b.phi(PTR)
+    for v, blk in incoming:
+        exc.add_incoming(v, blk)
+    b.call(e.capi("PyErr_SetString", ir.VoidType(), [PTR, PTR]), [exc, msg_v])
+    b.branch(exit_blk)
+
+
+def _emit_result(e: WrapperEmitter, result, outs: list[str], slots: list, shadows: list, res,
+                 exit_blk: ir.Block) -> None:
+    """Build the result object into `res` and go to `exit_blk` (res stays NULL on failure,
+    with the exception set)."""
+    b = e.b
+
+    def scalar(i: int, fail: ir.Block):
+        kind = outs[i]
+        if _is_array_kind(kind):
+            return pywrap_arrays.emit_result(e, kind, slots[i], fail)
+        v = b.load(slots[i], typ=OUTPUT_KINDS[kind])
+        if kind == "f64":
+            obj = e.call("PyFloat_FromDouble", PTR, [F64], [v])
+        elif kind == "i64":
+            obj = e.call("PyLong_FromLongLong", PTR, [I64], [v])
+        elif kind == "bool":
+            obj = e.call("PyBool_FromLong", PTR, [LONG],
+                         [b.zext(b.icmp_unsigned("!=", v, ir.Constant(I8, 0)), LONG)])
+        else:
+            obj = e.call("PyLong_FromVoidPtr", PTR, [PTR], [v])
+        e.branch_if_null(obj, fail)
+        return obj
+
+    def value(spec, fail: ir.Block):
+        """A new reference for a non-tuple spec (never NULL: `fail` otherwise)."""
+        if spec is None:
+            obj = extern(e.m, "_Py_NoneStruct")
+        elif isinstance(spec, Shadow):
+            obj = b.load(shadows[spec.index], typ=PTR)
+        else:
+            return scalar(spec, fail)
+        e.call("Py_IncRef", ir.VoidType(), [PTR], [obj])  # correct on 3.11, harmless on 3.12+
+        return obj
+
+    if not isinstance(result, tuple):
+        b.store(value(result, exit_blk), res)
+        b.branch(exit_blk)
+        return
+    top = e.call("PyTuple_New", PTR, [SSIZE], [ir.Constant(SSIZE, len(result))])
+    e.branch_if_null(top, exit_blk)
+    fail = e.block("result_fail")
+
+    def fill(t, spec: tuple):
+        # Items are stored into their (still private) tuple right away, so on failure only
+        # the top-level tuple has to be released.
+        for k, s in enumerate(spec):
+            if isinstance(s, tuple):
+                sub = e.call("PyTuple_New", PTR, [SSIZE], [ir.Constant(SSIZE, len(s))])
+                e.branch_if_null(sub, fail)
+                e.set_item(t, k, sub)
+                fill(sub, s)
+            else:
+                e.set_item(t, k, value(s, fail))
+
+    fill(top, result)
+    b.store(top, res)
+    b.branch(exit_blk)
+    b.position_at_end(fail)
+    e.call("Py_DecRef", ir.VoidType(), [PTR], [top])
+    b.branch(exit_blk)
+
+
+def _validate(kernel: ir.Function, module: ir.Module, name: str, params: list[str],
+              outs: list[str], shadows: list[int], result) -> None:
+    in_types = [_input_type(k) for k in params]
+    for k in outs:
+        if k not in OUTPUT_KINDS and not _is_array_kind(k):
+            raise ValueError(f"unknown output kind {k!r} (expected one of {list(OUTPUT_KINDS)} "
+                             "or an array type)")
+    if any(_is_array_kind(k) for k in params + outs) and pywrap_arrays.NUMPY_LAYOUT is None:
+        raise ValueError("array kinds need numpy's object layout, which could not be verified "
+                         "in this process (use codegen.python.cffi_call)")
+    for p in shadows:
+        if not 0 <= p < len(params) or not _is_array_kind(params[p]) or elem_type(params[p]) != "f64":
+            raise ValueError(f"shadow of argument {p}: not a float64 array argument")
+    _check_result_spec(result, len(outs), len(shadows))
+    ftype = kernel.function_type
+    expected = [PTR] + in_types + [PTR] * (len(shadows) + len(outs))
+    if len(ftype.args) != len(expected) or any(
+            (isinstance(e, ir.PointerType) and not isinstance(a, ir.PointerType))
+            or (not isinstance(e, ir.PointerType) and a != e)
+            for a, e in zip(ftype.args, expected)) or ftype.return_type != I32:
+        raise ValueError(f"kernel {kernel.name} has type {ftype}, but params={params} "
+                         f"shadows={shadows} outs={outs} need i32 ({', '.join(map(str, expected))})")
+    if kernel.module is not module:
+        raise ValueError(f"kernel {kernel.name} must be defined in the same module as its wrapper")
+    for sym in (name, def_symbol(name), fallback_symbol(name)):
+        if sym in module.globals:
+            raise ValueError(f"symbol {sym!r} already exists in the module")
+
+
+def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: Sequence[str],
+                 outs: Sequence[str], result, doc: str = "", pyname: str | None = None,
+                 release_gil: bool = False, shadows: Sequence[int] = ()) -> str:
+    """Add ``PyObject* <name>(PyObject* self, PyObject* const* args, Py_ssize_t nargs)``, its
+    PyMethodDef global ``<name>__def`` and the fallback slot ``<name>__fallback`` (a PyObject*,
+    initially null) to `module`.
+
+    `params` are the kinds of the Python arguments ('f64', 'i64', 'bool', 'ptr' or an array
+    type such as 'f64[2d]', read in place: wrap_arrays.py), passed to the kernel in order after
+    ctx; `shadows` lists float64 array arguments for which a zero array of the same shape is
+    made and passed after them; `outs` are the kinds of the kernel's outputs. `result`
+    describes the returned object: an int i (outs[i] as float/int/bool/int address, or a new
+    array), a :class:`Shadow`, None (Py_None) or a tuple of such specs (nested tuples
+    allowed). `doc` becomes ``__doc__`` (None if empty); `pyname` the ``__name__`` (default:
+    `name`). `release_gil` releases the GIL around the kernel call (ignored, i.e. the GIL is
+    kept, if the kernel uses the C API: :func:`uses_python_api`).
+
+    Returns the PyMethodDef symbol name. It, the fallback slot and (with arrays) the numpy
+    slots are data globals of external linkage, which :func:`jit.compile_module` exports
+    (:func:`jit.exported_data`); :func:`make_callable` fills the numpy slots.
+    """
+    params, outs, shadows = list(params), list(outs), list(shadows)
+    _validate(kernel, module, name, params, outs, shadows, result)
+    pyname = pyname or name
+    wrap = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, SSIZE]), name)
+    wrap.args[1].name, wrap.args[2].name = "args", "nargs"
+    e = WrapperEmitter(module, wrap, name, pyname)
+    b, null = e.b, e.null()
+
+    # -- stack slots (the kernel's context, outputs, array descriptors; shadows; result) -------
+    ctx = b.alloca(abi.CTX, name="ctx")
+    b.store(ir.Constant(abi.CTX, None), ctx)
+    out_types = [abi.array_struct(ndim_of(k)) if _is_array_kind(k) else OUTPUT_KINDS[k] for k in outs]
+    slots = [b.alloca(t, name=f"out{i}") for i, t in enumerate(out_types)]
+    for t, s in zip(out_types, slots):
+        b.store(ir.Constant(t, None), s)
+    descs = {i: b.alloca(abi.array_struct(ndim_of(k)), name=f"arg{i}_desc")
+             for i, k in enumerate(params) if _is_array_kind(k)}
+    shadow_descs = [b.alloca(abi.array_struct(ndim_of(params[p])), name=f"shadow{j}_desc")
+                    for j, p in enumerate(shadows)]
+    shadow_objs = [b.alloca(PTR, name=f"shadow{j}") for j in range(len(shadows))]
+    res = b.alloca(PTR, name="result")
+    for s in shadow_objs + [res]:
+        b.store(null, s)
+    exit_blk = e.block("exit")
+
+    # -- arguments, shadows, kernel call --------------------------------------------------------
+    values = _emit_args(e, params, descs)
+    for j, p in enumerate(shadows):
+        shape = pywrap_arrays.load_shape(b, descs[p], params[p])
+        obj = pywrap_arrays.emit_shadow(e, params[p], shape, shadow_descs[j], exit_blk)
+        b.store(obj, shadow_objs[j])
+    kargs = [ctx] + values + shadow_descs + slots
+    if release_gil and not uses_python_api(kernel):
+        tstate = e.call("PyEval_SaveThread", PTR, [], [])
+        status = b.call(kernel, kargs, name="status")
+        e.call("PyEval_RestoreThread", ir.VoidType(), [PTR], [tstate])
+    else:
+        status = b.call(kernel, kargs, name="status")
+    ok, err = e.block("ok"), e.block("error")
+    b.cbranch(b.icmp_signed("==", status, ir.Constant(I32, 0)), ok, err)
+    b.position_at_end(err)
+    _emit_raise(e, ctx, status, exit_blk)
+    b.position_at_end(ok)
+    _emit_result(e, result, outs, slots, shadow_objs, res, exit_blk)
+
+    # -- exit: the tape and arrays of the call die with it (after array results were copied) ---
+    b.position_at_end(exit_blk)
+
+    def field(k):
+        return b.load(b.gep(ctx, [ir.Constant(I32, 0), ir.Constant(I32, k)], inbounds=True,
+                            source_etype=abi.CTX), typ=PTR)
+    held = b.or_(b.icmp_unsigned("!=", field(abi.CTX_TAPE_BASE), null),
+                 b.icmp_unsigned("!=", field(abi.CTX_ARENA), null))
+    with b.if_then(held, likely=False):
+        b.call(declare(module, "pyad_ctx_release", ir.VoidType(), [PTR]), [ctx])
+    for s in shadow_objs:  # the wrapper's own references (Py_DecRef ignores NULL)
+        e.call("Py_DecRef", ir.VoidType(), [PTR], [b.load(s, typ=PTR)])
+    b.ret(b.load(res, typ=PTR))
+
+    # -- PyMethodDef {ml_name, ml_meth, ml_flags, ml_doc} -------------------------------------
+    name_gv = cstr(module, f"{name}__name", pyname)
+    doc_gv = cstr(module, f"{name}__doc", doc) if doc else null
+    mdef_t = ir.LiteralStructType([PTR, PTR, I32, PTR])
+    mdef = ir.GlobalVariable(module, mdef_t, def_symbol(name))
+    mdef.initializer = ir.Constant(mdef_t, [name_gv, wrap, ir.Constant(I32, METH_FASTCALL), doc_gv])
+    return def_symbol(name)
+
+
+
+
+# ---------------------------------------------------------------------------------------------
+# Python side
+# ---------------------------------------------------------------------------------------------
+
+_PyCFunction_NewEx = ctypes.pythonapi.PyCFunction_NewEx
+_PyCFunction_NewEx.restype = ctypes.py_object
+_PyCFunction_NewEx.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.py_object]
+
+
+def set_fallback(lib: CompiledLibrary, name: str, fallback) -> None:
+    """Store `fallback` (a callable, or None to clear) into the fallback slot of wrapper
+    `name`. The library keeps a strong reference for as long as it lives (also after the slot
+    is overwritten, since a call through the old value may still be running)."""
+    if fallback is not None and not callable(fallback):
+        raise TypeError(f"fallback must be callable, got {type(fallback).__name__}")
+    slot = lib.address(fallback_symbol(name))
+    if fallback is not None:
+        lib.keep_alive(fallback)
+    ctypes.c_void_p.from_address(slot).value = None if fallback is None else id(fallback)
+
+
+def make_callable(lib: CompiledLibrary, name: str, fallback=None, *, module: str | None = None,
+                  pickle_as: tuple | None = None):
+    """The Python builtin function for wrapper `name` in `lib`, made by PyCFunction_NewEx.
+
+    Its ``__self__`` (m_self) is ``lib.code_owner()``, which holds `lib` and the code, so both
+    live as long as the callable (``library_of(f)`` returns `lib`). If `fallback` is given it
+    is stored into the wrapper's fallback slot (shared by every callable made from this wrapper
+    in this library) and kept alive by `lib`. `module` sets ``__module__``. `pickle_as` =
+    ``(obj, attr)`` makes the callable pickle as ``getattr(obj, attr)`` (see CodeOwner).
+    """
+    def_addr = lib.address(def_symbol(name))
+    pywrap_arrays.bind(lib)
+    if fallback is not None:
+        set_fallback(lib, name, fallback)
+    return _PyCFunction_NewEx(def_addr, lib.code_owner(pickle_as), module)
+
+
+def library_of(func) -> CompiledLibrary:
+    """The CompiledLibrary behind a callable made by make_callable."""
+    owner = getattr(func, "__self__", None)
+    if not isinstance(owner, CodeOwner):
+        raise TypeError(f"{func!r} was not made by pyad.codegen.python.wrap.make_callable")
+    return owner.library

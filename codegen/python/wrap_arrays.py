@@ -1,0 +1,319 @@
+"""NumPy arrays in the native CPython wrappers (pywrap.py): argument checks, shadow arrays and
+array results, emitted in LLVM IR and run with the GIL held.
+
+- An argument is read in place when ``Py_TYPE(o)`` is ``numpy.ndarray`` exactly, its ``nd`` is
+  the signature's, its dtype's ``type_num`` is one of ``api_arrays.NATIVE_NUMS`` in native
+  byte order and every stride is a multiple of the item size: ``api_arrays.is_native``, the
+  same test in Python. The fields are read at the byte offsets of ``PyArrayObject`` and
+  ``PyArray_Descr`` checked once at import (:data:`NUMPY_LAYOUT`) into the kernel's descriptor
+  ``{data, shape[nd], strides[nd]}`` (strides in elements). Any other argument goes to the
+  wrapper's fallback (the dispatcher, which converts it or raises the TypeError).
+- A shadow (the gradient accumulator of an array argument) is ``numpy.zeros(shape, float64)``.
+- An array result is ``numpy.empty(shape, dtype)`` filled from the kernel's descriptor
+  (memcpy when the data is C-contiguous, else strided loops): a new array the caller owns.
+
+The Python objects this needs (``numpy.ndarray``, ``numpy.empty``, ``numpy.zeros``, the three
+dtypes) are read from the module global ``__pyad_numpy``, which :func:`bind` fills after the
+module is linked: the object code holds no process addresses, so it can be cached on disk.
+While the global is null every array argument takes the fallback.
+"""
+from __future__ import annotations
+
+import ctypes
+import sys
+
+import numpy as np
+from llvmlite import ir
+
+from pyad.api.arrays import ITEMSIZE, NATIVE_NUMS
+from pyad.ir.nodes import elem_type, ndim_of
+
+from .. import abi
+from ..library import CompiledLibrary
+
+PTR, I8, I32, I64 = abi.PTR, abi.I8, abi.I32, abi.I64
+
+ENV_SYMBOL = "__pyad_numpy"
+#: the slots of the ENV_SYMBOL global, in order
+ENV_SLOTS = ("ndarray", "empty", "zeros", "f64", "i64", "bool")
+_ENV_T = ir.ArrayType(PTR, len(ENV_SLOTS))
+_ELEM_DTYPE = {"f64": np.dtype(np.float64), "i64": np.dtype(np.int64), "bool": np.dtype(np.bool_)}
+
+# PyArrayObject_fields: PyObject_HEAD; char *data; int nd; npy_intp *dimensions, *strides;
+# PyObject *base; PyArray_Descr *descr; ...  PyArray_Descr: PyObject_HEAD; PyTypeObject
+# *typeobj; char kind, type, byteorder, flags; int type_num; ...  (numpy 1.x and 2.x alike)
+_ARRAY_FIELDS = {"data": 16, "nd": 24, "dims": 32, "strides": 40, "descr": 56}
+_DESCR_FIELDS = {"byteorder": 26, "type_num": 28}
+#: the byte-order character of a dtype that is not in native order
+NON_NATIVE = b">" if sys.byteorder == "little" else b"<"
+
+
+def _verify_numpy_layout() -> dict | None:
+    """The PyArrayObject/PyArray_Descr offsets, if numpy's actual objects confirm every one
+    of them (and ob_type at 8) on a set of arrays; else None, and array signatures use
+    cffi_call.py instead."""
+    ob_type = 8
+    if ctypes.sizeof(ctypes.c_void_p) != 8 or ctypes.sizeof(ctypes.c_int) != 4:
+        return None
+    if np.ndarray.__basicsize__ < 64 or np.dtype.__basicsize__ < 32:
+        return None
+    vp, i32, i64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64
+    cube = np.arange(24.0).reshape(2, 3, 4)
+    samples = [cube, cube[:, ::-1, 1::2], cube.T, np.arange(5)[::-1], np.ones(3, np.bool_),
+               np.zeros((0, 3)), np.broadcast_to(np.ones(3), (4, 3)), np.ones(3, ">f8"),
+               np.ones(2, np.int32), np.ones(4, "q")]
+    try:
+        for a in samples:
+            p = id(a)
+            if vp.from_address(p + ob_type).value != id(np.ndarray):
+                return None
+            if (vp.from_address(p + 16).value or 0) != a.__array_interface__["data"][0]:
+                return None
+            if i32.from_address(p + 24).value != a.ndim or vp.from_address(p + 56).value != id(a.dtype):
+                return None
+            dims, strides = vp.from_address(p + 32).value, vp.from_address(p + 40).value
+            if any(i64.from_address(dims + 8 * k).value != a.shape[k]
+                   or i64.from_address(strides + 8 * k).value != a.strides[k]
+                   for k in range(a.ndim)):
+                return None
+            q = id(a.dtype)
+            if ctypes.c_char.from_address(q + 26).value != a.dtype.byteorder.encode() \
+                    or i32.from_address(q + 28).value != a.dtype.num:
+                return None
+    except (ValueError, TypeError, OverflowError):  # pragma: no cover
+        return None
+    return {"array": dict(_ARRAY_FIELDS), "descr": dict(_DESCR_FIELDS)}
+
+
+#: Verified numpy layout facts (None: the native wrappers take no arrays in this process).
+NUMPY_LAYOUT = _verify_numpy_layout()
+
+
+# ---------------------------------------------------------------------------------------------
+# Binding the Python objects after linking
+# ---------------------------------------------------------------------------------------------
+
+def env_global(module: ir.Module) -> ir.GlobalVariable:
+    """The module's ``__pyad_numpy`` slots (created on first use and exported)."""
+    gv = module.globals.get(ENV_SYMBOL)
+    if gv is None:
+        gv = ir.GlobalVariable(module, _ENV_T, ENV_SYMBOL)
+        gv.initializer = ir.Constant(_ENV_T, None)  # defined, external: exported
+    return gv
+
+
+def bind(lib: CompiledLibrary) -> None:
+    """Fill the ``__pyad_numpy`` slots of `lib` (if it has them) with the addresses of the
+    numpy objects, which `lib` keeps alive. The type slot is written last: a wrapper running
+    in another thread meanwhile sees a null type and takes its fallback."""
+    if ENV_SYMBOL not in lib.exports:
+        return
+    base = lib.address(ENV_SYMBOL)
+    if ctypes.c_void_p.from_address(base).value:
+        return  # bound already (one library, several wrappers)
+    objs = {"ndarray": np.ndarray, "empty": np.empty, "zeros": np.zeros, **_ELEM_DTYPE}
+    lib.keep_alive(tuple(objs.values()))
+    for k, slot in reversed(list(enumerate(ENV_SLOTS))):
+        ctypes.c_void_p.from_address(base + 8 * k).value = id(objs[slot])
+
+
+# ---------------------------------------------------------------------------------------------
+# IR
+# ---------------------------------------------------------------------------------------------
+
+def _at(b: ir.IRBuilder, p, off: int, typ):
+    return b.load(b.gep(p, [ir.Constant(I64, off)], inbounds=True, source_etype=I8), typ=typ)
+
+
+def _env(e, slot: str):
+    gv = env_global(e.m)
+    k = ENV_SLOTS.index(slot)
+    return e.b.load(e.b.gep(gv, [ir.Constant(I32, 0), ir.Constant(I32, k)], inbounds=True,
+                            source_etype=_ENV_T), typ=PTR)
+
+
+def store_descriptor(b: ir.IRBuilder, slot, t: str, data, shape: list, strides: list) -> None:
+    """Store the kernel's array value {data, shape, strides} into the stack slot `slot`."""
+    v = ir.Constant(abi.array_struct(ndim_of(t)), ir.Undefined)
+    v = b.insert_value(v, data, 0)
+    for k, (n, s) in enumerate(zip(shape, strides)):
+        v = b.insert_value(b.insert_value(v, n, [1, k]), s, [2, k])
+    b.store(v, slot)
+
+
+def load_shape(b: ir.IRBuilder, slot, t: str) -> list:
+    v = b.load(slot, typ=abi.array_struct(ndim_of(t)))
+    return [b.extract_value(v, [1, k]) for k in range(ndim_of(t))]
+
+
+def _fields(b: ir.IRBuilder, o, nd: int, itemsize: int):
+    """data, shape, strides in elements and `any stride not a multiple of itemsize` of the
+    exact ndarray `o` with `nd` dimensions."""
+    f = NUMPY_LAYOUT["array"]
+    data = _at(b, o, f["data"], PTR)
+    dims, strides = _at(b, o, f["dims"], PTR), _at(b, o, f["strides"], PTR)
+    shape, steps, odd = [], [], ir.Constant(I64, 0)
+    shift = itemsize.bit_length() - 1
+    for k in range(nd):
+        shape.append(_at(b, dims, 8 * k, I64))
+        s = _at(b, strides, 8 * k, I64)
+        odd = b.or_(odd, b.and_(s, ir.Constant(I64, itemsize - 1)))
+        steps.append(b.ashr(s, ir.Constant(I64, shift)) if shift else s)
+    return data, shape, steps, b.icmp_unsigned("!=", odd, ir.Constant(I64, 0))
+
+
+def emit_arg(e, o, t: str, slot, bad: ir.Block, nxt: ir.Block, i: int) -> None:
+    """Store the descriptor of argument `o` (array type `t`) into `slot` and branch to `nxt`,
+    or branch to `bad` when `o` is not an array the kernel reads in place."""
+    b = e.b
+    nd, elem = ndim_of(t), elem_type(t)
+    is_nd = e.block(f"arg{i}_ndarray")
+    b.cbranch(b.icmp_unsigned("==", e.type_of(o), _env(e, "ndarray")), is_nd, bad)
+    b.position_at_end(is_nd)
+    f, d = NUMPY_LAYOUT["array"], NUMPY_LAYOUT["descr"]
+    ok = b.icmp_signed("==", _at(b, o, f["nd"], I32), ir.Constant(I32, nd))
+    descr = _at(b, o, f["descr"], PTR)
+    num = _at(b, descr, d["type_num"], I32)
+    num_ok = ir.Constant(abi.I1, 0)
+    for n in sorted(NATIVE_NUMS[elem]):
+        num_ok = b.or_(num_ok, b.icmp_signed("==", num, ir.Constant(I32, n)))
+    order = _at(b, descr, d["byteorder"], I8)
+    ok = b.and_(b.and_(ok, num_ok), b.icmp_unsigned("!=", order, ir.Constant(I8, NON_NATIVE[0])))
+    read = e.block(f"arg{i}_fields")
+    b.cbranch(ok, read, bad)
+    b.position_at_end(read)  # nd is known now: dims[k] and strides[k] exist
+    data, shape, steps, odd = _fields(b, o, nd, ITEMSIZE[elem])
+    store = e.block(f"arg{i}_store")
+    b.cbranch(odd, bad, store)
+    b.position_at_end(store)
+    store_descriptor(b, slot, t, data, shape, steps)
+    b.branch(nxt)
+
+
+def _shape_object(e, shape: list, fail: ir.Block):
+    """A new int (1-D) or tuple of ints for numpy's `shape` argument; `fail` on NULL."""
+    b = e.b
+
+    def long(v):
+        return e.call("PyLong_FromLongLong", PTR, [I64], [v])
+
+    if len(shape) == 1:
+        obj = long(shape[0])
+        e.branch_if_null(obj, fail)
+        return obj
+    tup = e.call("PyTuple_New", PTR, [e.ssize], [ir.Constant(e.ssize, len(shape))])
+    e.branch_if_null(tup, fail)
+    bad_item = e.block("shape_item_null")
+    for k, n in enumerate(shape):
+        item = long(n)
+        e.branch_if_null(item, bad_item)
+        e.set_item(tup, k, item)
+    cont = e.block("shape_ok")
+    b.branch(cont)
+    b.position_at_end(bad_item)
+    e.call("Py_DecRef", ir.VoidType(), [PTR], [tup])
+    b.branch(fail)
+    b.position_at_end(cont)
+    return tup
+
+
+def _numpy_call(e, func_slot: str, shape: list, dtype_slot: str | None, fail: ir.Block):
+    """``numpy.<func>(shape[, dtype])`` as a new reference; `fail` on error (exception set)."""
+    b = e.b
+    shp = _shape_object(e, shape, fail)
+    argv_t = ir.ArrayType(PTR, 2)
+    argv = e.entry_alloca(argv_t, "np_argv")
+    dtype = ir.Constant(PTR, None) if dtype_slot is None else _env(e, dtype_slot)
+    b.store(b.insert_value(b.insert_value(ir.Constant(argv_t, ir.Undefined), shp, 0), dtype, 1), argv)
+    n = 1 if dtype_slot is None else 2
+    obj = e.call("PyObject_Vectorcall", PTR, [PTR, PTR, e.ssize, PTR],
+                 [_env(e, func_slot), argv, ir.Constant(e.ssize, n), ir.Constant(PTR, None)])
+    e.call("Py_DecRef", ir.VoidType(), [PTR], [shp])
+    e.branch_if_null(obj, fail)
+    return obj
+
+
+def emit_shadow(e, t: str, shape: list, slot, fail: ir.Block):
+    """``numpy.zeros(shape, float64)`` (new reference), its descriptor stored into `slot`."""
+    # the dtype is passed explicitly: numpy 2.4's np.zeros(shape) leaks a reference to it
+    obj = _numpy_call(e, "zeros", shape, "f64", fail)
+    data, _shape, steps, _odd = _fields(e.b, obj, ndim_of(t), 8)
+    store_descriptor(e.b, slot, t, data, shape, steps)
+    return obj
+
+
+def emit_result(e, t: str, slot, fail: ir.Block):
+    """A new C-contiguous ndarray with the contents of the kernel's array result in `slot`."""
+    obj = _numpy_call(e, "empty", load_shape(e.b, slot, t), elem_type(t), fail)
+    dst = _at(e.b, obj, NUMPY_LAYOUT["array"]["data"], PTR)
+    e.b.call(_copy_function(e.m, t), [dst, slot])
+    return obj
+
+
+def _for_range(b: ir.IRBuilder, fn: ir.Function, n, body) -> None:
+    """for (i = 0; i < n; i++) body(i), leaving the builder after the loop."""
+    pre = b.block
+    head, loop, end = (fn.append_basic_block(s) for s in ("for_head", "for_body", "for_end"))
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(I64)
+    i.add_incoming(ir.Constant(I64, 0), pre)
+    b.cbranch(b.icmp_signed("<", i, n), loop, end)
+    b.position_at_end(loop)
+    body(i)
+    i.add_incoming(b.add(i, ir.Constant(I64, 1)), b.block)
+    b.branch(head)
+    b.position_at_end(end)
+
+
+def _copy_function(module: ir.Module, t: str) -> ir.Function:
+    """``void copy(ptr dst, ptr desc)``: the elements of the array `desc` points to, in C
+    order, into the contiguous buffer `dst` (one per element type and ndim, internal)."""
+    elem, nd = elem_type(t), ndim_of(t)
+    name = f"__pyad_copy_{elem}{nd}"
+    fn = module.globals.get(name)
+    if fn is not None:
+        return fn
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, PTR]), name)
+    fn.linkage = "internal"
+    dst, src = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    out = b.alloca(I64, name="out_index")  # in the entry block: mem2reg makes it a register
+    desc = b.load(src, typ=abi.array_struct(nd))
+    data = b.extract_value(desc, 0)
+    shape = [b.extract_value(desc, [1, k]) for k in range(nd)]
+    strides = [b.extract_value(desc, [2, k]) for k in range(nd)]
+    size = ITEMSIZE[elem]
+    unit = ir.IntType(8 * size)
+    total, expect, contiguous = ir.Constant(I64, 1), ir.Constant(I64, 1), ir.Constant(abi.I1, 1)
+    for k in reversed(range(nd)):  # NumPy's rule: strides of length-1 axes do not matter
+        fits = b.or_(b.icmp_signed("<=", shape[k], ir.Constant(I64, 1)),
+                     b.icmp_signed("==", strides[k], expect))
+        contiguous = b.and_(contiguous, fits)
+        expect = b.mul(expect, shape[k])
+    total = expect
+    done, work, flat, strided = (fn.append_basic_block(s) for s in ("done", "work", "flat", "strided"))
+    b.cbranch(b.icmp_signed("<=", total, ir.Constant(I64, 0)), done, work)
+    b.position_at_end(work)
+    b.cbranch(contiguous, flat, strided)
+    b.position_at_end(flat)
+    memcpy = module.declare_intrinsic("llvm.memcpy", [PTR, PTR, I64])
+    b.call(memcpy, [dst, data, b.mul(total, ir.Constant(I64, size)), ir.Constant(abi.I1, 0)])
+    b.branch(done)
+    b.position_at_end(strided)
+    b.store(ir.Constant(I64, 0), out)
+
+    def nest(k: int, offset) -> None:
+        if k == nd:
+            v = b.load(b.gep(data, [offset], inbounds=True, source_etype=unit), typ=unit)
+            j = b.load(out, typ=I64)
+            b.store(v, b.gep(dst, [j], inbounds=True, source_etype=unit))
+            b.store(b.add(j, ir.Constant(I64, 1)), out)
+            return
+        _for_range(b, fn, shape[k], lambda i: nest(k + 1, b.add(offset, b.mul(i, strides[k]))))
+
+    nest(0, ir.Constant(I64, 0))
+    b.branch(done)
+    b.position_at_end(done)
+    b.ret_void()
+    return fn

@@ -1,0 +1,1 @@
+"""`pyad compile`: the command line and Numba-style signatures."""

@@ -1,0 +1,82 @@
+"""JAX-style function transformations over `jit_grad`: `grad`, `value_and_grad`, `vjp`.
+
+    df = pyad.grad(f)                  # d f / d (first argument), like jax.grad
+    val, g = pyad.value_and_grad(f, argnums=(0, 1))(x, y)
+    (val, aux), g = pyad.value_and_grad(f, has_aux=True)(x)
+    y, f_vjp = pyad.vjp(f, x, y);  f_vjp(ct)  -> one cotangent per argument
+
+`f` is a plain Python function (compiled on first use, once per function) or a `jit_grad`
+object (its options are used; `argnums` here overrides its own). As in JAX, `argnums`
+defaults to 0; an int gives the gradient bare, a tuple gives a tuple. Gradients of arrays are
+arrays of the argument's shape, of ints and bools `None`.
+"""
+from __future__ import annotations
+
+import functools
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import pytree
+from .jit import JitGrad, jit_grad
+
+_compiled_for: "weakref.WeakKeyDictionary[Callable, JitGrad]" = weakref.WeakKeyDictionary()
+
+
+def _compiled(f: Callable) -> JitGrad:
+    if isinstance(f, JitGrad):
+        return f
+    jg = _compiled_for.get(f)
+    if jg is None:
+        jg = _compiled_for[f] = jit_grad(f)
+    return jg
+
+
+def grad(f: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
+    """The function computing the gradient of `f` (a single float result) with respect to
+    the arguments `argnums`."""
+    jg = _compiled(f)
+
+    @functools.wraps(jg.fn)
+    def gradient(*args):
+        return jg._dispatch_grad(argnums, False, *args)
+    return gradient
+
+
+def value_and_grad(f: Callable, argnums: int | tuple[int, ...] = 0,
+                   has_aux: bool = False) -> Callable:
+    """The function computing `(f(*args), gradient)`. With `has_aux=True`, `f` returns
+    `(value, aux)` and the result is `((value, aux), gradient of value)`; aux may hold
+    numbers, arrays and tuples and receives no gradient."""
+    jg = _compiled(f)
+    if not has_aux:
+        @functools.wraps(jg.fn)
+        def vg(*args):
+            return jg._dispatch_grad(argnums, True, *args)
+        return vg
+
+    @functools.wraps(jg.fn)
+    def vg_aux(*args):
+        out, back = jg._pullback(argnums, *args)
+        if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], float)):
+            raise TypeError(f"value_and_grad(has_aux=True): {jg.__name__} must return a pair "
+                            "(float value, aux)")
+        value, aux = out
+        return (value, aux), back((1.0, _zeros_like(aux)))
+    return vg_aux
+
+
+def vjp(f: Callable, *args) -> tuple[Any, Callable]:
+    """`(f(*args), f_vjp)`: `f_vjp(ct)` maps a cotangent with the structure of the value to a
+    tuple with one cotangent per positional argument (None for ints and bools)."""
+    y, back = _compiled(f)._pullback(None, *args)
+    return y, back
+
+
+def _zeros_like(v: Any) -> Any:
+    def zero(x: Any) -> Any:
+        if isinstance(x, np.ndarray):
+            return np.zeros(x.shape)
+        return 0.0 if isinstance(x, float) else x
+    return pytree.tree_map(zero, v)

@@ -1,0 +1,1 @@
+"""Python source -> typed SSA IR."""

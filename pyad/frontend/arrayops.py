@@ -1,0 +1,361 @@
+"""Frontend, whole-array operations: NumPy arithmetic with broadcasting, math functions,
+`np.where`, reductions, `np.dot`/`@`, `np.outer`, `np.linalg.norm`. The NumPy functions that
+are op-table spellings (`np.exp`, `np.maximum`, ...) are found in the table and applied
+elementwise (functions.py); the others are here.
+
+Array operations are not primitives: each expands into element loops over the scalar ops of
+the op table, so its gradient comes from differentiating those loops (loads accumulate into
+shadow arrays, stores clear them) and needs no rule of its own. Elementwise expressions are
+fused: `x * y + np.exp(z)` is a `Lazy` value (a function from an index to the element) that
+becomes one loop when it is stored, assigned or reduced; `np.sum((x - y) ** 2)` allocates
+nothing.
+
+Broadcasting follows NumPy: dimensions are aligned from the right and must be equal or 1
+(checked at run time: ValueError naming the line); an operand's index along a dimension of
+size 1 is 0.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Callable
+
+from ..errors import PyadTypeError
+from .context import arith, unify
+from .exprs import CMPOPS
+from .functions import SPELLINGS, arity
+from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndim_of
+from ..ir.loops import for_each, for_range, reduce_each
+
+_REDUCE = ("sum", "mean", "max", "min", "amax", "amin")
+
+
+@dataclass
+class Lazy:
+    """An elementwise array expression not yet stored: `gen(idx)` emits its element at
+    `idx` into the current builder."""
+    elem: str
+    dims: list[Var]
+    gen: Callable[[list[Var]], Var]
+
+    @property
+    def type(self) -> str:
+        return array_type(self.elem, len(self.dims))
+
+
+class ArrayOps:
+    """Whole-array operations (see the module docstring); one per function body."""
+
+    def __init__(self, lw) -> None:
+        self.lw = lw
+        self.ctx = lw.ctx
+
+    # ------------------------------------------------------------------ lifting and storing
+    def is_arrayish(self, v) -> bool:
+        return isinstance(v, Lazy) or (isinstance(v, Var) and is_array(v.type))
+
+    def lift(self, v) -> Lazy:
+        """Any operand as a Lazy: arrays load, scalars are the same at every index."""
+        if isinstance(v, Lazy):
+            return v
+        if is_array(v.type):
+            return Lazy(elem_type(v.type), self.lw.arrays.dims(v),
+                        lambda idx: self.ctx.b.emit("load", v, *idx))
+        return Lazy(v.type, [], lambda idx: v)
+
+    def materialize(self, v):
+        """A Lazy stored into a new array; anything else unchanged."""
+        if not isinstance(v, Lazy):
+            return v
+        out = self.lw.arrays.new_array(v.elem, v.dims)
+        self.each(v.dims, lambda idx: self.ctx.b.emit("store", out, *idx, v.gen(idx)))
+        return out
+
+    def each(self, dims: list[Var], body: Callable[[list[Var]], None]) -> None:
+        """A loop nest over `dims` whose body emits into the loop's builder."""
+        def run(bb, idx):
+            with self.ctx.emitting(bb):
+                body(idx)
+        for_each(self.ctx.b, dims, run)
+
+    def assign_into(self, view: Var, value, node: ast.AST) -> None:
+        """`view[...] = value` for a whole view: value broadcast to the view's shape. An
+        array value is copied first, so overlapping source and destination behave as in
+        NumPy."""
+        arrays = self.lw.arrays
+        if isinstance(value, tuple):
+            raise self.ctx.error(node, "cannot assign a tuple into an array", cls=PyadTypeError)
+        if isinstance(value, Var) and is_array(value.type):
+            value = arrays.copy_array(value)
+        elif isinstance(value, Lazy):
+            value = self.materialize(value)
+        src = self.broadcast_to(self.lift(value), arrays.dims(view), node)
+        elem = elem_type(view.type)
+        self.each(arrays.dims(view), lambda idx: self.ctx.b.emit(
+            "store", view, *idx, arrays.scalar_for(src.gen(idx), elem, node)))
+
+    # ------------------------------------------------------------------ broadcasting
+    def broadcast(self, operands: list[Lazy], node: ast.AST) -> list[Var]:
+        """The result dims of operands broadcast together (checked at run time)."""
+        nd = max(len(o.dims) for o in operands)
+        out: list[Var] = []
+        b = self.ctx.b
+        for k in range(nd):
+            r = None
+            for o in operands:
+                j = k - (nd - len(o.dims))
+                if j < 0:
+                    continue
+                d = o.dims[j]
+                if r is None or d is r:
+                    r = r or d
+                    continue
+                one = b.const(1, I64)
+                bad = b.select(b.ne(d, r), b.select(b.ne(d, one), b.ne(r, one),
+                                                    b.const(False, BOOL)), b.const(False, BOOL))
+                b.emit("raise_if", bad, attrs=("ValueError", "operands could not be broadcast "
+                                               "together"))
+                r = b.select(b.eq(r, one), d, r)
+            out.append(r)
+        return out
+
+    def broadcast_to(self, v: Lazy, dims: list[Var], node: ast.AST) -> Lazy:
+        """`v` read at indices of an array of `dims` (which it must broadcast to)."""
+        if len(v.dims) > len(dims):
+            raise self.ctx.error(node, f"cannot broadcast a {len(v.dims)}-D value to "
+                                 f"{len(dims)}-D", cls=PyadTypeError)
+        shift = len(dims) - len(v.dims)
+        b = self.ctx.b
+        for j, d in enumerate(v.dims):
+            r = dims[shift + j]
+            if d is not r:
+                bad = b.select(b.ne(d, r), b.ne(d, b.const(1, I64)), b.const(False, BOOL))
+                b.emit("raise_if", bad, attrs=("ValueError", "could not broadcast the value "
+                                               "to the array's shape"))
+        return Lazy(v.elem, dims, self._mapped(v, dims))
+
+    def _mapped(self, v: Lazy, dims: list[Var]) -> Callable[[list[Var]], Var]:
+        shift = len(dims) - len(v.dims)
+
+        def gen(idx):
+            b = self.ctx.b
+            own = []
+            for j, d in enumerate(v.dims):
+                i = idx[shift + j]
+                if d is not dims[shift + j]:  # size 1 along a longer axis: index 0
+                    i = b.select(b.eq(d, b.const(1, I64)), b.const(0, I64), i)
+                own.append(i)
+            return v.gen(own)
+        return gen
+
+    def elementwise(self, fn: Callable[..., Var], operands: list, node: ast.AST):
+        """Lazy fn(elements...) over operands broadcast together (a number if all operands
+        are numbers)."""
+        if not any(self.is_arrayish(o) for o in operands):  # np.exp(2.0): a number
+            return fn(*(self.lw.exprs.scalar(o, node) for o in operands))
+        lz = [self.lift(o) for o in operands]
+        dims = self.broadcast(lz, node)
+        gens = [self._mapped(o, dims) for o in lz]
+        elem = self._result_elem(fn, lz)
+        return Lazy(elem, dims, lambda idx: fn(*(g(idx) for g in gens)))
+
+    def _result_elem(self, fn, lz: list[Lazy]) -> str:
+        """The element type fn produces, found by running it on placeholders in a scratch
+        builder."""
+        with self.ctx.emitting(self.ctx.builder()):
+            return fn(*(Var(f"probe{k}", o.elem) for k, o in enumerate(lz))).type
+
+    # ------------------------------------------------------------------ operators
+    def binop(self, op: ast.operator, a, b, node: ast.AST) -> Lazy:
+        ctx = self.ctx
+        if isinstance(op, ast.Div):  # NumPy's true division: inf/nan for a zero divisor
+            return self.elementwise(
+                lambda x, y: ctx.b.emit("fdiv", ctx.convert(x, F64), ctx.convert(y, F64)),
+                [a, b], node)
+        return self.elementwise(lambda x, y: self.lw.exprs.binop(op, x, y, node), [a, b], node)
+
+    def unary(self, op: ast.unaryop, v, node: ast.AST) -> Lazy:
+        ctx = self.ctx
+        if isinstance(op, ast.USub):
+            return self.elementwise(lambda x: ctx.b.neg(ctx.convert(x, arith(x.type))),
+                                    [v], node)
+        if isinstance(op, ast.UAdd):
+            return self.lift(v)
+        raise ctx.error(node, "unsupported operator on an array (use np.logical_not)")
+
+    def compare(self, node: ast.Compare, left, right) -> Lazy:
+        ctx = self.ctx
+        op = node.ops[0]
+        if len(node.ops) != 1:
+            raise ctx.error(node, "chained comparisons of arrays are not supported")
+        cmp = CMPOPS.get(type(op))
+        if cmp is None:
+            raise ctx.error(node, "unsupported comparison of arrays")
+
+        def f(x, y):
+            t = unify(x.type, y.type)
+            return ctx.b.emit(cmp, ctx.convert(x, t), ctx.convert(y, t))
+        return self.elementwise(f, [left, right], node)
+
+    # ------------------------------------------------------------------ numpy functions
+    def function(self, name: str, node: ast.Call, args: list, method: bool = False):
+        """`np.<name>(*args)` (or the method `args[0].<name>(*args[1:])`)."""
+        kw = {k.arg: k.value for k in node.keywords}
+        spelling = f"numpy.{name}"
+        if spelling in SPELLINGS:  # an op-table function, elementwise
+            self._arity(name, node, args, arity(spelling), kw)
+            apply = self.lw.functions.apply
+            return self.elementwise(lambda *xs: apply(spelling, list(xs), node), args, node)
+        if name == "where":
+            self._arity(name, node, args, 3, kw)
+            return self.where(args, node)
+        if name in _REDUCE:
+            axis = self._axis(kw, node, args, method)
+            return self.reduce(name.lstrip("a") if name.startswith("am") else name,
+                               args[0], axis, node)
+        if name == "dot" or name == "matmul":
+            self._arity(name, node, args, 2, kw)
+            return self.dot(args[0], args[1], node)
+        if name == "outer":
+            self._arity(name, node, args, 2, kw)
+            return self.outer(args, node)
+        if name == "linalg.norm":
+            self._arity(name, node, args, 1, kw)
+            ctx = self.ctx
+            sq = self.elementwise(lambda x: ctx.b.mul(*(2 * [ctx.convert(x, F64)])), args, node)
+            return ctx.b.sqrt(self.reduce("sum", sq, None, node))
+        if name == "transpose":
+            self._arity(name, node, args, 1, kw)
+            return self.ctx.b.emit("transpose", self.lw.arrays.array(
+                self.materialize(args[0]), node))
+        raise self.ctx.error(node.func, f"unsupported numpy function `np.{name}`",
+                             hint="see docs/arrays.md for the supported array operations")
+
+    def where(self, args: list, node: ast.Call) -> Lazy:
+        ctx = self.ctx
+
+        def w(c, x, y):
+            t = unify(x.type, y.type)
+            return ctx.b.select(self.lw.exprs.truth(c, node), ctx.convert(x, t),
+                                ctx.convert(y, t))
+        return self.elementwise(w, args, node)
+
+    def outer(self, args: list, node: ast.Call) -> Lazy:
+        a, b = (self.lift(self.lw.arrays.array(x, node)) for x in args)
+        if len(a.dims) != 1 or len(b.dims) != 1:
+            raise self.ctx.error(node, "np.outer takes two 1-D arrays", cls=PyadTypeError)
+        return Lazy(unify(arith(a.elem), arith(b.elem)), [a.dims[0], b.dims[0]],
+                    lambda idx: self.lw.exprs.binop(ast.Mult(), a.gen([idx[0]]),
+                                                    b.gen([idx[1]]), node))
+
+    def _arity(self, name, node, args, n, kw) -> None:
+        if kw:
+            raise self.ctx.error(node, f"np.{name} takes no keyword arguments here")
+        if len(args) != n:
+            raise self.ctx.error(node, f"np.{name} takes {n} argument{'s' if n > 1 else ''}",
+                                 cls=PyadTypeError)
+
+    def _axis(self, kw: dict, node: ast.Call, args: list, method: bool) -> int | None:
+        extra = set(kw) - {"axis"}
+        if extra:
+            raise self.ctx.error(node, f"unsupported keyword argument `{extra.pop()}`")
+        axis_node = kw.get("axis")
+        if len(args) == 2 and axis_node is None:
+            axis_node = node.args[-1]
+        elif len(args) != 1:
+            raise self.ctx.error(node, "reductions take an array and an optional axis",
+                                 cls=PyadTypeError)
+        if axis_node is None or (isinstance(axis_node, ast.Constant) and axis_node.value is None):
+            return None
+        if not (isinstance(axis_node, ast.Constant) and isinstance(axis_node.value, int)) \
+                and not (isinstance(axis_node, ast.UnaryOp) and isinstance(axis_node.operand,
+                                                                          ast.Constant)):
+            raise self.ctx.error(axis_node, "axis must be a constant integer")
+        return ast.literal_eval(axis_node)
+
+    # ------------------------------------------------------------------ reductions
+    def reduce(self, kind: str, v, axis: int | None, node: ast.AST):
+        lz = self.lift(v)
+        nd = len(lz.dims)
+        if nd == 0:
+            raise self.ctx.error(node, f"np.{kind} of a number", cls=PyadTypeError)
+        if axis is not None:
+            if not -nd <= axis < nd:
+                raise self.ctx.error(node, f"axis {axis} is out of bounds for a {nd}-D array",
+                                     cls=PyadTypeError)
+            axis %= nd
+        elem = F64 if kind == "mean" or lz.elem == F64 else I64
+        axes = list(range(nd)) if axis is None else [axis]
+        keep = [k for k in range(nd) if k not in axes]
+
+        def total(outer_idx: list[Var]) -> Var:
+            """The reduction over `axes` at the kept indices `outer_idx`."""
+            b = self.ctx.b
+            rdims = [lz.dims[k] for k in axes]
+
+            def at(inner):
+                full, it_o, it_i = [], iter(outer_idx), iter(inner)
+                for k in range(nd):
+                    full.append(next(it_i) if k in axes else next(it_o))
+                return self.ctx.convert(lz.gen(full), elem)
+
+            if kind in ("sum", "mean"):
+                acc = reduce_each(b, rdims, [b.const(0, elem)], self._reducer(at, "add"))[0]
+                if kind == "sum":
+                    return acc
+                count = b.const(1, I64)
+                for d in rdims:
+                    count = b.mul(count, d)
+                return b.fdiv(acc, b.tofloat(count))
+            count = b.const(1, I64)
+            for d in rdims:
+                count = b.mul(count, d)
+            b.emit("raise_if", b.eq(count, b.const(0, I64)), attrs=(
+                "ValueError", f"zero-size array to reduction operation {kind}imum which has "
+                "no identity"))
+            first = at([b.const(0, I64)] * len(rdims))
+            return reduce_each(b, rdims, [first], self._reducer(at, kind))[0]
+
+        if not keep:
+            return total([])
+        out = self.lw.arrays.new_array(elem, [lz.dims[k] for k in keep])
+        self.each([lz.dims[k] for k in keep],
+                  lambda idx: self.ctx.b.emit("store", out, *idx, total(idx)))
+        return out
+
+    def _reducer(self, at, op: str):
+        def body(bb, idx, acc):
+            with self.ctx.emitting(bb):
+                return [bb.emit(op, acc[0], at(idx))]
+        return body
+
+    # ------------------------------------------------------------------ products
+    def dot(self, a, b, node: ast.AST):
+        ctx, arrays = self.ctx, self.lw.arrays
+        a = arrays.array(self.materialize(a), node)
+        b = arrays.array(self.materialize(b), node)
+        na, nb = ndim_of(a.type), ndim_of(b.type)
+        if na > 2 or nb > 2:
+            raise ctx.error(node, "np.dot and @ support 1-D and 2-D arrays", cls=PyadTypeError)
+        da, db = arrays.dims(a), arrays.dims(b)
+        k_a, k_b = da[-1], db[0]
+        bl = ctx.b
+        bl.emit("raise_if", bl.ne(k_a, k_b), attrs=("ValueError", "shapes are not aligned for "
+                                                    "np.dot / @"))
+        elem = unify(arith(elem_type(a.type)), arith(elem_type(b.type)))
+
+        def inner(ia: list[Var], jb: list[Var]) -> Var:
+            def body(bb, k, acc):
+                with ctx.emitting(bb):
+                    x = ctx.convert(bb.emit("load", a, *ia, k), elem)
+                    y = ctx.convert(bb.emit("load", b, k, *jb), elem)
+                    return [bb.add(acc[0], bb.mul(x, y))]
+            return for_range(ctx.b, k_a, [ctx.b.const(0, elem)], body)[0]
+
+        rdims = da[:-1] + db[1:]
+        if not rdims:
+            return inner([], [])
+        out = arrays.new_array(elem, rdims)
+        self.each(rdims, lambda idx: ctx.b.emit(
+            "store", out, *idx, inner(idx[:na - 1], idx[na - 1:])))
+        return out

@@ -1,0 +1,275 @@
+"""Frontend, arrays: indexing, element assignment, views, shapes, and array creation.
+Whole-array arithmetic, math and reductions are in `pyad/frontend/arrayops.py`.
+
+Indices are normalized by `normidx` (negative from the end, bounds-checked with the line of
+the subscript); `a[i, j]` of a 2-D array is a `load`, `a[i]` of a 2-D array a `row` view,
+`a[lo:hi]` a `slice` view, `a[:, j]` a `col` view.
+"""
+from __future__ import annotations
+
+import ast
+
+from ..ir.builder import Builder
+from ..errors import PyadTypeError
+from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndim_of
+from ..ir.loops import for_each
+
+_DTYPE_NAMES = {"float": F64, "float64": F64, "double": F64, "int": I64, "int64": I64,
+                "bool": BOOL, "bool_": BOOL}
+_CREATE = ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "copy")
+
+
+def numpy_module(obj) -> str | None:
+    """"" for the numpy module, "linalg." for numpy.linalg, None for anything else."""
+    name = getattr(obj, "__name__", None)
+    if not isinstance(obj, type(ast)) or name is None:
+        return None
+    if name == "numpy":
+        return ""
+    if name == "numpy.linalg":
+        return "linalg."
+    return None
+
+
+class ArrayLowering:
+    """Array expressions and statements (see the module docstring); one per function body."""
+
+    def __init__(self, lw) -> None:
+        self.lw = lw
+        self.ctx = lw.ctx
+
+    # ------------------------------------------------------------------ helpers
+    def array(self, v, node: ast.AST) -> Var:
+        v = self.lw.arrayops.materialize(v)
+        if not (isinstance(v, Var) and is_array(v.type)):
+            raise self.ctx.error(node, "expected an array here", cls=PyadTypeError)
+        return v
+
+    def dims(self, a: Var) -> list[Var]:
+        return [self.ctx.b.emit("dim", a, attrs=(k,), type=I64)
+                for k in range(ndim_of(a.type))]
+
+    def index_value(self, node: ast.expr) -> Var:
+        ex = self.lw.exprs
+        v = ex.scalar(ex.expr(node), node)
+        if v.type == F64:
+            raise self.ctx.error(node, "array indices must be integers, not float",
+                                 cls=PyadTypeError, hint="convert with int(...)")
+        return self.ctx.convert(v, I64)
+
+    def normalize(self, i: Var, n: Var, axis: int) -> Var:
+        return self.ctx.b.emit("normidx", i, n, attrs=(axis,), type=I64)
+
+    # ------------------------------------------------------------------ reading: a[...]
+    def index(self, a: Var, node: ast.Subscript):
+        """`a[...]`: an element (all dimensions indexed by ints) or a view."""
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        nd = ndim_of(a.type)
+        if len(items) > nd:
+            raise self.ctx.error(node, f"too many indices for a {nd}-D array",
+                                 cls=PyadTypeError)
+        if all(not isinstance(it, ast.Slice) for it in items) and len(items) == nd:
+            idx = self.element_index(a, items)
+            return self.ctx.b.emit("load", a, *idx)
+        view, axis = a, 0
+        for pos, it in enumerate(items):
+            if isinstance(it, ast.Slice):
+                if it.step is not None:
+                    raise self.ctx.error(it, "slice steps are not supported",
+                                         hint="index the elements in a loop instead")
+                if axis == 0 and (it.lower is not None or it.upper is not None):
+                    view = self.slice_view(view, it)
+                elif it.lower is not None or it.upper is not None:
+                    raise self.ctx.error(it, "only the first dimension can be sliced with "
+                                         "bounds (a[lo:hi], a[:, j])")
+                axis += 1
+                continue
+            i = self.index_value(it)
+            if axis == 0:
+                view = self.ctx.b.emit("row", view, self.normalize(i, self.dims(view)[0], pos))
+            elif axis == 1 and ndim_of(view.type) == 2:
+                view = self.ctx.b.emit("col", view, self.normalize(i, self.dims(view)[1], pos))
+            else:
+                raise self.ctx.error(it, "unsupported indexing: an integer after a slice is "
+                                     "supported only as a[:, j] of a 2-D array")
+        return view
+
+    def element_index(self, a: Var, items: list[ast.expr]) -> list[Var]:
+        dims = self.dims(a)
+        return [self.normalize(self.index_value(it), dims[k], k) for k, it in enumerate(items)]
+
+    def slice_view(self, a: Var, sl: ast.Slice) -> Var:
+        """a[lo:hi] with Python's clamping: negative bounds count from the end."""
+        b = self.ctx.b
+        n = self.dims(a)[0]
+        zero = b.const(0, I64)
+
+        def bound(node, default):
+            if node is None:
+                return default
+            v = self.index_value(node)
+            v = b.select(b.lt(v, zero), b.add(v, n), v)
+            return b.min(b.max(v, zero), n)
+
+        lo = bound(sl.lower, zero)
+        hi = b.max(bound(sl.upper, n), lo)
+        return b.emit("slice", a, lo, hi)
+
+    # ------------------------------------------------------------------ writing: a[...] = v
+    def store(self, target: ast.Subscript, value) -> None:
+        """`a[...] = value`: an element, or a whole view (value broadcast)."""
+        ctx, ex = self.ctx, self.lw.exprs
+        a = self.array(ex.expr(target.value), target.value)
+        items = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+        ctx.b.loc = ctx.src.loc(target)
+        if len(items) == ndim_of(a.type) and not any(isinstance(it, ast.Slice) for it in items):
+            idx = self.element_index(a, items)
+            v = self.scalar_for(value, elem_type(a.type), target)
+            ctx.b.emit("store", a, *idx, v)
+            return
+        view = self.index(a, target)  # a[i] = ..., a[lo:hi] = ..., a[:, j] = ...
+        self.lw.arrayops.assign_into(view, value, target)
+
+    def aug_store(self, node: ast.AugAssign) -> None:
+        """`a[...] += value`."""
+        ctx, ex = self.ctx, self.lw.exprs
+        t = node.target
+        a = self.array(ex.expr(t.value), t.value)
+        items = t.slice.elts if isinstance(t.slice, ast.Tuple) else [t.slice]
+        if len(items) != ndim_of(a.type) or any(isinstance(it, ast.Slice) for it in items):
+            current = self.index(a, t)
+            new = ex.binop(node.op, current, ex.expr(node.value), node)
+            self.lw.arrayops.assign_into(current, new, t)
+            return
+        ctx.b.loc = ctx.src.loc(t)
+        idx = self.element_index(a, items)
+        current = ctx.b.emit("load", a, *idx)
+        new = ex.binop(node.op, current, ex.expr(node.value), node)
+        ctx.b.loc = ctx.src.loc(t)
+        ctx.b.emit("store", a, *idx, self.scalar_for(new, elem_type(a.type), t))
+
+    def scalar_for(self, v, t: str, node: ast.AST) -> Var:
+        """`v` as an element of an array of element type `t`."""
+        v = self.lw.exprs.scalar(v, node)
+        if is_array(v.type):
+            raise self.ctx.error(node, "cannot assign an array to an array element",
+                                 cls=PyadTypeError)
+        if v.type == F64 and t != F64:
+            raise self.ctx.error(node, f"cannot store a float into a {t} array",
+                                 cls=PyadTypeError, hint="convert with int(...) first")
+        return self.ctx.convert(v, t)
+
+    # ------------------------------------------------------------------ attributes
+    def attribute(self, a: Var, node: ast.Attribute):
+        b = self.ctx.b
+        if node.attr == "shape":
+            return tuple(self.dims(a))
+        if node.attr == "ndim":
+            return b.const(ndim_of(a.type), I64)
+        if node.attr == "size":
+            n = b.const(1, I64)
+            for d in self.dims(a):
+                n = b.mul(n, d)
+            return n
+        if node.attr == "T":
+            return b.emit("transpose", a)
+        raise self.ctx.error(node, f"unsupported array attribute `.{node.attr}`",
+                             hint="arrays support .shape, .size, .ndim, .T and the methods "
+                             ".copy(), .sum(), .mean(), .max(), .min(), .dot()")
+
+    # ------------------------------------------------------------------ calls
+    def numpy_call(self, name: str, node: ast.Call):
+        """`np.<name>(...)`: creation here; whole-array functions in arrayops."""
+        args = [self.lw.exprs.expr(a) for a in node.args]
+        if name in _CREATE:
+            return self.create(name, node, args)
+        return self.lw.arrayops.function(name, node, args)
+
+    def method_call(self, node: ast.Call):
+        """`a.copy()`, `a.sum(axis=...)`, ...: the numpy function applied to `a`."""
+        ex = self.lw.exprs
+        f = node.func
+        a = self.array(ex.expr(f.value), f.value)
+        if f.attr == "copy":
+            if node.args or node.keywords:
+                raise self.ctx.error(node, "a.copy() takes no arguments", cls=PyadTypeError)
+            return self.copy_array(a)
+        args = [a] + [ex.expr(x) for x in node.args]
+        return self.lw.arrayops.function(f.attr, node, args, method=True)
+
+    # ------------------------------------------------------------------ creation
+    def shape_arg(self, v, node: ast.AST) -> list[Var]:
+        dims = list(v) if isinstance(v, tuple) else [v]
+        if not 1 <= len(dims) <= 3:
+            raise self.ctx.error(node, "arrays have 1 to 3 dimensions", cls=PyadTypeError)
+        out = []
+        for d in dims:
+            d = self.lw.exprs.scalar(d, node)
+            if d.type == F64 or is_array(d.type):
+                raise self.ctx.error(node, "array dimensions must be integers",
+                                     cls=PyadTypeError)
+            out.append(self.ctx.convert(d, I64))
+        return out
+
+    def dtype_kw(self, node: ast.Call, default: str) -> str:
+        for kw in node.keywords:
+            if kw.arg != "dtype":
+                raise self.ctx.error(kw.value, f"unsupported keyword argument `{kw.arg}`")
+            obj = self.ctx.resolve_static(kw.value).obj
+            name = getattr(obj, "__name__", str(obj))
+            if name not in _DTYPE_NAMES:
+                raise self.ctx.error(kw.value, f"unsupported dtype {name}",
+                                     hint="use float, int or bool (float64, int64, bool_)")
+            return _DTYPE_NAMES[name]
+        return default
+
+    def new_array(self, elem: str, dims: list[Var]) -> Var:
+        return self.ctx.b.emit("alloc", *dims, type=array_type(elem, len(dims)))
+
+    def fill(self, a: Var, value: Var) -> None:
+        for_each(self.ctx.b, self.dims(a),
+                 lambda bb, idx: bb.emit("store", a, *idx, value))
+
+    def copy_array(self, src: Var, elem: str | None = None) -> Var:
+        ctx = self.ctx
+        elem = elem or elem_type(src.type)
+        out = self.new_array(elem, self.dims(src))
+
+        def body(bb: Builder, idx):
+            v = bb.emit("load", src, *idx)
+            with ctx.emitting(bb):
+                v = ctx.convert(v, elem)
+            bb.emit("store", out, *idx, v)
+        for_each(ctx.b, self.dims(src), body)
+        return out
+
+    def create(self, name: str, node: ast.Call, args: list) -> Var:
+        """np.zeros/ones/empty/full(shape[, value]), the *_like forms and np.copy."""
+        b = self.ctx.b
+        if name in ("zeros", "ones", "empty", "full"):
+            need = 2 if name == "full" else 1
+            if len(args) != need:
+                raise self.ctx.error(node, f"np.{name} takes {need} positional argument"
+                                     f"{'s' if need > 1 else ''} here", cls=PyadTypeError)
+            dims = self.shape_arg(args[0], node.args[0])
+            if name == "full":
+                value = self.lw.exprs.scalar(args[1], node.args[1])
+                elem = self.dtype_kw(node, value.type)
+            else:
+                elem = self.dtype_kw(node, F64)
+            a = self.new_array(elem, dims)
+            if name == "ones":
+                self.fill(a, b.const(1, elem) if elem != BOOL else b.const(True, BOOL))
+            elif name == "full":
+                self.fill(a, self.scalar_for(value, elem, node))
+            return a
+        if len(args) != 1:
+            raise self.ctx.error(node, f"np.{name} takes one array here", cls=PyadTypeError)
+        src = self.array(args[0], node.args[0])
+        if name == "copy":
+            return self.copy_array(src)
+        elem = self.dtype_kw(node, elem_type(src.type))
+        a = self.new_array(elem, self.dims(src))
+        if name == "ones_like":
+            self.fill(a, b.const(1, elem) if elem != BOOL else b.const(True, BOOL))
+        return a

@@ -1,0 +1,251 @@
+"""Frontend, shared state: the one `Context` every lowering collaborator works on.
+
+A function body is lowered by four collaborators (statements, expressions, arrays, calls;
+composed in `frontend.Lowering`), and all of them emit through one context: the builder ops go
+to (`b`), what each local name is bound to (`env`), fresh SSA names, and the source (for
+locations and errors). A nested region (a branch, a loop body, an element loop) is emitted
+with `with ctx.emitting(builder):`, and lowered in its own environment with
+`with ctx.scope(env):`; nothing else swaps them.
+
+Also here: scalar type promotion (`unify`, `arith`, one place for the whole frontend) and the
+resolution of globals, closure variables and builtins to compile-time `Static` objects.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import linecache
+import textwrap
+import types
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator, Union
+
+from ..ir.builder import Builder, NameGen
+from ..errors import PyadSyntaxError, PyadTypeError
+from ..ir.nodes import BOOL, F64, I64, Loc, Var, is_array
+
+Value = Union[Var, tuple]  # a tuple holds Values (compile-time tuples)
+
+
+class Undefined:
+    """A name assigned on some paths only (reading it is an error, like UnboundLocalError)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def is_value(v: Any) -> bool:
+    """Whether an environment entry is a value (not missing, not `Undefined`)."""
+    return isinstance(v, (Var, tuple))
+
+
+@dataclass(frozen=True)
+class Static:
+    """A compile-time object: a module, a function, or another non-numeric global."""
+
+    obj: Any
+    name: str
+
+
+# ----------------------------------------------------------------------------- types
+
+def arith(t: str) -> str:
+    """Bools act as ints in arithmetic."""
+    return I64 if t == BOOL else t
+
+
+def unify(a: str, b: str) -> str:
+    """The type two values meet in (branch results, loop-carried values, comparison
+    operands): f64 if either is f64, else i64; a type meets itself unchanged. Arrays never
+    change type (a mismatch fails later, located, in `Context.convert`). For arithmetic,
+    unify `arith(a)` and `arith(b)`."""
+    if a == b or is_array(a) or is_array(b):
+        return a
+    return F64 if F64 in (a, b) else I64
+
+
+# ----------------------------------------------------------------------------- source
+
+class Source:
+    """The function's source text and the mapping from its AST back to the file."""
+
+    def __init__(self, fn: types.FunctionType, top_file: str | None = None) -> None:
+        try:
+            lines, start = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as exc:
+            raise PyadSyntaxError(f"cannot read the source of {fn.__qualname__}: {exc}",
+                                  hint="pyad compiles functions defined in a .py file") from None
+        self.filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        self.first_line = max(start, 1)
+        self.indent = len(lines[0]) - len(lines[0].lstrip())
+        self.lines = lines
+        self.tree = ast.parse(textwrap.dedent("".join(lines)))
+        # locations in code inlined from another file carry that file
+        self.loc_file = self.filename if top_file not in (None, self.filename) else None
+
+    def loc(self, node: ast.AST) -> Loc:
+        line = self.first_line + getattr(node, "lineno", 1) - 1
+        col = getattr(node, "col_offset", 0) + self.indent
+        end = getattr(node, "end_col_offset", None)
+        same_line = getattr(node, "end_lineno", None) == getattr(node, "lineno", None)
+        return Loc(line, col, end + self.indent if end is not None and same_line else None,
+                   self.loc_file)
+
+    def error(self, node: ast.AST, message: str, hint: str = "", cls=PyadSyntaxError):
+        return self.error_at(self.loc(node), message, hint, cls)
+
+    def error_at(self, loc: Loc, message: str, hint: str = "", cls=PyadSyntaxError):
+        if loc.file is not None and loc.file != self.filename:  # inlined from another file
+            return cls(message, filename=loc.file, line=loc.line, col=loc.col,
+                       end_col=loc.end_col, source_line=linecache.getline(loc.file, loc.line),
+                       hint=hint)
+        idx = loc.line - self.first_line
+        src = self.lines[idx] if 0 <= idx < len(self.lines) else ""
+        return cls(message, filename=self.filename, line=loc.line, col=loc.col,
+                   end_col=loc.end_col, source_line=src, hint=hint)
+
+
+_CONSTRUCT_NAMES = {
+    ast.For: "for loop", ast.AsyncFor: "async for loop", ast.While: "while loop",
+    ast.With: "with statement", ast.Try: "try statement", ast.Raise: "raise statement",
+    ast.Assert: "assert statement", ast.Global: "global statement",
+    ast.Nonlocal: "nonlocal statement", ast.Delete: "del statement", ast.Import: "import",
+    ast.ImportFrom: "import", ast.ClassDef: "class definition",
+    ast.FunctionDef: "nested function definition", ast.Lambda: "lambda",
+    ast.ListComp: "list comprehension", ast.SetComp: "set comprehension",
+    ast.DictComp: "dict comprehension", ast.GeneratorExp: "generator expression",
+    ast.List: "list", ast.Dict: "dict", ast.Set: "set", ast.JoinedStr: "f-string",
+    ast.Starred: "starred expression", ast.Await: "await", ast.Yield: "yield",
+    ast.YieldFrom: "yield from", ast.NamedExpr: "assignment expression (:=)",
+    ast.Slice: "slice", ast.Break: "break statement", ast.Continue: "continue statement",
+}
+_HINTS = {
+    ast.ListComp: "write the loop out with an accumulator",
+    ast.GeneratorExp: "write the loop out with an accumulator",
+    ast.Lambda: "define a module-level function instead",
+}
+
+
+# ----------------------------------------------------------------------------- the context
+
+class Context:
+    """What the collaborators lowering one function body share (see the module docstring).
+
+    `parent` is the context of the caller this body is inlined into (None for the function
+    being compiled); `callees` holds the recursive functions met in this compile
+    (recursion.py), shared with every body inlined into it."""
+
+    def __init__(self, fn: types.FunctionType, src: Source, names: NameGen, b: Builder,
+                 parent: "Context | None", callees: dict) -> None:
+        self.fn = fn
+        self.src = src
+        self.names = names
+        self.b = b
+        self.env: dict[str, Value | Undefined] = {}
+        self.parent = parent
+        self.callees = callees
+        self.loop_depth = 0
+        self.closure: dict[str, Any] = {}
+        if fn.__closure__:
+            self.closure = {name: cell.cell_contents for name, cell
+                            in zip(fn.__code__.co_freevars, fn.__closure__)}
+
+    # ------------------------------------------------------------------ where ops go
+    def builder(self) -> Builder:
+        """A new, empty builder for a nested region, at the current location."""
+        return Builder(self.names, self.b.loc)
+
+    @contextmanager
+    def emitting(self, b: Builder) -> Iterator[Builder]:
+        """Emit into `b` inside the `with` block (a region's body, an element loop)."""
+        saved, self.b = self.b, b
+        try:
+            yield b
+        finally:
+            self.b = saved
+
+    @contextmanager
+    def scope(self, env: dict) -> Iterator[dict]:
+        """Bind names in `env` inside the `with` block (a branch, a loop body)."""
+        saved, self.env = self.env, env
+        try:
+            yield env
+        finally:
+            self.env = saved
+
+    @contextmanager
+    def located(self, node: ast.AST) -> Iterator[None]:
+        """Stamp the ops emitted inside the `with` block with `node`'s location."""
+        saved = self.b.loc
+        self.b.loc = self.src.loc(node)
+        try:
+            yield
+        finally:
+            self.b.loc = saved
+
+    def call_chain(self) -> tuple:
+        """The code objects of this body and of the callers it is inlined into."""
+        chain, ctx = [], self
+        while ctx is not None:
+            chain.append(ctx.fn.__code__)
+            ctx = ctx.parent
+        return tuple(chain)
+
+    # ------------------------------------------------------------------ errors
+    def error(self, node: ast.AST, message: str, hint: str = "", cls=PyadSyntaxError):
+        return self.src.error(node, message, hint, cls)
+
+    def unsupported(self, node: ast.AST, what: str = "") -> PyadSyntaxError:
+        name = _CONSTRUCT_NAMES.get(type(node), what or type(node).__name__)
+        return self.src.error(node, f"unsupported syntax: {name}", hint=_HINTS.get(
+            type(node), "see the supported subset in the README"))
+
+    # ------------------------------------------------------------------ conversions
+    def convert(self, v: Var, t: str) -> Var:
+        """`v` as a value of scalar type `t` (bools and ints widen, floats truncate)."""
+        if v.type == t:
+            return v
+        if is_array(v.type) or is_array(t):
+            raise PyadTypeError(f"a value of type {v.type} is used where {t} is expected "
+                                f"(line {self.b.loc.line if self.b.loc else '?'}); a variable "
+                                "must keep one array type, and arrays are not numbers")
+        if t == F64:
+            return self.b.tofloat(v)
+        if t == I64:
+            return self.b.toint(v)
+        return self.b.tobool(v)
+
+    # ------------------------------------------------------------------ names
+    def is_local(self, node: ast.expr) -> bool:
+        """Whether `node` is a value of the function (not a module or global object)."""
+        if isinstance(node, ast.Name):
+            return node.id in self.env
+        if isinstance(node, ast.Attribute):
+            return self.is_local(node.value)
+        return True
+
+    def resolve_static(self, node: ast.expr) -> Static:
+        """The compile-time object a non-local name or attribute path refers to."""
+        if isinstance(node, ast.Name):
+            if node.id in self.closure:
+                return Static(self.closure[node.id], node.id)
+            g = self.fn.__globals__
+            if node.id in g:
+                return Static(g[node.id], node.id)
+            if hasattr(builtins, node.id):
+                return Static(getattr(builtins, node.id), node.id)
+            raise self.error(node, f"name `{node.id}` is not defined",
+                             hint="define it (at module level) before the first call")
+        if isinstance(node, ast.Attribute):
+            local = isinstance(node.value, ast.Name) and node.value.id in self.env
+            if local or not isinstance(node.value, (ast.Name, ast.Attribute)):
+                raise self.error(node, f"unsupported attribute access `.{node.attr}` on a "
+                                 "value", hint="only attributes of modules (math.pi, "
+                                 "math.exp) are supported on scalars")
+            base = self.resolve_static(node.value)
+            if not hasattr(base.obj, node.attr):
+                raise self.error(node, f"`{base.name}` has no attribute `{node.attr}`")
+            return Static(getattr(base.obj, node.attr), f"{base.name}.{node.attr}")
+        raise self.unsupported(node)

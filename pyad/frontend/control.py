@@ -1,0 +1,239 @@
+"""Frontend, statements: assignments, if/elif/else, break, continue and return from anywhere,
+lowered to structured `If` regions (loops: loops.py).
+
+Exits are data: `break`, `continue` and `return` set flags in the environment (`%brk`,
+`%cont`, `%ret`, with the returned value in `%retval`), and the statements after one that
+may exit run inside `if not exiting`. Merging the environments of two branches, and the
+loop-carried values of a loop, then carry the flags like any other variable.
+"""
+from __future__ import annotations
+
+import ast
+
+from .. import pytree
+from ..ir.builder import Builder
+from ..errors import PyadTypeError
+from .context import Undefined, is_value, unify
+from ..ir.nodes import BOOL, I64, If, Op, Var, is_array, ndim_of
+
+BRK, CONT, RET, RETVAL = "%brk", "%cont", "%ret", "%retval"
+FLAGS = (BRK, CONT, RET)
+
+
+def assigned(stmts: list[ast.stmt]) -> set[str]:
+    """Names stored to anywhere in `stmts` (nested blocks included)."""
+    out: set[str] = set()
+    for s in stmts:
+        for node in ast.walk(s):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                out.add(node.id)
+    return out
+
+
+def exits(stmts: list[ast.stmt], loop_level: bool = True) -> set[str]:
+    """Which exit flags `stmts` may set: break/continue of the loop they are in (not of
+    nested loops), and return from anywhere."""
+    found: set[str] = set()
+    for s in stmts:
+        if isinstance(s, ast.Return):
+            found.add(RET)
+        elif isinstance(s, ast.Break) and loop_level:
+            found.add(BRK)
+        elif isinstance(s, ast.Continue) and loop_level:
+            found.add(CONT)
+        elif isinstance(s, ast.If):
+            found |= exits(s.body, loop_level) | exits(s.orelse, loop_level)
+        elif isinstance(s, (ast.For, ast.While)):
+            found |= exits(s.body, False) & {RET}
+    return found
+
+
+def always_returns(stmts: list[ast.stmt]) -> bool:
+    for s in stmts:
+        if isinstance(s, ast.Return):
+            return True
+        if isinstance(s, ast.If) and always_returns(s.body) and always_returns(s.orelse):
+            return True
+        if isinstance(s, ast.While) and isinstance(s.test, ast.Constant) and s.test.value \
+                and BRK not in exits(s.body):
+            return True  # `while True:` left only by return
+    return False
+
+
+class Statements:
+    """Statement lowering (see the module docstring); one per function body."""
+
+    def __init__(self, lw) -> None:
+        self.lw = lw
+        self.ctx = lw.ctx
+
+    # ------------------------------------------------------------------ statement lists
+    def stmts(self, stmts: list[ast.stmt]) -> None:
+        for i, s in enumerate(stmts):
+            self.stmt(s)
+            if isinstance(s, (ast.Return, ast.Break, ast.Continue)):
+                return  # the rest is unreachable
+            rest = stmts[i + 1:]
+            if rest and exits([s]) & (set(FLAGS) & self.ctx.env.keys()):
+                self.if_region(self.still_running(rest[0]), rest, [], rest[0])
+                return
+
+    def still_running(self, node: ast.AST) -> Var:
+        ctx = self.ctx
+        flags = [ctx.env[f] for f in FLAGS if isinstance(ctx.env.get(f), Var)]
+        ctx.b.loc = ctx.src.loc(node)
+        acc = flags[0]
+        for f in flags[1:]:
+            acc = ctx.b.select(acc, acc, f)  # acc or f (bools, both already computed)
+        return ctx.b.emit("not", acc)
+
+    def stmt(self, node: ast.stmt) -> None:
+        ctx, ex = self.ctx, self.lw.exprs
+        ctx.b.loc = ctx.src.loc(node)
+        match node:
+            case ast.Assign():
+                mark = self.mark()
+                value = ex.expr(node.value)
+                for target in node.targets:  # `x = y = v`: no target renames v's op
+                    self.assign(target, value, mark if len(node.targets) == 1 else None)
+            case ast.AnnAssign() if node.value is not None:
+                mark = self.mark()
+                self.assign(node.target, ex.expr(node.value), mark)
+            case ast.AugAssign():
+                self.aug_assign(node)
+            case ast.If():
+                cond = ex.truth(ex.expr(node.test), node.test)
+                self.if_region(cond, node.body, node.orelse, node)
+            case ast.While():
+                self.lw.loops.while_stmt(node)
+            case ast.For():
+                self.lw.loops.for_stmt(node)
+            case ast.Break() | ast.Continue():
+                if not ctx.loop_depth:
+                    word = "break" if isinstance(node, ast.Break) else "continue"
+                    raise ctx.error(node, f"`{word}` outside a loop")
+                ctx.env[BRK if isinstance(node, ast.Break) else CONT] = ctx.b.const(True, BOOL)
+            case ast.Return():
+                if node.value is None:
+                    raise ctx.error(node, "return without a value",
+                                    hint="return a number or a tuple of numbers")
+                ctx.env[RETVAL] = self.lw.arrayops.materialize(ex.expr(node.value))
+                ctx.env[RET] = ctx.b.const(True, BOOL)
+            case ast.Pass():
+                pass
+            case ast.Expr():
+                if not (isinstance(node.value, ast.Constant)
+                        and isinstance(node.value.value, str)):
+                    ex.expr(node.value)  # evaluated for its errors; the value is unused
+            case _:
+                raise ctx.unsupported(node)
+
+    def aug_assign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.target, ast.Subscript):
+            self.lw.arrays.aug_store(node)
+            return
+        if not isinstance(node.target, ast.Name):
+            raise self.ctx.unsupported(node.target)
+        ex = self.lw.exprs
+        current = ex.name(node.target)
+        mark = self.mark()
+        new = ex.binop(node.op, current, ex.expr(node.value), node)
+        if isinstance(current, Var) and is_array(current.type):
+            self.lw.arrayops.assign_into(current, new, node)  # `a += ...` updates a in place
+        else:
+            self.assign(node.target, new, mark)
+
+    # ------------------------------------------------------------------ assignment
+    def mark(self) -> tuple[Builder, int]:
+        """Where the next statement will go: an assignment may rename only ops emitted after
+        its mark (by its own right-hand side), never a value bound to another name."""
+        return self.ctx.b, len(self.ctx.b.stmts)
+
+    def assign(self, target: ast.expr, value, mark: tuple[Builder, int] | None = None) -> None:
+        ctx = self.ctx
+        value = self.lw.arrayops.materialize(value)
+        if isinstance(target, ast.Name):
+            if isinstance(value, Var) and mark is not None:
+                value = self.named(value, target.id, mark)
+            ctx.env[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            if not isinstance(value, tuple):
+                raise ctx.error(target, "cannot unpack a number", cls=PyadTypeError)
+            if len(value) != len(target.elts):
+                raise ctx.error(target, f"cannot unpack {len(value)} values into "
+                                f"{len(target.elts)} names", cls=PyadTypeError)
+            leaves = pytree.leaves(value)
+            if len({v.name for v in leaves}) < len(leaves):
+                mark = None  # `a, b = p, p`: one value, two names
+            for t, v in zip(target.elts, value):
+                self.assign(t, v, mark)
+        elif isinstance(target, ast.Subscript):
+            self.lw.arrays.store(target, value)
+        else:
+            raise ctx.unsupported(target, "assignment target")
+
+    def named(self, v: Var, name: str, mark: tuple[Builder, int]) -> Var:
+        """Give the value just computed for `name = ...` a readable SSA name: only the op
+        the right-hand side emitted last (`mark` is where it started), so no other binding
+        (an inlined helper's parameter, another target) still refers to the old name."""
+        b = self.ctx.b
+        last = b.stmts[-1] if b.stmts else None
+        fresh = mark[0] is b and len(b.stmts) > mark[1]
+        if fresh and isinstance(last, Op) and last.outs == (v,) and v.name[0].isdigit():
+            new = Var(self.ctx.names.fresh(name), v.type)
+            b.stmts[-1] = Op((new,), last.op, last.args, last.attrs, last.loc)
+            return new
+        return v
+
+    # ------------------------------------------------------------------ if
+    def if_region(self, cond: Var, then: list[ast.stmt], orelse: list[ast.stmt],
+                  node: ast.AST) -> None:
+        ctx = self.ctx
+        before = dict(ctx.env)
+        envs, builders = [], []
+        for stmts in (then, orelse):
+            with ctx.emitting(ctx.builder()) as b, ctx.scope(dict(before)) as env:
+                self.stmts(stmts)
+            envs.append(env)
+            builders.append(b)
+        names = [n for n in {**envs[0], **envs[1]}
+                 if envs[0].get(n) is not before.get(n) or envs[1].get(n) is not before.get(n)]
+        merged, yields = {}, ([], [])
+        for n in names:
+            sides = [envs[0].get(n), envs[1].get(n)]
+            for k in (0, 1):  # a flag or return value missing on one side gets its default
+                if not is_value(sides[k]) and is_value(sides[1 - k]) \
+                        and n in FLAGS + (RETVAL,):
+                    with ctx.emitting(builders[k]):
+                        sides[k] = self.default(n, sides[1 - k])
+            if not (is_value(sides[0]) and is_value(sides[1])):
+                merged[n] = Undefined(n)
+                continue
+            struct = pytree.structure(sides[0])
+            if struct != pytree.structure(sides[1]):
+                raise ctx.error(node, f"`{n}` has different tuple shapes in the two branches")
+            leaves = list(zip(pytree.leaves(sides[0]), pytree.leaves(sides[1])))
+            types = [unify(a.type, b.type) for a, b in leaves]
+            for k in (0, 1):
+                yields[k].extend((pair[k], t) for pair, t in zip(leaves, types))
+            merged[n] = (struct, types)
+        blocks = [self.lw.exprs.finish_region(builders[k], yields[k]) for k in (0, 1)]
+        outs = [Var(ctx.names.fresh(n.lstrip("%")), t)
+                for n, m in merged.items() if not isinstance(m, Undefined) for t in m[1]]
+        ctx.b.stmts.append(If(tuple(outs), cond, blocks[0], blocks[1], ctx.src.loc(node)))
+        it = iter(outs)
+        for n, m in merged.items():
+            ctx.env[n] = m if isinstance(m, Undefined) else pytree.unflatten(m[0], it)
+
+    def default(self, name: str, like):
+        """The value of a flag (False) or of %retval (zeros shaped like `like`) on a path that
+        did not set it."""
+        b = self.ctx.b
+        if name in FLAGS:
+            return b.const(False, BOOL)
+        if isinstance(like, tuple):
+            return tuple(self.default(name, e) for e in like)
+        if is_array(like.type):  # a placeholder: an empty array
+            zero = b.const(0, I64)
+            return b.emit("alloc", *([zero] * ndim_of(like.type)), type=like.type)
+        return b.const(0, like.type) if like.type != BOOL else b.const(False, BOOL)

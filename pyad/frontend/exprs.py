@@ -1,0 +1,235 @@
+"""Frontend, expressions: constants, names, operators, comparisons, `and`/`or`, `x if c else
+y`, tuples and tuple indexing, lowered into the context's builder.
+
+Python semantics are kept: int/int true division gives a float, `//` and `%` round toward
+-inf, bools act as ints in arithmetic, and `and`/`or`/`x if c else y`/chained comparisons
+short-circuit (each becomes an `If` region computing one value). Arrays are handed to the
+array collaborators (arrays.py, arrayops.py), calls to the call collaborators
+(functions.py, calls.py).
+"""
+from __future__ import annotations
+
+import ast
+from typing import Any, Callable
+
+from ..errors import PyadSyntaxError, PyadTypeError
+from .context import Static, Undefined, Value, arith, unify
+from ..ir.nodes import BOOL, F64, I64, Block, If, Var, is_array
+
+BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
+          ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow"}
+CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq",
+          ast.NotEq: "ne"}
+_OPERATOR_NAMES = {ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
+                   ast.LShift: "<<", ast.RShift: ">>", ast.Invert: "~"}
+_CMP_SPELLING = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+
+
+class Expressions:
+    """Expression lowering (see the module docstring); one per function body."""
+
+    def __init__(self, lw) -> None:
+        self.lw = lw
+        self.ctx = lw.ctx
+
+    def expr(self, node: ast.expr) -> Value:
+        with self.ctx.located(node):
+            return self._expr(node)
+
+    def _expr(self, node: ast.expr) -> Value:
+        ops = self.lw.arrayops
+        match node:
+            case ast.Constant():
+                return self.constant(node.value, node)
+            case ast.Name():
+                return self.name(node)
+            case ast.Attribute():
+                return self.attribute(node)
+            case ast.BinOp():
+                return self.binop(node.op, self.expr(node.left), self.expr(node.right), node)
+            case ast.UnaryOp():
+                return self.unaryop(node)
+            case ast.BoolOp():
+                return self.boolop(node, node.values)
+            case ast.Compare():
+                left = self.expr(node.left)
+                if type(node.ops[0]) not in CMPOPS:
+                    return self.compare(node, self.scalar(left, node.left), 0)  # raises
+                right = self.expr(node.comparators[0])
+                if ops.is_arrayish(left) or ops.is_arrayish(right):
+                    return ops.compare(node, left, right)
+                return self.compare(node, self.scalar(left, node.left), 0, right)
+            case ast.IfExp():
+                cond = self.truth(self.expr(node.test), node.test)
+                return self.branch(cond, lambda: self.expr(node.body),
+                                   lambda: self.expr(node.orelse), node)
+            case ast.Call():
+                return self.lw.functions.call(node)
+            case ast.Tuple():
+                return tuple(ops.materialize(self.expr(e)) for e in node.elts)
+            case ast.Subscript():
+                return self.subscript(node)
+        raise self.ctx.unsupported(node)
+
+    # ------------------------------------------------------------------ leaves
+    def constant(self, value: Any, node: ast.AST) -> Var:
+        b = self.ctx.b
+        if isinstance(value, bool):
+            return b.const(value, BOOL)
+        if isinstance(value, int):
+            if not -2**63 <= value < 2**63:
+                raise self.ctx.error(node, "integer constant does not fit in 64 bits")
+            return b.const(value, I64)
+        if isinstance(value, float):
+            return b.const(value, F64)
+        raise self.ctx.error(node, f"unsupported constant {value!r} of type "
+                             f"{type(value).__name__}", hint="only numbers and bools are supported")
+
+    def name(self, node: ast.Name) -> Value:
+        env = self.ctx.env
+        if node.id in env:
+            v = env[node.id]
+            if isinstance(v, Undefined):
+                raise self.ctx.error(node, f"`{node.id}` is not assigned on every path that "
+                                     "reaches this use (it would raise UnboundLocalError)",
+                                     hint=f"assign `{node.id}` before the if statement or loop")
+            return v
+        return self.static_value(self.ctx.resolve_static(node), node)
+
+    def attribute(self, node: ast.Attribute) -> Value:
+        if self.ctx.is_local(node.value):
+            v = self.lw.arrayops.materialize(self.expr(node.value))
+            if isinstance(v, Var) and is_array(v.type):
+                return self.lw.arrays.attribute(v, node)
+            raise self.ctx.error(node, f"unsupported attribute access `.{node.attr}` on a "
+                                 "value", hint="only attributes of modules (math.pi, "
+                                 "math.exp) and arrays (a.shape, a.T) are supported")
+        return self.static_value(self.ctx.resolve_static(node), node)
+
+    def static_value(self, s: Static, node: ast.AST) -> Value:
+        if isinstance(s.obj, (bool, int, float)):
+            return self.constant(s.obj, node)
+        if isinstance(s.obj, tuple) and all(isinstance(x, (bool, int, float)) for x in s.obj):
+            return tuple(self.constant(x, node) for x in s.obj)
+        raise self.ctx.error(node, f"`{s.name}` ({type(s.obj).__name__}) cannot be used as a "
+                             "value in a compiled function",
+                             hint="only numbers, bools and tuples of them are values")
+
+    def subscript(self, node: ast.Subscript) -> Value:
+        base = self.lw.arrayops.materialize(self.expr(node.value))
+        if isinstance(base, Var) and is_array(base.type):
+            return self.lw.arrays.index(base, node)
+        i = constant_int(node.slice)
+        if isinstance(base, tuple) and i is not None:
+            if not -len(base) <= i < len(base):
+                raise self.ctx.error(node, "tuple index out of range", cls=PyadSyntaxError)
+            return base[i]
+        raise self.ctx.unsupported(node, "indexing (only a tuple with a constant index)")
+
+    # ------------------------------------------------------------------ operators
+    def binop(self, op: ast.operator, a: Value, b: Value, node: ast.AST) -> Var:
+        ops = self.lw.arrayops
+        if isinstance(op, ast.MatMult) and (ops.is_arrayish(a) or ops.is_arrayish(b)):
+            return ops.dot(a, b, node)
+        if type(op) in BINOPS and (ops.is_arrayish(a) or ops.is_arrayish(b)):
+            return ops.binop(op, a, b, node)
+        if type(op) not in BINOPS:
+            sym = _OPERATOR_NAMES.get(type(op), type(op).__name__)
+            raise self.ctx.error(node, f"unsupported operator `{sym}`",
+                                 hint="scalars support + - * / // % **")
+        a, b = self.scalar(a, node), self.scalar(b, node)
+        name = BINOPS[type(op)]
+        t = unify(arith(a.type), arith(b.type))
+        if name == "div" or (name == "pow" and t == F64):
+            t = F64
+        elif name == "pow":
+            name = "ipow"
+        convert = self.ctx.convert
+        return self.ctx.b.emit(name, convert(a, t), convert(b, t))
+
+    def unaryop(self, node: ast.UnaryOp) -> Var:
+        v = self.expr(node.operand)
+        if isinstance(node.op, ast.Not):
+            return self.ctx.b.emit("not", self.truth(v, node.operand))
+        if self.lw.arrayops.is_arrayish(v):
+            return self.lw.arrayops.unary(node.op, v, node)
+        v = self.scalar(v, node)
+        if isinstance(node.op, ast.USub):
+            return self.ctx.b.neg(self.ctx.convert(v, arith(v.type)))
+        if isinstance(node.op, ast.UAdd):
+            return self.ctx.convert(v, arith(v.type))
+        raise self.ctx.error(node, f"unsupported operator `{_OPERATOR_NAMES[type(node.op)]}`")
+
+    def boolop(self, node: ast.BoolOp, values: list[ast.expr]) -> Value:
+        """`a and b`: b if a is truthy else a;  `a or b`: a if a is truthy else b."""
+        first = self.scalar(self.expr(values[0]), values[0])
+        if len(values) == 1:
+            return first
+        rest = lambda: self.boolop(node, values[1:])  # noqa: E731
+        keep = lambda: first  # noqa: E731
+        cond = self.truth(first, values[0])
+        if isinstance(node.op, ast.And):
+            return self.branch(cond, rest, keep, node)
+        return self.branch(cond, keep, rest, node)
+
+    def compare(self, node: ast.Compare, left: Var, i: int, right=None) -> Var:
+        op = node.ops[i]
+        if type(op) not in CMPOPS:
+            raise self.ctx.error(node, f"unsupported comparison `{_CMP_SPELLING[type(op)]}`",
+                                 hint="compare numbers with <, <=, >, >=, == or !=")
+        if right is None:
+            right = self.expr(node.comparators[i])
+        right = self.scalar(right, node.comparators[i])
+        t = unify(left.type, right.type)
+        convert = self.ctx.convert
+        result = self.ctx.b.emit(CMPOPS[type(op)], convert(left, t), convert(right, t))
+        if i + 1 == len(node.ops):
+            return result
+        return self.branch(result, lambda: self.compare(node, right, i + 1),
+                           lambda: self.ctx.b.const(False, BOOL), node)
+
+    # ------------------------------------------------------------------ regions
+    def branch(self, cond: Var, then: Callable[[], Value], orelse: Callable[[], Value],
+               node: ast.AST) -> Var:
+        """An If region computing one value: `then()` or `orelse()` runs, not both."""
+        ctx = self.ctx
+        results = []
+        for make in (then, orelse):
+            with ctx.emitting(ctx.builder()) as b:
+                results.append((b, self.scalar(make(), node)))
+        t = unify(results[0][1].type, results[1][1].type)
+        blocks = [self.finish_region(b, [(v, t)]) for b, v in results]
+        out = Var(ctx.names.fresh(), t)
+        ctx.b.stmts.append(If((out,), cond, blocks[0], blocks[1], ctx.src.loc(node)))
+        return out
+
+    def finish_region(self, b, results: list[tuple[Var, str]]) -> Block:
+        """The block of the statements emitted into `b`, yielding `results` converted to
+        their types."""
+        with self.ctx.emitting(b):
+            vals = tuple(self.ctx.convert(v, t) for v, t in results)
+        return Block((), tuple(b.stmts), vals)
+
+    # ------------------------------------------------------------------ values
+    def scalar(self, v: Value, node: ast.AST) -> Var:
+        """`v` as one value (an array materialized), refusing a tuple."""
+        v = self.lw.arrayops.materialize(v)
+        if isinstance(v, tuple):
+            raise self.ctx.error(node, "a tuple cannot be used as a number here",
+                                 hint="unpack it first: `a, b = t`, or index it: `t[0]`",
+                                 cls=PyadTypeError)
+        return v
+
+    def truth(self, v: Value, node: ast.AST) -> Var:
+        v = self.scalar(v, node)
+        return v if v.type == BOOL else self.ctx.b.tobool(v)
+
+
+def constant_int(node: ast.expr) -> int | None:
+    """The value of an integer literal such as `2` or `-1`, else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = constant_int(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None

@@ -1,0 +1,208 @@
+"""Frontend, calls to library functions: every `math`, builtin and NumPy function that maps
+onto an op is found through the op table's spellings (`OpDef.spell`: "math.exp",
+"builtins.abs", "numpy.exp") and lowered by its form (`SPELLING_FORMS`, the one table of
+spellings that are more than "the op applied to float arguments"). Adding `math.cbrt` and
+`numpy.cbrt` is one row in pyad/ir/ops.py. `supported_functions()` lists them all for the docs.
+
+A call is routed here (`call`): an array method or a `np.` function goes to the array
+collaborators, a function of the user's (or `jit_grad`, `custom_vjp`, `stop_gradient`) to
+calls.py, `len` and the spellings of the table are lowered here. `math.*` and `builtins.*`
+spellings take numbers; `numpy.*` spellings apply elementwise (arrayops.py).
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import math
+from typing import Any
+
+from ..errors import PyadTypeError
+from .arrays import numpy_module
+from .context import Static, Value, arith, unify
+from ..ir.nodes import F64, I64, Var, is_array
+from ..ir.ops import OPS, OpDef
+
+_MODULES = {"math": math, "builtins": builtins}
+
+#: How a spelling is lowered when its Python meaning is more than "convert the arguments to
+#: float and apply the op" (the form of every spelling not listed: "float"). The row's arity
+#: is the number of arguments unless the form says otherwise.
+#:   arith     arguments promoted together (bools as ints; int and float give float): ints
+#:             stay ints
+#:   fold      2 or more arguments, promoted together, folded left:
+#:             min(a, b, c) = min(min(a, b), c)
+#:   hypot     1 or more float arguments folded left; one argument gives abs
+#:   log_base  math.log(x) or math.log(x, base) = log(x) / log(base)
+#:   to_int    the op's float result converted to int (math.floor of an int is that int)
+#:   convert   float(a), int(a), bool(a): the argument converted to the op's result type
+#:   operator  as Python's operator: pow(a, b) is a ** b (ints give ints)
+SPELLING_FORMS: dict[str, str] = {
+    "builtins.abs": "arith", "numpy.abs": "arith", "numpy.absolute": "arith",
+    "builtins.min": "fold", "builtins.max": "fold",
+    "numpy.minimum": "arith", "numpy.maximum": "arith",
+    "math.hypot": "hypot",
+    "math.log": "log_base",
+    "math.floor": "to_int", "math.ceil": "to_int",
+    "builtins.float": "convert", "builtins.int": "convert", "builtins.bool": "convert",
+    "builtins.pow": "operator", "numpy.power": "operator",
+}
+#: Python operators that the spellings of the "operator" form stand for, by row
+_OPERATORS = {"pow": ast.Pow}
+#: What the docs say about a spelling of each form (forms not listed need no note)
+_FORM_NOTES = {"fold": "2 or more arguments", "hypot": "any number of arguments",
+               "log_base": "1 or 2 arguments", "to_int": "returns an int"}
+
+#: spelling -> row, for every spelling in the table
+SPELLINGS: dict[str, OpDef] = {s: row for row in OPS.values() for s in row.spell}
+
+
+def spelling_form(spelling: str) -> str:
+    return SPELLING_FORMS.get(spelling, "float")
+
+
+def supported_functions() -> dict[str, list[str]]:
+    """The functions compiled code may call, from the op table's spellings: for each module
+    ("builtins", "math", "numpy"), its function names in alphabetical order, with a note in
+    parentheses where one is needed ("min (2 or more arguments)"). The README and
+    docs/arrays.md list these (tests/ir/test_spellings.py keeps them in step)."""
+    found: dict[str, list[str]] = {"builtins": [], "math": [], "numpy": []}
+    for spelling, row in SPELLINGS.items():
+        module, _, name = spelling.partition(".")
+        note = _FORM_NOTES.get(spelling_form(spelling))
+        found[module].append(f"{name} ({note})" if note else name)
+    return {module: sorted(names) for module, names in found.items()}
+
+
+def _by_object() -> dict[int, tuple[Any, str]]:
+    """id(function) -> (function, spelling) for the math and builtin spellings; numpy ones
+    are matched by name, so that compiling does not import numpy."""
+    found = {}
+    for spelling in SPELLINGS:
+        module, _, name = spelling.partition(".")
+        obj = getattr(_MODULES[module], name, None) if module in _MODULES else None
+        if obj is not None:
+            found[id(obj)] = (obj, spelling)
+    return found
+
+
+_BY_OBJECT = _by_object()
+
+
+def spelling_of(obj: Any) -> str | None:
+    """The table spelling of a math or builtin function object, else None."""
+    entry = _BY_OBJECT.get(id(obj))
+    return entry[1] if entry is not None and entry[0] is obj else None
+
+
+def arity(spelling: str) -> int:
+    """How many arguments a spelling of the default forms takes: its row's."""
+    return len(next(iter(SPELLINGS[spelling].sigs)))
+
+
+class Functions:
+    """Calls other than to the user's functions (see the module docstring)."""
+
+    def __init__(self, lw) -> None:
+        self.lw = lw
+        self.ctx = lw.ctx
+
+    def call(self, node: ast.Call) -> Value:
+        ctx = self.ctx
+        if not isinstance(node.func, (ast.Name, ast.Attribute)):
+            raise ctx.unsupported(node.func, "call target")
+        if isinstance(node.func, ast.Attribute) and ctx.is_local(node.func.value):
+            return self.lw.arrays.method_call(node)
+        if isinstance(node.func, ast.Attribute):
+            sub = numpy_module(ctx.resolve_static(node.func.value).obj)
+            if sub is not None:
+                return self.lw.arrays.numpy_call(sub + node.func.attr, node)
+        fn = ctx.resolve_static(node.func)
+        if self.lw.calls.is_user_function(fn.obj):
+            return self.lw.calls.user_call(fn, node)
+        return self.library_call(fn, node)
+
+    def library_call(self, fn: Static, node: ast.Call) -> Value:
+        """`len(...)`, or a math or builtin function of the table, applied to numbers."""
+        ctx, ex = self.ctx, self.lw.exprs
+        raw = [ex.expr(a) for a in node.args]
+        if fn.obj is len:
+            return self.length(raw, node)
+        if node.keywords:
+            raise ctx.error(node.keywords[0].value, "keyword arguments are not supported "
+                            f"in calls to `{fn.name}`", hint="pass them positionally")
+        args = [ex.scalar(a, n) for a, n in zip(raw, node.args)]
+        for a, an in zip(args, node.args):
+            if is_array(a.type):
+                raise ctx.error(an, f"`{fn.name}` takes numbers, not arrays",
+                                cls=PyadTypeError, hint="use the numpy function (np.exp, "
+                                "np.sqrt, ...) for whole arrays")
+        spelling = spelling_of(fn.obj)
+        if spelling is None:
+            raise ctx.error(node.func, f"call to unsupported function `{fn.name}`",
+                            hint="pyad supports the math module, abs/min/max/float/int/bool/"
+                            "pow, numpy's array functions, and Python functions of your own")
+        self.check_arity(spelling, f"`{fn.name}`", len(args), node)
+        return self.apply(spelling, args, node)
+
+    def length(self, raw: list, node: ast.Call) -> Var:
+        if len(raw) != 1:
+            raise self.ctx.error(node, "len() takes exactly one argument", cls=PyadTypeError)
+        if isinstance(raw[0], tuple):
+            return self.ctx.b.const(len(raw[0]), I64)
+        return self.lw.arrays.dims(self.lw.arrays.array(raw[0], node.args[0]))[0]
+
+    def check_arity(self, spelling: str, name: str, n: int, node: ast.AST) -> None:
+        form = spelling_form(spelling)
+        if form == "fold":
+            k, exact = 2, False
+        elif form == "hypot":
+            k, exact = 1, False
+        elif form == "log_base" and n == 2:
+            return
+        else:
+            k, exact = arity(spelling), True
+        if (n != k) if exact else (n < k):
+            raise self.ctx.error(node, f"{name} takes {'' if exact else 'at least '}"
+                                 f"{k} argument{'s' if k != 1 else ''} ({n} given)",
+                                 cls=PyadTypeError)
+
+    # ------------------------------------------------------------------ forms
+    def apply(self, spelling: str, args: list[Var], node: ast.AST) -> Var:
+        """The op of `spelling` applied to numbers (of any scalar types), by the spelling's
+        form (ops.SPELLING_FORMS); the arity is already checked."""
+        ctx = self.ctx
+        b, convert, row = ctx.b, ctx.convert, SPELLINGS[spelling]
+        match spelling_form(spelling):
+            case "float":
+                return b.emit(row.name, *(convert(a, F64) for a in args))
+            case "arith" | "fold":
+                t = arith(args[0].type)
+                for a in args[1:]:
+                    t = unify(t, arith(a.type))
+                acc = convert(args[0], t)
+                if len(args) == 1:
+                    return b.emit(row.name, acc)
+                for a in args[1:]:
+                    acc = b.emit(row.name, acc, convert(a, t))
+                return acc
+            case "hypot":
+                acc = convert(args[0], F64)
+                if len(args) == 1:
+                    return b.abs(acc)
+                for a in args[1:]:
+                    acc = b.emit(row.name, acc, convert(a, F64))
+                return acc
+            case "log_base":
+                xs = [convert(a, F64) for a in args]
+                if len(xs) == 1:
+                    return b.emit(row.name, xs[0])
+                return b.div(b.emit(row.name, xs[0]), b.emit(row.name, xs[1]))
+            case "to_int":
+                if args[0].type != F64:
+                    return convert(args[0], I64)
+                return b.toint(b.emit(row.name, args[0]))
+            case "convert":
+                return convert(args[0], next(iter(row.sigs.values())))
+            case "operator":
+                return self.lw.exprs.binop(_OPERATORS[row.name](), args[0], args[1], node)
+        raise AssertionError(f"unknown spelling form of {spelling}")

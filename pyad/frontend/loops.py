@@ -1,0 +1,248 @@
+"""Frontend, loops: `while` and `for name in range(...)`, lowered to `While` regions with
+explicit loop-carried values.
+
+A loop carries every variable it assigns that exists before it, the exit flags its body may
+set (control.py) and, for a range loop, its counter. Lowering one is three steps:
+
+1. `carried`: the names the loop carries and their types before it;
+2. `widen`: **loop-type widening**, a fixed point. A variable may widen inside the loop
+   (`s = 0` then `s += x` makes `s` a float; `return` inside the loop first binds `%retval`
+   there), and the loop's params must already have the wider type. So the loop is lowered
+   as a trial, its IR thrown away, and each carried type is joined with the type the body
+   leaves (`unify`); a name the body binds that must be carried joins the loop. Repeat
+   until nothing changes (at most `MAX_WIDENINGS` rounds: types only widen, i64 -> f64);
+3. `emit`: the loop lowered once more, with the final types, and appended.
+
+Steps 2 and 3 lower the condition and the body through the same function, `region`, which
+writes into builders of its own and never into the enclosing one.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Callable
+
+from .. import pytree
+from ..ir.builder import Builder
+from .control import BRK, CONT, RET, RETVAL, assigned, exits
+from ..errors import PyadTypeError
+from .context import Undefined, is_value, unify
+from ..ir.nodes import BOOL, F64, I64, Block, Var, While
+
+MAX_WIDENINGS = 4
+
+#: name -> (tuple structure, leaf types) of each loop-carried variable, in carried order
+Carried = dict[str, tuple[object, list[str]]]
+
+
+@dataclass(frozen=True)
+class LoopSpec:
+    """`while running and cond(env): body` (with a range loop's counter, if any)."""
+    node: ast.stmt
+    body: list[ast.stmt]
+    cond: Callable[[dict], object]
+    counter: tuple[str, str, Var] | None = None   # (env name, loop variable, step)
+
+
+@dataclass
+class Region:
+    """A loop's condition block, and its body as lowered (yields not yet added)."""
+    cond: Block
+    body: Builder
+    params: list[Var]
+    end: dict          # the environment at the end of the body
+
+
+class Loops:
+    """Loop lowering (see the module docstring); one per function body."""
+
+    def __init__(self, lw) -> None:
+        self.lw = lw
+        self.ctx = lw.ctx
+
+    # ------------------------------------------------------------------ statements
+    def while_stmt(self, node: ast.While) -> None:
+        if node.orelse:
+            raise self.ctx.error(node.orelse[0], "unsupported syntax: else clause of a loop")
+        self.loop(LoopSpec(node, node.body, lambda env: self.lw.exprs.expr(node.test)))
+
+    def for_stmt(self, node: ast.For) -> None:
+        ctx = self.ctx
+        if node.orelse:
+            raise ctx.error(node.orelse[0], "unsupported syntax: else clause of a loop")
+        it = node.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+                and ctx.resolve_static(it.func).obj is range and not it.keywords
+                and 1 <= len(it.args) <= 3):
+            raise ctx.error(it, "unsupported loop: only `for name in range(...)` loops "
+                            "are supported", hint="iterate over range(len(...)) or use while")
+        if not isinstance(node.target, ast.Name):
+            raise ctx.error(node.target, "the loop variable must be a single name")
+        start, stop, step, literal_step = self.range_args(it)
+
+        def cond(env):
+            i = env[counter]
+            if literal_step is not None:
+                return ctx.b.emit("lt" if literal_step > 0 else "gt", i, stop)
+            up = ctx.b.gt(step, ctx.b.const(0, I64))
+            return ctx.b.select(up, ctx.b.lt(i, stop), ctx.b.gt(i, stop))
+
+        counter = f"%i.{len(ctx.names.taken)}"  # one per loop; the printer drops the number
+        ctx.env[counter] = start
+        self.loop(LoopSpec(node, node.body, cond, (counter, node.target.id, step)))
+        del ctx.env[counter]
+
+    def range_args(self, it: ast.Call) -> tuple[Var, Var, Var, int | None]:
+        """start, stop, step of `range(...)`, and the step if it is a literal (else None);
+        a step that may be zero is checked at run time."""
+        ctx, ex = self.ctx, self.lw.exprs
+        args = []
+        for a in it.args:
+            v = ex.scalar(ex.expr(a), a)
+            if v.type == F64:
+                raise ctx.error(a, "range() arguments must be ints, not float",
+                                cls=PyadTypeError)
+            args.append(ctx.convert(v, I64))
+        start, stop, step = (([ctx.b.const(0, I64)] + args) if len(args) == 1 else args) \
+            + ([] if len(args) == 3 else [ctx.b.const(1, I64)])
+        literal_step = it.args[2].value if len(it.args) == 3 and isinstance(
+            it.args[2], ast.Constant) else (1 if len(it.args) < 3 else None)
+        if literal_step is None:
+            ctx.b.loc = ctx.src.loc(it)
+            ctx.b.emit("raise_if", ctx.b.eq(step, ctx.b.const(0, I64)),
+                       attrs=("ValueError", "range() arg 3 must not be zero"))
+        elif literal_step == 0:
+            raise ctx.error(it.args[2], "range() arg 3 must not be zero")
+        return start, stop, step, literal_step
+
+    # ------------------------------------------------------------------ the three steps
+    def loop(self, spec: LoopSpec) -> None:
+        ctx = self.ctx
+        env = ctx.env
+        outer = {f: env.pop(f) for f in (BRK, CONT) if f in env}  # flags of an outer loop
+        names, stored = self.carried_names(spec)
+        for flag in (BRK, RET):
+            if flag in names and flag not in env:
+                env[flag] = ctx.b.const(False, BOOL)
+        carried = self.widen(spec, {n: (pytree.structure(env[n]),
+                                        [v.type for v in pytree.leaves(env[n])])
+                                    for n in sorted(names) if is_value(env.get(n))})
+        self.emit(spec, dict(sorted(carried.items())))
+        for n in stored:  # assigned in the loop only: undefined after it
+            if n not in carried:
+                env[n] = Undefined(n)
+        env.pop(BRK, None)
+        env.update(outer)
+
+    def carried_names(self, spec: LoopSpec) -> tuple[set[str], set[str]]:
+        """The names the loop may carry (those bound before it will be), and the names its
+        body assigns."""
+        found = exits(spec.body)
+        stored = assigned(spec.body) | ({spec.counter[1]} if spec.counter else set())
+        names = stored | (found - {CONT}) | ({RETVAL} if RET in found else set())
+        if spec.counter:
+            names.add(spec.counter[0])
+        return names, stored
+
+    def widen(self, spec: LoopSpec, carried: Carried) -> Carried:
+        """Loop-type widening (step 2 of the module docstring): the fixed point of
+        `carried` under one trial lowering of the loop. Emits nothing."""
+        for _ in range(MAX_WIDENINGS):
+            end = self.region(spec, carried).end
+            wider = dict(carried)
+            for n, v in end.items():
+                if not is_value(v):
+                    continue
+                if n in carried:
+                    struct, types = carried[n]
+                    wider[n] = (struct, [unify(t, x.type)
+                                         for t, x in zip(types, pytree.leaves(v))])
+                elif n == RETVAL and RETVAL not in self.ctx.env:  # first bound in the loop
+                    wider[n] = (pytree.structure(v), [x.type for x in pytree.leaves(v)])
+            if wider == carried:
+                break
+            carried = wider
+        return carried
+
+    def emit(self, spec: LoopSpec, carried: Carried) -> None:
+        """Append the loop with the carried types found by `widen` (step 3)."""
+        ctx = self.ctx
+        loc = ctx.src.loc(spec.node)
+        ctx.b.loc = loc
+        for n, (struct, types) in carried.items():
+            if n not in ctx.env:  # e.g. %retval, first set inside the loop: starts as zeros
+                like = pytree.unflatten(struct, (Var("_", t) for t in types))
+                ctx.env[n] = self.lw.stmts.default(n, like)
+        inits = [ctx.convert(v, t) for n, (_, types) in carried.items()
+                 for v, t in zip(pytree.leaves(ctx.env[n]), types)]
+        region = self.region(spec, carried)
+        yields = []
+        with ctx.emitting(region.body):
+            for n, (struct, types) in carried.items():
+                v = region.end.get(n)
+                if not is_value(v) or pytree.structure(v) != struct:
+                    raise ctx.error(spec.node, f"`{n}` changes shape or becomes undefined "
+                                    "inside the loop")
+                yields.extend(ctx.convert(x, t) for x, t in zip(pytree.leaves(v), types))
+        body = Block(tuple(region.params), tuple(region.body.stmts), tuple(yields))
+        outs = [Var(ctx.names.fresh(n.lstrip("%")), t) for n, (_, ts) in carried.items()
+                for t in ts]
+        assert [o.type for o in outs] == [v.type for v in inits]
+        ctx.b.stmts.append(While(tuple(outs), tuple(inits), region.cond, body, loc))
+        it = iter(outs)
+        for n, (struct, _) in carried.items():
+            ctx.env[n] = pytree.unflatten(struct, it)
+
+    # ------------------------------------------------------------------ one lowering
+    def region(self, spec: LoopSpec, carried: Carried) -> Region:
+        """The loop's condition and body lowered for `carried`, each into a builder of its
+        own, with fresh params bound to the carried names. The enclosing builder and
+        environment are left as they were."""
+        ctx = self.ctx
+        loc = ctx.src.loc(spec.node)
+        before = dict(ctx.env)
+
+        def params() -> tuple[list[Var], dict]:
+            vs = [Var(ctx.names.fresh(n.lstrip("%")), t) for n, (_, ts) in carried.items()
+                  for t in ts]
+            it = iter(vs)
+            env = dict(before)
+            for n, (struct, _) in carried.items():
+                env[n] = pytree.unflatten(struct, it)
+            return vs, env
+
+        cparams, cenv = params()
+        with ctx.scope(cenv), ctx.emitting(Builder(ctx.names, loc)) as cb:
+            go = self.condition(spec, carried)
+        cond = Block(tuple(cparams), tuple(cb.stmts), (go,))
+        bparams, benv = params()
+        with ctx.scope(benv), ctx.emitting(Builder(ctx.names, loc)) as bb:
+            self.body(spec, loc)
+        return Region(cond, bb, bparams, benv)
+
+    def condition(self, spec: LoopSpec, carried: Carried) -> Var:
+        """Still running (no break, no return) and the user's condition."""
+        ctx, ex = self.ctx, self.lw.exprs
+        running = [ctx.env[f] for f in (BRK, RET) if f in carried]
+        if not running:
+            return ex.truth(spec.cond(ctx.env), spec.node)
+        stop = running[0] if len(running) == 1 else ctx.b.select(
+            running[0], running[0], running[1])
+        return ex.branch(stop, lambda: ctx.b.const(False, BOOL),
+                         lambda: ex.truth(spec.cond(ctx.env), spec.node), spec.node)
+
+    def body(self, spec: LoopSpec, loc) -> None:
+        ctx = self.ctx
+        ctx.loop_depth += 1
+        try:
+            if spec.counter:
+                name, target, step = spec.counter
+                ctx.env[target] = ctx.env[name]
+                self.lw.stmts.stmts(spec.body)
+                ctx.b.loc = loc
+                ctx.env[name] = ctx.b.add(ctx.env[name], step)
+            else:
+                self.lw.stmts.stmts(spec.body)
+        finally:
+            ctx.loop_depth -= 1
+        ctx.env.pop(CONT, None)

@@ -1,0 +1,124 @@
+"""Frontend: a Python function's source, plus its argument types, to a typed SSA `Func`.
+
+The source comes from `inspect`; globals and closure variables are resolved at compile time
+(modules such as `math`, functions, and int/float/bool constants, whose values are frozen
+into the compiled code). Python semantics are kept: int/int true division gives a float,
+`//` and `%` round toward -inf, `and`/`or`/`x if c else y` and chained comparisons
+short-circuit (they become `If` regions), bools act as ints in arithmetic.
+Anything outside the supported subset raises `PyadSyntaxError` pointing at the construct.
+
+`Lowering` composes the collaborators that lower one function body, all working on one
+`Context` (context.py: the builder, the environment, fresh names, the source):
+
+    stmts      control.py   statements, if regions, exits (break/continue/return)
+    loops      loops.py     while and for-range loops, loop-type widening
+    exprs      exprs.py     expressions, operators, comparisons, scalar values
+    functions  functions.py calls: routing, and the op table's spellings
+    arrays     arrays.py    indexing, stores, views, attributes, creation
+    arrayops   arrayops.py  whole-array operations, fused elementwise loops
+    calls      calls.py     the user's functions (inlined), custom rules
+               recursion.py recursive calls, lowered on their own
+"""
+from __future__ import annotations
+
+import ast
+import types
+from typing import Any
+
+from .. import pytree
+from .arrayops import ArrayOps
+from ..ir.builder import Builder, NameGen
+from .calls import CallLowering
+from .control import RETVAL, Statements, always_returns
+from .arrays import ArrayLowering
+from .context import Context, Source, Value
+from .exprs import Expressions
+from .functions import Functions
+from .loops import Loops
+from ..ir.nodes import Block, Func, Var
+from ..ir.memory import param_writes
+
+
+class Lowering:
+    """Lowers one function body for one tuple of argument types. With `parent` (a
+    Lowering), the body is inlined into the parent's IR (calls.py)."""
+
+    def __init__(self, fn: types.FunctionType, arg_types: tuple[str, ...] = (),
+                 parent: "Lowering | None" = None, callees: dict | None = None) -> None:
+        src = Source(fn, parent.ctx.src.filename if parent else None)
+        fdef = src.tree.body[0]
+        if not isinstance(fdef, ast.FunctionDef):
+            raise src.error(fdef, "pyad compiles plain `def` functions")
+        self.fn, self.fdef, self.arg_types = fn, fdef, arg_types
+        if parent is not None:
+            pc = parent.ctx
+            self.ctx = Context(fn, src, pc.names, pc.b, pc, pc.callees)
+        else:
+            names = NameGen()
+            self.ctx = Context(fn, src, names, Builder(names),
+                               None, {} if callees is None else callees)
+        self.stmts = Statements(self)
+        self.loops = Loops(self)
+        self.exprs = Expressions(self)
+        self.functions = Functions(self)
+        self.arrays = ArrayLowering(self)
+        self.arrayops = ArrayOps(self)
+        self.calls = CallLowering(self)
+        self.result: Value | None = None
+
+    # ------------------------------------------------------------------ other bodies
+    def inlined(self, fn: types.FunctionType) -> "Lowering":
+        """A lowering of `fn`'s body into this one's IR (its parameters still unbound)."""
+        return Lowering(fn, parent=self)
+
+    def separate(self, fn: types.FunctionType, arg_types: tuple[str, ...]) -> "Lowering":
+        """A lowering of `fn` as a function of its own (a recursive callee), sharing this
+        compile's recursive callees."""
+        return Lowering(fn, arg_types, callees=self.ctx.callees)
+
+    # ------------------------------------------------------------------ entry points
+    def run(self, signature_checked: bool = False) -> Func:
+        """The Func; `signature_checked` when called with arguments bound by `calls.bind`
+        (defaults filled in) rather than from Python."""
+        ctx, a = self.ctx, self.fdef.args
+        if not signature_checked and (a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs
+                                      or a.defaults):
+            raise ctx.error(self.fdef, "unsupported signature: only plain positional "
+                            "parameters without defaults are supported")
+        params = []
+        for arg, t in zip(a.args, self.arg_types):
+            v = Var(ctx.names.fresh(arg.arg), t)
+            params.append(v)
+            ctx.env[arg.arg] = v
+        self.result = self.body()
+        block = Block(tuple(params), tuple(ctx.b.stmts), tuple(pytree.leaves(self.result)))
+        for store, param in param_writes(block):
+            raise ctx.src.error_at(
+                store.loc, f"cannot assign into argument array `{param.name}`: a compiled "
+                "function never modifies its arguments",
+                hint=f"work on a copy: `{param.name} = {param.name}.copy()`")
+        return Func(self.fdef.name, block, ctx.src.filename, tuple(x.arg for x in a.args))
+
+    def body(self) -> Value:
+        """Lower the function body (parameters already bound in `ctx.env`); the returned
+        value."""
+        body = list(self.fdef.body)
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            body = body[1:]  # docstring
+        if not always_returns(body):
+            raise self.ctx.error(self.fdef, f"function {self.fdef.name} does not return a "
+                                 "value on every path", hint="end every path with a return "
+                                 "statement returning a number or a tuple of numbers")
+        self.stmts.stmts(body)
+        return self.ctx.env[RETVAL]
+
+
+def lower(fn: types.FunctionType, arg_types: tuple[str, ...]) -> tuple[Func, Any]:
+    """Lower `fn` for `arg_types`. Returns the Func and the shape of its return value
+    (an int index into the results, or a nested tuple of them) to rebuild Python tuples.
+    Recursive callees (`ir.callees_of(func)`) are left as lowered, for the pipeline to
+    simplify."""
+    lw = Lowering(fn, arg_types)
+    func = lw.run()
+    return func, pytree.indexed(lw.result)

@@ -1,0 +1,96 @@
+"""Loops built by the compiler itself (array creation, whole-array operations, adjoint
+seeding): `for i in range(n)` as a `While` region, and nests of them over an array's shape;
+and the recognition of counted loops (range() loops and `while i < n: ... i += k`).
+
+    outs = for_range(b, n, [acc0], lambda bb, i, acc: [bb.add(acc[0], ...)])
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from .builder import Builder
+from .nodes import I64, Block, Op, Var, While, walk
+
+Body = Callable[[Builder, Var, list], list]
+
+
+def for_range(b: Builder, n: Var, carried: list[Var], body: Body, lo: Var | None = None) -> list[Var]:
+    """Append `for i in range(lo, n)` to `b`; `body(bb, i, params)` emits into `bb` and returns
+    the next carried values. Returns the carried values after the loop."""
+    names = b.names
+    start = lo if lo is not None else b.const(0, I64)
+    one = b.const(1, I64)  # the step lives outside: the AD pass recognizes the counter
+    cps = [Var(names.fresh("i"), I64)] + [Var(names.fresh("c"), v.type) for v in carried]
+    cb = Builder(names, b.loc)
+    go = cb.lt(cps[0], n)
+    bps = [Var(names.fresh("i"), I64)] + [Var(names.fresh("c"), v.type) for v in carried]
+    bb = Builder(names, b.loc)
+    new = body(bb, bps[0], bps[1:])
+    nxt = bb.add(bps[0], one)
+    outs = [Var(names.fresh("i"), I64)] + [Var(names.fresh("c"), v.type) for v in carried]
+    b.stmts.append(While(tuple(outs), (start, *carried), Block(tuple(cps), tuple(cb.stmts), (go,)),
+                         Block(tuple(bps), tuple(bb.stmts), (nxt, *new)), b.loc))
+    return outs[1:]
+
+
+def for_each(b: Builder, dims: list[Var], body: Callable[[Builder, list[Var]], None]) -> None:
+    """Append a loop nest over every index of `dims` (row-major); `body(bb, idx)` emits the
+    work for one index."""
+    def level(bb: Builder, idx: list[Var]) -> None:
+        k = len(idx)
+        if k == len(dims):
+            body(bb, idx)
+            return
+        for_range(bb, dims[k], [], lambda inner, i, _: (level(inner, idx + [i]), [])[1])
+    level(b, [])
+
+
+def reduce_each(b: Builder, dims: list[Var], init: list[Var],
+                body: Callable[[Builder, list[Var], list], list]) -> list[Var]:
+    """A loop nest over `dims` carrying accumulators: `body(bb, idx, acc)` returns the next
+    accumulators. Returns the final ones."""
+    def level(bb: Builder, idx: list[Var], acc: list) -> list:
+        k = len(idx)
+        if k == len(dims):
+            return body(bb, idx, acc)
+        return for_range(bb, dims[k], acc, lambda inner, i, a: level(inner, idx + [i], a))
+    return level(b, [], list(init))
+
+
+def loop_counters(s: While) -> dict[str, tuple[Var, Var | int]]:
+    """Carried i64 values that step by a loop-invariant amount each trip (range() counters,
+    `i += 3` in a while loop): body param name -> (initial value, step), the step a value
+    defined before the loop or an int constant."""
+    inner = {p.name for p in s.body.params} | {o.name for st in walk(s.body) for o in st.outs}
+    defs = {st.outs[0].name: st for st in s.body.body if isinstance(st, Op) and st.outs}
+    found = {}
+    for k, p in enumerate(s.body.params):
+        st = defs.get(s.body.results[k].name)
+        if p.type != I64 or st is None or st.op != "add" or st.args[0] != p:
+            continue
+        step = st.args[1]
+        if step.name in inner:
+            const = defs.get(step.name)
+            if const is None or const.op != "const":
+                continue
+            step = const.attrs[0]
+        found[p.name] = (s.inits[k], step)
+    return found
+
+
+def range_bounds(s: While) -> tuple[int, Var, Var, Var | int] | None:
+    """`(k, lo, hi, step)` of a loop that exits only when its counter, carried value k,
+    reaches a bound fixed before the loop (`for i in range(lo, hi, step)` with step > 0,
+    `while i < hi: ... i += step`), or None."""
+    if len(s.cond.body) != 1:
+        return None
+    lt = s.cond.body[0]
+    if not (isinstance(lt, Op) and lt.op == "lt" and s.cond.results == lt.outs):
+        return None
+    i, hi = lt.args
+    params = [p.name for p in s.cond.params]
+    if i.name not in params or hi.name in params:
+        return None
+    k = params.index(i.name)
+    counter = loop_counters(s).get(s.body.params[k].name)
+    return None if counter is None else (k, counter[0], hi, counter[1])

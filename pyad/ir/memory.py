@@ -1,0 +1,142 @@
+"""Which array values share memory (alias classes), and facts about writes into them.
+
+Two array values are in one class when one is a view of the other, or when they meet in an
+If result or a loop-carried value. A class's roots are the parameters and allocations in it.
+The frontend uses this to refuse writes into argument arrays; the AD pass uses it for the
+activity of arrays (a store of an active value activates the whole class) and to know which
+loads read memory that nothing writes afterwards (those elements can be re-read in the reverse
+sweep instead of being saved).
+"""
+from __future__ import annotations
+
+from .nodes import Block, If, Op, Stmt, Var, While, blocks_of, is_array, walk
+
+VIEW_OPS = frozenset({"row", "col", "slice", "transpose"})
+WRITE_OPS = frozenset({"store", "accum"})
+
+
+class AliasClasses:
+    def __init__(self, block: Block) -> None:
+        self.parent: dict[str, str] = {}
+        for p in block.params:
+            self._add(p)
+        for s in walk(block):
+            if isinstance(s, Op):
+                for o in s.outs:
+                    self._add(o)
+                if s.op in VIEW_OPS:
+                    self._union(s.outs[0], s.args[0])
+            elif isinstance(s, If):
+                for k, o in enumerate(s.outs):
+                    self._add(o)
+                    self._union(o, s.then.results[k])
+                    self._union(o, s.orelse.results[k])
+            elif isinstance(s, While):
+                for k, o in enumerate(s.outs):
+                    for v in (o, s.cond.params[k], s.body.params[k]):
+                        self._add(v)
+                    for v in (s.inits[k], s.cond.params[k], s.body.params[k],
+                              s.body.results[k]):
+                        self._union(o, v)
+
+    def _add(self, v: Var) -> None:
+        if is_array(v.type):
+            self.parent.setdefault(v.name, v.name)
+
+    def find(self, name: str) -> str:
+        root = name
+        while self.parent[root] != root:
+            root = self.parent[root]
+        while self.parent[name] != root:
+            self.parent[name], name = root, self.parent[name]
+        return root
+
+    def _union(self, a: Var, b: Var) -> None:
+        if is_array(a.type) and is_array(b.type):
+            self._add(a)
+            self._add(b)
+            self.parent[self.find(a.name)] = self.find(b.name)
+
+    def members(self, name: str) -> list[str]:
+        root = self.find(name)
+        return [n for n in self.parent if self.find(n) == root]
+
+
+def _writes(s: Stmt, classes: AliasClasses) -> set[str]:
+    stmts = [s] if isinstance(s, Op) else [t for b in blocks_of(s) for t in walk(b)]
+    return {classes.find(t.args[0].name) for t in stmts
+            if isinstance(t, Op) and t.op in WRITE_OPS}
+
+
+def final_loads(block: Block, classes: AliasClasses) -> set[str]:
+    """Names of the loads whose array is not written again once the load has run: no write
+    into its class follows the load in its block or in any enclosing block, and no loop
+    around the load writes into it. The memory such a load read still holds the same value
+    when the reverse sweep runs, so the reverse sweep may re-read it."""
+    found: set[str] = set()
+
+    def visit(blk: Block, later: set[str]) -> None:
+        suffix = [set() for _ in range(len(blk.body) + 1)]
+        for i in range(len(blk.body) - 1, -1, -1):
+            suffix[i] = suffix[i + 1] | _writes(blk.body[i], classes)
+        for i, s in enumerate(blk.body):
+            after = later | suffix[i + 1]
+            if isinstance(s, Op) and s.op == "load":
+                if classes.find(s.args[0].name) not in after:
+                    found.add(s.outs[0].name)
+            elif isinstance(s, If):
+                visit(s.then, after)
+                visit(s.orelse, after)
+            elif isinstance(s, While):  # the next trip runs the whole loop again
+                around = after | _writes(s, classes)
+                visit(s.cond, around)
+                visit(s.body, around)
+
+    visit(block, set())
+    return found
+
+
+def points_to(block: Block) -> dict[str, set[str]]:
+    """For each array value, the parameters and allocations whose memory it may refer to."""
+    pts: dict[str, set[str]] = {p.name: {p.name} for p in block.params if is_array(p.type)}
+    changed = True
+
+    def add(v: Var, roots: set[str]) -> None:
+        nonlocal changed
+        cur = pts.setdefault(v.name, set())
+        if not roots <= cur:
+            cur |= roots
+            changed = True
+
+    def get(v: Var) -> set[str]:
+        return pts.get(v.name, set())
+
+    while changed:
+        changed = False
+        for s in walk(block):
+            if isinstance(s, Op) and s.outs and is_array(s.outs[0].type):
+                add(s.outs[0], get(s.args[0]) if s.op in VIEW_OPS else {s.outs[0].name})
+            elif isinstance(s, If):
+                for k, o in enumerate(s.outs):
+                    if is_array(o.type):
+                        add(o, get(s.then.results[k]) | get(s.orelse.results[k]))
+            elif isinstance(s, While):
+                for k, o in enumerate(s.outs):
+                    if is_array(o.type):
+                        roots = get(s.inits[k]) | get(s.body.results[k])
+                        for v in (o, s.cond.params[k], s.body.params[k]):
+                            add(v, roots)
+    return pts
+
+
+def param_writes(block: Block) -> list[tuple[Op, Var]]:
+    """Stores into an array that may be (a view of) a parameter: (store, parameter)."""
+    pts = points_to(block)
+    params = {p.name: p for p in block.params if is_array(p.type)}
+    found = []
+    for s in walk(block):
+        if isinstance(s, Op) and s.op == "store":
+            hit = sorted(pts.get(s.args[0].name, set()) & params.keys())
+            if hit:
+                found.append((s, params[hit[0]]))
+    return found

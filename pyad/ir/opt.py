@@ -1,0 +1,133 @@
+"""Simplifying passes on IR blocks: dead-code elimination, constant folding and CSE.
+
+All ops are pure except those marked `effect` in the op table (tape pushes and pops, error
+checks, array stores), which are never removed, merged or evaluated at compile time; array
+loads and allocations (`memory` rows) are never merged either. An op whose results
+are unused is removed, and an If whose results are unused loses those results (and is
+removed when none is left and it has no effects). An op that can raise (division, int
+conversion) is removed too when unused: like Numba, pyad does not keep work alive only for
+its errors (explicit checks such as range()'s step are `raise_if` effects and stay).
+"""
+from __future__ import annotations
+
+from .nodes import Block, Func, If, Op, Stmt, Var, While, blocks_of, free_vars, rename_note, walk
+from .ops import OPS
+
+
+def has_effects(s: Stmt) -> bool:
+    if isinstance(s, Op):
+        return OPS[s.op].effect
+    return any(has_effects(t) for b in blocks_of(s) for t in walk(b))
+
+
+def dce_block(block: Block, live: set[str]) -> Block:
+    """Remove statements of `block` that nothing in `live` (names needed after it) uses.
+    `live` is updated with the names the kept statements use."""
+    live.update(r.name for r in block.results)
+    kept: list[Stmt] = []
+    for s in reversed(block.body):
+        if isinstance(s, Op):
+            if not OPS[s.op].effect and not any(o.name in live for o in s.outs):
+                continue
+            live.update(a.name for a in s.args)
+            kept.append(s)
+            continue
+        if isinstance(s, While):
+            if not has_effects(s) and not any(o.name in live for o in s.outs):
+                continue
+            cond = dce_block(s.cond, set())
+            body = dce_block(s.body, set())
+            live.update(v.name for v in s.inits)
+            for b in (cond, body):
+                live.update(v.name for v in free_vars(b))
+            kept.append(While(s.outs, s.inits, cond, body, s.loc, s.note))
+            continue
+        idx = [i for i, o in enumerate(s.outs) if o.name in live]
+        if not idx and not has_effects(s):
+            continue
+        branches = []
+        for b in (s.then, s.orelse):
+            pruned = Block(b.params, b.body, tuple(b.results[i] for i in idx))
+            branches.append(dce_block(pruned, set()))
+        live.add(s.cond.name)
+        for b in branches:
+            live.update(v.name for v in free_vars(b))
+        kept.append(If(tuple(s.outs[i] for i in idx), s.cond, branches[0], branches[1], s.loc))
+    return Block(block.params, tuple(reversed(kept)), block.results)
+
+
+def dce(func: Func) -> Func:
+    return Func(func.name, dce_block(func.block, set()), func.filename, func.arg_names)
+
+
+def fold_constants(func: Func) -> Func:
+    """Evaluate ops whose arguments are all constants (when evaluation cannot raise)."""
+    consts: dict[str, object] = {}
+
+    def fold(block: Block) -> Block:
+        body: list[Stmt] = []
+        for s in block.body:
+            if isinstance(s, If):
+                s = If(s.outs, s.cond, fold(s.then), fold(s.orelse), s.loc)
+            elif isinstance(s, While):
+                s = While(s.outs, s.inits, fold(s.cond), fold(s.body), s.loc, s.note)
+            elif s.op == "const":
+                consts[s.outs[0].name] = s.attrs[0]
+            elif s.args and all(a.name in consts for a in s.args) and len(s.outs) == 1 \
+                    and not OPS[s.op].effect and not OPS[s.op].memory \
+                    and OPS[s.op].py is not None:
+                try:
+                    value = OPS[s.op].py(*(consts[a.name] for a in s.args))
+                except (ArithmeticError, ValueError, LookupError):
+                    value = None
+                if isinstance(value, (bool, int, float)):
+                    out: Var = s.outs[0]
+                    value = {"f64": float, "i64": int, "bool": bool}[out.type](value)
+                    consts[out.name] = value
+                    s = Op(s.outs, "const", (), (value,), s.loc)
+            body.append(s)
+        return Block(block.params, tuple(body), block.results)
+
+    return Func(func.name, fold(func.block), func.filename, func.arg_names)
+
+
+def cse_block(block: Block, known: dict | None = None) -> Block:
+    """Common-subexpression elimination: an op repeated with the same arguments reuses the
+    first result (ops are pure). Values of enclosing blocks are visible in nested ones."""
+    return _cse(block, dict(known or {}), {})
+
+
+def _cse(block: Block, known: dict, merged: dict[str, Var]) -> Block:
+    """`block` with repeated ops removed; `merged` maps each removed result to the value
+    that replaces it (names are unique in a function, so one map serves every block)."""
+    known = dict(known)  # what this block computes is not visible after it
+    body: list[Stmt] = []
+
+    def r(v: Var) -> Var:
+        return merged.get(v.name, v)
+
+    for s in block.body:
+        if isinstance(s, If):
+            then, orelse = _cse(s.then, known, merged), _cse(s.orelse, known, merged)
+            body.append(If(s.outs, r(s.cond), then, orelse, s.loc))
+            continue
+        if isinstance(s, While):
+            inits = tuple(map(r, s.inits))
+            cond, loop_body = _cse(s.cond, known, merged), _cse(s.body, known, merged)
+            body.append(While(s.outs, inits, cond, loop_body, s.loc, rename_note(s.note, r)))
+            continue
+        s = Op(s.outs, s.op, tuple(map(r, s.args)), s.attrs, s.loc)
+        key = (s.op, tuple(a.name for a in s.args), s.attrs, tuple(o.type for o in s.outs))
+        if OPS[s.op].effect or OPS[s.op].memory or len(s.outs) != 1:
+            body.append(s)  # loads are not merged: a store may come between them
+            continue
+        if key in known:
+            merged[s.outs[0].name] = known[key]
+            continue
+        known[key] = s.outs[0]
+        body.append(s)
+    return Block(block.params, tuple(body), tuple(map(r, block.results)))
+
+
+def cse(func: Func) -> Func:
+    return Func(func.name, cse_block(func.block), func.filename, func.arg_names)
