@@ -35,7 +35,8 @@ def test_programs_use_the_whole_subset():
     sources = [generate.generate(s).source for s in range(SUITE_SEEDS)]
     for construct in ("while ", " % 1.5", " // 0.75", "math.floor", "-0.5 < ", "break", "continue", "np.where", "np.maximum", "@", "np.dot",
                       "np.sum", "return (", "for j", "[1:", " -= ", "def h", "def r",
-                      "if m <= 0", ".copy()", "elif ", " else "):
+                      "if m <= 0", ".copy()", "elif ", " else ", "np.zeros((", "[:, ",
+                      "def f(x, y, a, b", "] = a[j", "np.dot(sc"):
         assert any(construct in s for s in sources), construct
 
 

@@ -65,7 +65,7 @@ def _flat(args) -> list[float]:
     out = []
     for a in args:
         if isinstance(a, np.ndarray):
-            out += [float(v) for v in a]
+            out += [float(v) for v in a.ravel()]
         elif isinstance(a, float):
             out.append(a)
     return out
@@ -76,7 +76,7 @@ def _with(args, flat):
     out = []
     for a in args:
         if isinstance(a, np.ndarray):
-            out.append(np.array([next(it) for _ in a]))
+            out.append(np.array([next(it) for _ in range(a.size)]).reshape(a.shape))
         elif isinstance(a, float):
             out.append(next(it))
         else:
@@ -99,9 +99,9 @@ def dual_gradient(source: str, args) -> tuple[float, np.ndarray]:
     dargs = []
     for a in args:
         if isinstance(a, np.ndarray):
-            arr = np.empty(len(a), dtype=object)
-            for i, v in enumerate(a):
-                arr[i] = seed(float(v))
+            arr = np.empty(a.shape, dtype=object)
+            for i in np.ndindex(a.shape):
+                arr[i] = seed(float(a[i]))
             dargs.append(arr)
         elif isinstance(a, float):
             dargs.append(seed(a))
@@ -136,7 +136,7 @@ def _pyad_grad(args, grads) -> np.ndarray:
     out = []
     for a, g in zip(args, grads):
         if isinstance(a, np.ndarray):
-            out += list(np.asarray(g, float))
+            out += list(np.asarray(g, float).ravel())
         elif isinstance(a, float):
             out.append(float(g))
     return np.array(out)
@@ -144,7 +144,7 @@ def _pyad_grad(args, grads) -> np.ndarray:
 
 def run(source: str, args) -> Outcome:
     import pyad
-    from pyad.errors import PyadError
+    from pyad.errors import PyadError, PyadInternalError
     try:
         mod = load(source)
     except Exception as exc:  # the generator wrote invalid Python: a tester bug
@@ -182,6 +182,8 @@ def run(source: str, args) -> Outcome:
         value, grads = f.value_and_grad(*args)
         pb_value, back = f.pullback(*args)
         pb_grads = back(1.0)
+    except PyadInternalError as exc:
+        return Outcome("internal error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=-4)}")
     except PyadError as exc:
         return Outcome("refused", f"{type(exc).__name__}: {exc}")
     except Exception as exc:

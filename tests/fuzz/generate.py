@@ -2,8 +2,8 @@
 
 A program is a module: `import math`, `import numpy as np`, a few helper functions (inlined
 by pyad; one may be recursive), and the function under test `f(x, y, a[, n])`: floats `x`,
-`y`, a float array `a` of a length N fixed per program, and sometimes an int `n` used as a
-loop bound. `f` returns a float.
+`y`, a float array `a` of a length N fixed per program, sometimes a float (N, 2) array `b`,
+and sometimes an int `n` used as a loop bound. `f` returns a float.
 
 What the bodies are made of (each kind has a weight; `Features` turns kinds off):
 scalars and math functions chosen to stay inside their domains (`log(1 + e*e)`, division by
@@ -11,7 +11,7 @@ scalars and math functions chosen to stay inside their domains (`log(1 + e*e)`, 
 `for i in range(...)` (ascending, descending, empty, bounded by `n` or `len(a)`), `while`
 loops with a counter, `break`, `continue`, early `return` from inside loops and branches,
 local arrays written and overwritten element by element (indices in bounds, negative ones
-too), fill loops, views (`v = sc[1:3]`, written through), buffer swaps, copies, whole-array
+too), fill loops, 2-D arrays (`m[i, j]`, rows `m[i]` and columns `m[:, j]` as views), views (`v = sc[1:3]`, written through), buffer swaps, copies, whole-array
 expressions (`np.tanh(a) * s + sc`, `np.where`, `np.maximum`, `@`, `np.sum`, `np.dot`,
 `np.max`, `np.mean`), tuple assignments and swaps, helper calls with tuple results, and
 recursion on numbers.
@@ -42,6 +42,7 @@ class Features:
     helpers: bool = True
     recursion: bool = True
     int_arg: bool = True
+    matrices: bool = True       # 2-D arrays: element access, row and column views
 
 
 @dataclass
@@ -67,17 +68,28 @@ class Arr:
 
 
 @dataclass
+class Mat:
+    """A 2-D array of shape (rows, cols)."""
+    name: str
+    rows: int
+    cols: int
+    writable: bool
+
+
+@dataclass
 class Scope:
     floats: list[str] = field(default_factory=list)
     ints: list[IntVar] = field(default_factory=list)
     arrays: list[Arr] = field(default_factory=list)
+    matrices: list[Mat] = field(default_factory=list)
     in_loop: bool = False
     returns: str = "float"      # "float" or "pair": what a `return` in this function gives
     depth: int = 0              # nesting of compound statements
 
     def child(self, **kw) -> "Scope":
         return replace(self, floats=list(self.floats), ints=list(self.ints),
-                       arrays=list(self.arrays), depth=self.depth + 1, **kw)
+                       arrays=list(self.arrays), matrices=list(self.matrices),
+                       depth=self.depth + 1, **kw)
 
 
 @dataclass
@@ -116,19 +128,24 @@ class Generator:
         if self.f.recursion and self.chance(0.25):
             parts += self.recursive_helper(), ""
         with_n = self.f.int_arg and self.chance(0.3)
-        names = ("x", "y", "a") + (("n",) if with_n else ())
+        with_b = self.f.matrices and self.chance(0.3)
+        names = ("x", "y", "a") + (("b",) if with_b else ()) + (("n",) if with_n else ())
         scope = Scope(floats=["x", "y"], arrays=[Arr("a", self.n, False)])
+        if with_b:
+            scope.matrices.append(Mat("b", self.n, 2, False))
         if with_n:
             scope.ints.append(IntVar("n", 0, 4))
         self.budget = rng.randint(4, 14)
         body = self.prologue(scope) + self.block(scope, top=True)
-        body.append(f"return {self.expr(scope)}")
+        body.append(f"return {self.expr(scope)} + {self.everything(scope)}")
         parts.append(f"def f({', '.join(names)}):")
         parts += ["    " + line for line in body]
         x, y = (round(rng.uniform(-1.5, 1.5), 3) for _ in range(2))
         import numpy as np
         a = np.array([round(rng.uniform(-1.5, 1.5), 3) for _ in range(self.n)])
-        args = (x, y, a) + ((rng.randint(0, 4),) if with_n else ())
+        b = np.array([[round(rng.uniform(-1.5, 1.5), 3) for _ in range(2)]
+                      for _ in range(self.n)])
+        args = (x, y, a) + ((b,) if with_b else ()) + ((rng.randint(0, 4),) if with_n else ())
         return Program(self.seed, "\n".join(parts) + "\n", args, names)
 
     def prologue(self, scope: Scope) -> list[str]:
@@ -145,6 +162,12 @@ class Generator:
                                         "a.copy()", f"np.ones({self.n})", "np.zeros_like(a)"])
                 lines.append(f"{name} = {init}")
                 scope.arrays.append(Arr(name, self.n, True))
+        if self.f.matrices and self.chance(0.3):
+            name = self.fresh("m")
+            init = self.rng.choice([f"np.zeros(({self.n}, 2))", "np.ones((len(a), 2))"]
+                                   + (["b.copy()"] if scope.matrices else []))
+            lines.append(f"{name} = {init}")
+            scope.matrices.append(Mat(name, self.n, 2, True))
         return lines
 
     def helper(self) -> str:
@@ -154,7 +177,8 @@ class Generator:
         if "f" not in params:
             params = ("f",) + params
         returns = rng.choice(["float", "float", "pair"])
-        names = [f"p{k}" if p == "f" else f"v{k}" for k, p in enumerate(params)]
+        # p and u are no prefixes of fresh(): a local never takes a parameter's name
+        names = [f"p{k}" if p == "f" else f"u{k}" for k, p in enumerate(params)]
         scope = Scope(floats=[m for m, p in zip(names, params) if p == "f"],
                       arrays=[Arr(m, self.n, False) for m, p in zip(names, params) if p == "a"],
                       returns=returns)
@@ -179,7 +203,20 @@ class Generator:
     def result(self, scope: Scope) -> str:
         if scope.returns == "pair":
             return f"{self.expr(scope)}, {self.expr(scope)}"
+        if self.chance(0.5):
+            return f"{self.expr(scope)} + {self.everything(scope)}"
         return self.expr(scope)
+
+    def everything(self, scope: Scope) -> str:
+        """A sum over every float and array in scope, so that nothing computed is dead and
+        every value reaches the gradient (weights keep the terms apart)."""
+        terms = [f"{self.rng.choice(['0.3', '0.7', '-0.45', '1.1'])} * {v}"
+                 for v in scope.floats]
+        for arr in scope.arrays + scope.matrices:
+            terms.append(self.rng.choice([f"np.sum({arr.name} * {arr.name})",
+                                          f"np.sum(np.sin({arr.name}))",
+                                          f"0.5 * np.sum({arr.name})"]))
+        return " + ".join(terms) if terms else "0.0"
 
     # ------------------------------------------------------------------ statements
     def block(self, scope: Scope, top: bool = False) -> list[str]:
@@ -216,6 +253,13 @@ class Generator:
             kinds["swap"] = 1
         if self.f.views and scope.arrays:
             kinds["view"] = 1
+        if scope.matrices:
+            kinds["matrix_view"] = 1
+            if any(m.writable for m in scope.matrices):
+                kinds["matrix_store"] = 3
+                kinds["matrix_assign"] = 1
+                if nested:
+                    kinds["matrix_fill"] = 1
         if self.callable(scope, "pair"):
             kinds["call_pair"] = 1
         kind = self.rng.choices(list(kinds), weights=list(kinds.values()))[0]
@@ -290,7 +334,23 @@ class Generator:
         rng_text, lo, hi = self.loop_range(scope)
         inner = scope.child(in_loop=True)
         inner.ints.append(IntVar(i, lo, hi))
-        return [f"for {i} in {rng_text}:"] + self.indent(self.block(inner))
+        first = []
+        if self.f.arrays and any(a.writable for a in scope.arrays) and self.chance(0.3):
+            first = self.fill_and_reduce(inner)  # scratch refilled each trip: common
+        return [f"for {i} in {rng_text}:"] + self.indent(first + self.block(inner))
+
+    def fill_and_reduce(self, scope: Scope) -> list[str]:
+        """A fill of a scratch array, then a reduction of it into a float: the body of most
+        numerical loops (`d[j] = x[j] - mu[j]`, then `s += d[j] * d[j]` or `np.dot(d, d)`)."""
+        lines = self.st_fill(scope)
+        sc = lines[1].split("[")[0].strip()
+        arr = next(a for a in scope.arrays if a.name == sc)
+        acc = self.rng.choice(scope.floats)
+        k, m = self.index(scope, arr.length), self.index(scope, arr.length)
+        lines.append(self.rng.choice([f"{acc} = {acc} + {sc}[{k}] * {sc}[{m}]",
+                                      f"{acc} += np.dot({sc}, {sc})",
+                                      f"{acc} += math.tanh({sc}[{k}]) * {sc}[{m}]"]))
+        return lines
 
     def st_while(self, scope: Scope) -> list[str]:
         k = self.fresh("k")
@@ -323,11 +383,16 @@ class Generator:
         inner = scope.child(in_loop=True)
         inner.ints.append(IntVar(j, 0, arr.length - 1))
         full = self.full_length(scope)
-        bound = f"len({full})" if arr.length == self.n and full and self.chance(0.5) \
-            else str(arr.length)
-        op = self.rng.choice(["=", "=", "+="])
-        return [f"for {j} in range({bound}):",
-                f"    {arr.name}[{j}] {op} {self.expr(inner, 2)}"]
+        bound = self.rng.choice([f"len({arr.name})", str(arr.length)]
+                                + ([f"len({full})"] if arr.length == self.n and full else []))
+        op = self.rng.choice(["=", "=", "=", "+="])
+        e = self.expr(inner, 2) if self.chance(0.5) else self.arithmetic(inner, 2)
+        sources = [a.name for a in scope.arrays if a.length == arr.length]
+        if sources and self.chance(0.7):  # the usual fill: element j of another array, and
+            outer = [v.name for v in scope.ints if v.name != j]  # maybe the outer counter
+            extra = f" + {self.rng.choice(outer)} * 0.5" if outer and self.chance(0.4) else ""
+            e = f"{self.rng.choice(sources)}[{j}] {self.rng.choice(['*', '+', '-'])} {e}{extra}"
+        return [f"for {j} in range({bound}):", f"    {arr.name}[{j}] {op} {e}"]
 
     def full_length(self, scope: Scope) -> str | None:
         """The name of an array of the program's length N in scope (for `len(...)`)."""
@@ -359,6 +424,41 @@ class Generator:
         scope.arrays.append(Arr(name, hi - lo, base.writable))
         return [f"{name} = {base.name}[{lo}:{hi}]"]
 
+    def st_matrix_store(self, scope: Scope) -> list[str]:
+        m = self.rng.choice([m for m in scope.matrices if m.writable])
+        op = self.rng.choice(["=", "=", "+=", "-="])
+        return [f"{m.name}[{self.index(scope, m.rows)}, {self.index(scope, m.cols)}] {op} "
+                f"{self.expr(scope)}"]
+
+    def st_matrix_fill(self, scope: Scope) -> list[str]:
+        m = self.rng.choice([m for m in scope.matrices if m.writable])
+        i, j = self.fresh("i"), self.fresh("j")
+        inner = scope.child(in_loop=True)
+        inner.ints += [IntVar(i, 0, m.rows - 1), IntVar(j, 0, m.cols - 1)]
+        return [f"for {i} in range({m.rows}):", f"    for {j} in range({m.cols}):",
+                f"        {m.name}[{i}, {j}] = {self.expr(inner, 2)}"]
+
+    def st_matrix_assign(self, scope: Scope) -> list[str]:
+        m = self.rng.choice(scope.matrices)
+        e = self.rng.choice([f"np.tanh({m.name}) * {self.expr(scope, 1)}",
+                             f"{m.name} * {m.name} + {self.expr(scope, 1)}",
+                             f"np.sin({m.name}) - {m.name}"])
+        targets = [t for t in scope.matrices if t.writable and (t.rows, t.cols) == (m.rows, m.cols)]
+        if targets and self.chance(0.5):
+            return [f"{self.rng.choice(targets).name} = {e}"]
+        name = self.fresh("m")
+        scope.matrices.append(Mat(name, m.rows, m.cols, True))
+        return [f"{name} = {e}"]
+
+    def st_matrix_view(self, scope: Scope) -> list[str]:
+        m = self.rng.choice(scope.matrices)
+        name = self.fresh("v")
+        if self.chance(0.5):
+            scope.arrays.append(Arr(name, m.cols, m.writable))
+            return [f"{name} = {m.name}[{self.index(scope, m.rows)}]"]
+        scope.arrays.append(Arr(name, m.rows, m.writable))
+        return [f"{name} = {m.name}[:, {self.index(scope, m.cols)}]"]
+
     @staticmethod
     def indent(lines: list[str]) -> list[str]:
         return ["    " + line for line in lines]
@@ -384,9 +484,19 @@ class Generator:
         if r < 7 and scope.arrays:
             arr = self.rng.choice(scope.arrays)
             return f"{arr.name}[{self.index(scope, arr.length)}]"
+        if r == 8 and scope.matrices:
+            m = self.rng.choice(scope.matrices)
+            return f"{m.name}[{self.index(scope, m.rows)}, {self.index(scope, m.cols)}]"
         if r == 7 and scope.ints:
             return f"{self.rng.choice(scope.ints).name} * 0.5"
         return self.rng.choice(CONSTS)
+
+    def arithmetic(self, scope: Scope, depth: int) -> str:
+        """+, - and * of leaves only (what `d[j] = x[j] - mu[j]` is made of)."""
+        if depth <= 0 or self.chance(0.3):
+            return self.leaf(scope)
+        op = self.rng.choice([" + ", " - ", " * "])
+        return f"({self.arithmetic(scope, depth - 1)}{op}{self.arithmetic(scope, depth - 1)})"
 
     def bounded(self, scope: Scope) -> str:
         """A factor of magnitude below 1.5, so that `*=` in loops does not overflow."""
@@ -406,7 +516,7 @@ class Generator:
             return self.rng.choice(BINARY).format(sub(), sub())
         if r < 14:
             return f"({sub()} if {self.cond(scope, depth - 1)} else {sub()})"
-        if r < 16 and self.f.whole_array and scope.arrays:
+        if r < 16 and self.f.whole_array and (scope.arrays or scope.matrices):
             return self.reduction(scope, depth - 1)
         callable_ = self.callable(scope, "float")
         if r < 18 and callable_:
@@ -449,6 +559,10 @@ class Generator:
         return base
 
     def reduction(self, scope: Scope, depth: int) -> str:
+        if scope.matrices and self.chance(0.25):
+            m = self.rng.choice(scope.matrices).name
+            return self.rng.choice([f"np.sum({m})", f"np.sum({m} * {m})", f"np.max({m})",
+                                    f"np.mean(np.tanh({m}))"])
         arr = self.rng.choice(scope.arrays)
         r = self.rng.randrange(6)
         a = self.array_expr(scope, arr.length, depth, arr)
