@@ -26,6 +26,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 CONSTS = ["0.5", "1.25", "-0.75", "2.0", "0.3", "-1.5", "3.0", "0.1"]
 
 
@@ -141,7 +143,6 @@ class Generator:
         parts.append(f"def f({', '.join(names)}):")
         parts += ["    " + line for line in body]
         x, y = (round(rng.uniform(-1.5, 1.5), 3) for _ in range(2))
-        import numpy as np
         a = np.array([round(rng.uniform(-1.5, 1.5), 3) for _ in range(self.n)])
         b = np.array([[round(rng.uniform(-1.5, 1.5), 3) for _ in range(2)]
                       for _ in range(self.n)])
