@@ -94,6 +94,6 @@ def float_range(x):
 
 
 def undefined_after_loop(x):
-    for i in range(3):
+    for i in range(1, 3, -1):
         y = x * i
     return y

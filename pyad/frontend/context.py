@@ -30,10 +30,13 @@ Value = Union[Var, tuple]  # a tuple holds Values (compile-time tuples)
 
 
 class Undefined:
-    """A name assigned on some paths only (reading it is an error, like UnboundLocalError)."""
+    """A name assigned on some paths only (reading it is an error, like UnboundLocalError);
+    `why` names a path that reaches the read without assigning it ("when the `if` at line 7
+    is false")."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, why: str) -> None:
         self.name = name
+        self.why = why
 
 
 def is_value(v: Any) -> bool:
@@ -147,6 +150,9 @@ class Context:
         self.parent = parent
         self.callees = callees
         self.loop_depth = 0
+        #: name -> the exits (%brk, %cont) that leave an iteration of the innermost loop
+        #: without assigning it (loops.py)
+        self.unset_at_exit: dict[str, set[str]] = {}
         self.closure: dict[str, Any] = {}
         if fn.__closure__:
             self.closure = {name: cell.cell_contents for name, cell

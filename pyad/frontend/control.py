@@ -5,6 +5,12 @@ Exits are data: `break`, `continue` and `return` set flags in the environment (`
 `%cont`, `%ret`, with the returned value in `%retval`), and the statements after one that
 may exit run inside `if not exiting`. Merging the environments of two branches, and the
 loop-carried values of a loop, then carry the flags like any other variable.
+
+Definite assignment follows CPython's paths: a path that has certainly left (its environment
+holds `%left`, the kinds of exit it took) never reaches a later read, so a name it lacks is
+given a placeholder when the branches merge instead of becoming `Undefined`; a name that a
+`break` or `continue` leaves the iteration without is recorded for the loop
+(`ctx.unset_at_exit`, loops.py).
 """
 from __future__ import annotations
 
@@ -18,6 +24,8 @@ from ..ir.nodes import BOOL, I64, If, Op, Var, is_array, ndim_of
 
 BRK, CONT, RET, RETVAL = "%brk", "%cont", "%ret", "%retval"
 FLAGS = (BRK, CONT, RET)
+LEFT = "%left"   # present on a path that has certainly left: the exits it took (a frozenset)
+EXIT_FLAG = {ast.Break: BRK, ast.Continue: CONT, ast.Return: RET}
 
 
 def assigned(stmts: list[ast.stmt]) -> set[str]:
@@ -69,13 +77,17 @@ class Statements:
 
     # ------------------------------------------------------------------ statement lists
     def stmts(self, stmts: list[ast.stmt]) -> None:
+        env = self.ctx.env
         for i, s in enumerate(stmts):
             self.stmt(s)
-            if isinstance(s, (ast.Return, ast.Break, ast.Continue)):
+            if type(s) in EXIT_FLAG:
+                env[LEFT] = frozenset({EXIT_FLAG[type(s)]})
+            if LEFT in env:
                 return  # the rest is unreachable
             rest = stmts[i + 1:]
-            if rest and exits([s]) & (set(FLAGS) & self.ctx.env.keys()):
-                self.if_region(self.still_running(rest[0]), rest, [], rest[0])
+            if rest and exits([s]) & (set(FLAGS) & env.keys()):
+                left = frozenset(f for f in FLAGS if isinstance(env.get(f), Var))
+                self.if_region(self.still_running(rest[0]), rest, [], rest[0], left)
                 return
 
     def still_running(self, node: ast.AST) -> Var:
@@ -187,27 +199,34 @@ class Statements:
 
     # ------------------------------------------------------------------ if
     def if_region(self, cond: Var, then: list[ast.stmt], orelse: list[ast.stmt],
-                  node: ast.AST) -> None:
+                  node: ast.AST, else_left: frozenset = frozenset()) -> None:
+        """`if cond: then else: orelse`; `else_left` marks an `orelse` path that has left
+        (the `if not exiting` guard of control.py's module docstring)."""
         ctx = self.ctx
         before = dict(ctx.env)
         envs, builders = [], []
-        for stmts in (then, orelse):
-            with ctx.emitting(ctx.builder()) as b, ctx.scope(dict(before)) as env:
+        for stmts, left in ((then, frozenset()), (orelse, else_left)):
+            start = {**before, LEFT: left} if left else dict(before)
+            with ctx.emitting(ctx.builder()) as b, ctx.scope(start) as env:
                 self.stmts(stmts)
             envs.append(env)
             builders.append(b)
+        lefts = [env.pop(LEFT, frozenset()) for env in envs]
         names = [n for n in {**envs[0], **envs[1]}
                  if envs[0].get(n) is not before.get(n) or envs[1].get(n) is not before.get(n)]
         merged, yields = {}, ([], [])
         for n in names:
             sides = [envs[0].get(n), envs[1].get(n)]
-            for k in (0, 1):  # a flag or return value missing on one side gets its default
+            for k in (0, 1):  # a path that left, or a flag or return value, gets a default
                 if not is_value(sides[k]) and is_value(sides[1 - k]) \
-                        and n in FLAGS + (RETVAL,):
+                        and (lefts[k] or n in FLAGS + (RETVAL,)):
+                    if n not in FLAGS + (RETVAL,):
+                        for flag in lefts[k] & {BRK, CONT}:
+                            ctx.unset_at_exit.setdefault(n, set()).add(flag)
                     with ctx.emitting(builders[k]):
                         sides[k] = self.default(n, sides[1 - k])
             if not (is_value(sides[0]) and is_value(sides[1])):
-                merged[n] = Undefined(n)
+                merged[n] = self.unassigned(n, sides, node)
                 continue
             struct = pytree.structure(sides[0])
             if struct != pytree.structure(sides[1]):
@@ -224,6 +243,17 @@ class Statements:
         it = iter(outs)
         for n, m in merged.items():
             ctx.env[n] = m if isinstance(m, Undefined) else pytree.unflatten(m[0], it)
+        if lefts[0] and lefts[1]:
+            ctx.env[LEFT] = lefts[0] | lefts[1]
+
+    def unassigned(self, name: str, sides: list, node: ast.AST) -> Undefined:
+        """`name` after an `if` where a path that goes on lacks it: the path that does."""
+        for side in sides:
+            if isinstance(side, Undefined):
+                return side
+        line = self.ctx.src.loc(node).line
+        return Undefined(name, f"when the `if` at line {line} is "
+                         f"{'true' if sides[0] is None else 'false'}")
 
     def default(self, name: str, like):
         """The value of a flag (False) or of %retval (zeros shaped like `like`) on a path that

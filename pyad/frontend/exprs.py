@@ -91,9 +91,16 @@ class Expressions:
             v = env[node.id]
             if isinstance(v, Undefined):
                 raise self.ctx.error(node, f"`{node.id}` is not assigned on every path that "
-                                     "reaches this use (it would raise UnboundLocalError)",
-                                     hint=f"assign `{node.id}` before the if statement or loop")
+                                     f"reaches this use: it is unassigned {v.why} (CPython would raise "
+                                     "UnboundLocalError)",
+                                     hint=f"assign `{node.id}` on that path too, or before the "
+                                     "if statement or loop")
             return v
+        code = self.ctx.fn.__code__
+        if node.id in code.co_varnames + code.co_cellvars:  # a local: CPython never reads
+            raise self.ctx.error(node, f"`{node.id}` is read before it is assigned on this "
+                                 "path (CPython would raise UnboundLocalError)",
+                                 hint=f"assign `{node.id}` before this line")
         return self.static_value(self.ctx.resolve_static(node), node)
 
     def attribute(self, node: ast.Attribute) -> Value:

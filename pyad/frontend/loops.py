@@ -13,6 +13,12 @@ set (control.py) and, for a range loop, its counter. Lowering one is three steps
    until nothing changes (at most `MAX_WIDENINGS` rounds: types only widen, i64 -> f64);
 3. `emit`: the loop lowered once more, with the final types, and appended.
 
+A name first bound inside the loop is unbound after it when the loop may run zero times.
+A loop that certainly runs (`while True`, `for` over a literal non-empty range) binds after
+it the names bound on every way out of it (the end of an iteration, a `continue` in a range
+loop, a `break`): those read after the loop are carried too, from a placeholder that no
+path reads.
+
 Steps 2 and 3 lower the condition and the body through the same function, `region`, which
 writes into builders of its own and never into the enclosing one.
 """
@@ -24,7 +30,7 @@ from typing import Callable
 
 from .. import pytree
 from ..ir.builder import Builder
-from .control import BRK, CONT, RET, RETVAL, assigned, exits
+from .control import BRK, CONT, LEFT, RET, RETVAL, assigned, exits
 from ..errors import PyadTypeError
 from .context import Undefined, is_value, unify
 from ..ir.nodes import BOOL, F64, I64, Block, Var, While
@@ -42,6 +48,7 @@ class LoopSpec:
     body: list[ast.stmt]
     cond: Callable[[dict], object]
     counter: tuple[str, str, Var] | None = None   # (env name, loop variable, step)
+    runs: bool = False                            # certainly runs at least once
 
 
 @dataclass
@@ -51,6 +58,7 @@ class Region:
     body: Builder
     params: list[Var]
     end: dict          # the environment at the end of the body
+    unset_at_exit: dict[str, set[str]]   # names a break or continue leaves without
 
 
 class Loops:
@@ -64,7 +72,9 @@ class Loops:
     def while_stmt(self, node: ast.While) -> None:
         if node.orelse:
             raise self.ctx.error(node.orelse[0], "unsupported syntax: else clause of a loop")
-        self.loop(LoopSpec(node, node.body, lambda env: self.lw.exprs.expr(node.test)))
+        runs = isinstance(node.test, ast.Constant) and bool(node.test.value)
+        self.loop(LoopSpec(node, node.body, lambda env: self.lw.exprs.expr(node.test),
+                           runs=runs))
 
     def for_stmt(self, node: ast.For) -> None:
         ctx = self.ctx
@@ -89,7 +99,8 @@ class Loops:
 
         counter = f"%i.{len(ctx.names.taken)}"  # one per loop; the printer drops the number
         ctx.env[counter] = start
-        self.loop(LoopSpec(node, node.body, cond, (counter, node.target.id, step)))
+        self.loop(LoopSpec(node, node.body, cond, (counter, node.target.id, step),
+                           runs=literal_range_runs(it)))
         del ctx.env[counter]
 
     def range_args(self, it: ast.Call) -> tuple[Var, Var, Var, int | None]:
@@ -124,15 +135,48 @@ class Loops:
         for flag in (BRK, RET):
             if flag in names and flag not in env:
                 env[flag] = ctx.b.const(False, BOOL)
-        carried = self.widen(spec, {n: (pytree.structure(env[n]),
-                                        [v.type for v in pytree.leaves(env[n])])
+        carried = self.widen(spec, {n: signature(env[n])
                                     for n in sorted(names) if is_value(env.get(n))})
+        line = ctx.src.loc(spec.node).line
+        why = {n: f"when the loop at line {line} runs zero times" for n in stored}
+        if spec.runs:
+            carried = self.bound_after(spec, carried, stored, why)
         self.emit(spec, dict(sorted(carried.items())))
         for n in stored:  # assigned in the loop only: undefined after it
             if n not in carried:
-                env[n] = Undefined(n)
+                env[n] = Undefined(n, why[n])
         env.pop(BRK, None)
         env.update(outer)
+
+    def bound_after(self, spec: LoopSpec, carried: Carried, stored: set[str],
+                    why: dict[str, str]) -> Carried:
+        """`carried` and the names first bound in a loop that certainly runs which are bound
+        on every way out of it and read after it (their placeholders are emitted here);
+        `why` gets the path that leaves each other name unbound."""
+        ctx = self.ctx
+        read = names_read_outside(ctx.src.tree, spec.node)
+        wanted = sorted(n for n in stored - carried.keys() if n in read)
+        if not wanted:
+            return carried
+        trial = self.region(spec, carried)
+        line = ctx.src.loc(spec.node).line
+        # a range loop ends after its last iteration, however that iteration ended; a
+        # `while True` loop only at a `break`
+        ways_out = {BRK, CONT} if spec.counter else {BRK}
+        extra = {}
+        for n in wanted:
+            v, unset = trial.end.get(n), trial.unset_at_exit.get(n, set()) & ways_out
+            if unset:
+                word = "`break`" if BRK in unset else "`continue`"
+                why[n] = f"when an iteration of the loop at line {line} ends at a {word} " \
+                    "before assigning it"
+            elif not is_value(v):
+                why[n] = v.why if isinstance(v, Undefined) else \
+                    f"when an iteration of the loop at line {line} skips it"
+            else:
+                ctx.env[n] = self.lw.stmts.default(n, v)   # never read: every way out binds n
+                extra[n] = signature(v)
+        return self.widen(spec, {**carried, **extra}) if extra else carried
 
     def carried_names(self, spec: LoopSpec) -> tuple[set[str], set[str]]:
         """The names the loop may carry (those bound before it will be), and the names its
@@ -216,9 +260,13 @@ class Loops:
             go = self.condition(spec, carried)
         cond = Block(tuple(cparams), tuple(cb.stmts), (go,))
         bparams, benv = params()
-        with ctx.scope(benv), ctx.emitting(Builder(ctx.names, loc)) as bb:
-            self.body(spec, loc)
-        return Region(cond, bb, bparams, benv)
+        saved, ctx.unset_at_exit = ctx.unset_at_exit, {}
+        try:
+            with ctx.scope(benv), ctx.emitting(Builder(ctx.names, loc)) as bb:
+                self.body(spec, loc)
+            return Region(cond, bb, bparams, benv, ctx.unset_at_exit)
+        finally:
+            ctx.unset_at_exit = saved
 
     def condition(self, spec: LoopSpec, carried: Carried) -> Var:
         """Still running (no break, no return) and the user's condition."""
@@ -246,3 +294,26 @@ class Loops:
         finally:
             ctx.loop_depth -= 1
         ctx.env.pop(CONT, None)
+        ctx.env.pop(LEFT, None)   # the next iteration starts running again
+
+
+def signature(v) -> tuple[object, list[str]]:
+    """The tuple structure and leaf types of a value (an entry of `Carried`)."""
+    return pytree.structure(v), [x.type for x in pytree.leaves(v)]
+
+
+def literal_range_runs(it: ast.Call) -> bool:
+    """Whether `range(...)` has literal int arguments and is not empty."""
+    try:
+        args = [ast.literal_eval(a) for a in it.args]
+    except ValueError:
+        return False
+    return all(type(a) is int for a in args) and (len(args) < 3 or args[2] != 0) \
+        and len(range(*args)) > 0
+
+
+def names_read_outside(tree: ast.AST, loop: ast.stmt) -> set[str]:
+    """The names read anywhere in `tree` but inside `loop`."""
+    inside = {id(n) for n in ast.walk(loop)}
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+            and isinstance(n.ctx, ast.Load) and id(n) not in inside}

@@ -7,7 +7,6 @@ number in both. The AD is checked here only by the finite differences; its indep
 oracle is the differential tester (tests/fuzz: dual numbers in CPython)."""
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import math
 import os
@@ -17,6 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pyad
+
+from ..modules import load_module
 from pyad.ir import interp
 
 # Expression forms over smooth, total functions (no domain errors, no kinks near samples).
@@ -60,11 +61,7 @@ _counter = itertools.count()
 
 def _load(body: str, tmp_path_factory):
     path = tmp_path_factory.mktemp("prog") / f"prog{next(_counter)}.py"
-    path.write_text("import math\n\ndef prog(x, y):\n" + body + "\n")
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.prog
+    return load_module(path, "import math\n\ndef prog(x, y):\n" + body + "\n").prog
 
 
 def _away_from_kinks(py, x, y, eps=1e-6):

@@ -6,7 +6,6 @@ Every gradient is checked three ways: central finite differences and a dot-produ
 """
 from __future__ import annotations
 
-import importlib.util
 import math
 import sys
 import textwrap
@@ -15,6 +14,8 @@ import numpy as np
 import pytest
 
 import pyad
+
+from ..modules import load_module
 from pyad.api.check import interp_value_and_grad
 
 from .. import calls_lib as L
@@ -446,12 +447,7 @@ def _line_of(obj, needle: str) -> int:
 
 
 def _load(tmp_path, name: str, src: str):
-    path = tmp_path / f"{name}.py"
-    path.write_text(src)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_module(tmp_path / f"{name}.py", src)
 
 
 _made: dict = {}

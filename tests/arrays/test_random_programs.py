@@ -4,7 +4,6 @@ functions at random sizes and layouts, and random loop-style programs with eleme
 in-place updates, views and buffer swaps, all through the differential harness."""
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import math
 
@@ -13,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pyad
+
+from ..modules import load_module
 
 from ..corpus_arrays import BY_NAME, SHAPE_GENERIC
 from .harness import (
@@ -73,11 +74,8 @@ _counter = itertools.count()
 
 def _load(body: str, tmp_path_factory):
     path = tmp_path_factory.mktemp("arrprog") / f"arrprog{next(_counter)}.py"
-    path.write_text("import math\n\nimport numpy as np\n\n\ndef prog(x, y, s):\n" + body)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.prog
+    return load_module(path, "import math\n\nimport numpy as np\n\n\ndef prog(x, y, s):\n"
+                       + body).prog
 
 
 def _away_from_kinks(fn, args, rng, eps=1e-6):
@@ -190,11 +188,8 @@ def inplace_programs(draw):
 
 def _load_inplace(body: str, tmp_path_factory):
     path = tmp_path_factory.mktemp("inplace") / f"inplace{next(_counter)}.py"
-    path.write_text("import math\n\nimport numpy as np\n\n\ndef prog(x, y, c0, s):\n" + body)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.prog
+    return load_module(path, "import math\n\nimport numpy as np\n\n\n"
+                       "def prog(x, y, c0, s):\n" + body).prog
 
 
 @settings(**{**HYPOTHESIS, "max_examples": hypothesis_examples(12)})

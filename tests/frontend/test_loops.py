@@ -20,7 +20,6 @@ tests/ad/test_tape.py.
 from __future__ import annotations
 
 import gc
-import importlib.util
 import inspect
 import itertools
 import math
@@ -31,6 +30,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pyad
+
+from ..modules import load_module
 from pyad.ir import interp
 from pyad.ir.nodes import F64
 
@@ -534,11 +535,7 @@ _counter = itertools.count()
 
 def _load(body: str, tmp_path_factory):
     path = tmp_path_factory.mktemp("loopprog") / f"loopprog{next(_counter)}.py"
-    path.write_text("import math\n\n\ndef prog(x, y):\n" + body + "\n")
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.prog
+    return load_module(path, "import math\n\n\ndef prog(x, y):\n" + body + "\n").prog
 
 
 # Derandomized so CI is reproducible; run with PYAD_HYPOTHESIS_EXAMPLES=5000 to explore more.

@@ -2,12 +2,13 @@
 central finite differences and against the IR interpreter (an independent oracle)."""
 from __future__ import annotations
 
-import importlib.util
 import math
 
 import pytest
 
 import pyad
+
+from ..modules import load_module
 from pyad.ir import interp
 from pyad.ir.ops import OPS
 
@@ -40,11 +41,7 @@ def opfuncs(tmp_path_factory):
     for row in ROWS:
         params = ", ".join("ab"[:len(next(iter(row.sigs)))])
         lines += [f"def op_{row.name}({params}):", f"    return {_expr(row)}", ""]
-    path.write_text("\n".join(lines))
-    spec = importlib.util.spec_from_file_location("opfuncs", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_module(path, "\n".join(lines))
 
 
 def test_table_is_complete():
