@@ -8,12 +8,13 @@ called functions (`Callee.gradient`), and take the call-depth limit as data."""
 from __future__ import annotations
 
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import ad
 from .frontend import lower as frontend, recursion
 from .ir import opt
+from .ir.expand import expand
 from .ir.nodes import F64, Func, Op, callees_of, walk
 from .ir.verify import verify
 
@@ -21,9 +22,15 @@ from .ir.verify import verify
 def primal_ir(fn: types.FunctionType, sig: tuple[str, ...]) -> tuple[Func, Any]:
     """Source -> typed SSA IR, simplified. Returns the Func and the shape of its result."""
     func, shape = frontend.lower(fn, sig)   # Python AST -> IR (located errors)
-    for c in callees_of(func):              # recursive callees, as lowered
-        c.func = simplify(c.func)
+    for c in callees_of(func):              # recursive callees, as lowered, in loops
+        c.func = native(simplify(c.func))
     return simplify(func), shape
+
+
+def native(func: Func) -> Func:
+    """What codegen compiles: whole-array primitives turned into element loops (after AD,
+    which differentiates them at the array level)."""
+    return verify(opt.dce(expand(func)))
 
 
 def simplify(func: Func) -> Func:
@@ -46,7 +53,8 @@ def gradient_ir(func: Func, wrt: tuple[int, ...]) -> GradientIR:
     verify(g.fwd)
     verify(g.bwd)
     scalar = len(func.results) == 1 and func.results[0].type == F64
-    fused = verify(ad.fused(g, seed=1.0)) if scalar else None
+    fused = native(verify(ad.fused(g, seed=1.0))) if scalar else None
+    g = replace(g, fwd=native(g.fwd), bwd=native(g.bwd))
     callee_gradients([g.fwd, g.bwd] + ([fused] if fused else []))
     return GradientIR(g, fused)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..ir.nodes import F64, Block, If, Op, Stmt, While, blocks_of, elem_type, is_array, walk
 from ..ir.memory import AliasClasses
+from ..ir.ops import OPS
 
 
 def is_float_array(t: str) -> bool:
@@ -68,9 +69,10 @@ def _propagate_loop(s: While, active: set[str]) -> None:
 
 def has_reverse_effects(s: Stmt, active: set[str]) -> bool:
     """Whether a statement's reverse must run even when no scalar adjoint flows out of it:
-    it loads from or stores into an active array (its reverse updates shadows), or calls a
-    function with an active argument (its reverse pops what the forward call pushed)."""
+    it loads from or stores into an active array or runs a whole-array primitive on active
+    values (its reverse updates shadows), or calls a function with an active argument (its
+    reverse pops what the forward call pushed)."""
     return any(isinstance(t, Op) and (t.op in ("load", "store") and t.args[0].name in active
-                                      or t.op == "call" and any(a.name in active
-                                                                 for a in t.args))
+                                      or (t.op == "call" or OPS[t.op].lower == ("loops",))
+                                      and any(a.name in active for a in t.args))
                for blk in blocks_of(s) for t in walk(blk))

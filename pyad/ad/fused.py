@@ -25,6 +25,7 @@ from ..ir.builder import Builder
 from ..ir.nodes import F64, I64, Block, If, Op, Var, While, free_vars, is_array, ndim_of, rename_block, walk
 from ..ir.loops import for_each
 from ..ir.memory import VIEW_OPS
+from ..ir.ops import OPS
 from .close import Prefixed, export, substitute
 
 
@@ -50,6 +51,8 @@ def fusable(s: While, rv, cts: list) -> int | None:
             return None  # shadow views inside the body would bypass the temporaries
         if st.op == "load" and st.args[0].name in active and st.args[0].name in defined:
             return None
+        if OPS[st.op].lower == ("loops",) and any(a.name in active for a in st.args):
+            return None  # whole-array adjoints add into shadows: not made for cotangent 1
     return act[0]
 
 

@@ -17,6 +17,7 @@ from .activity import active_values, is_float_array
 from .close import close, substitute
 from .reverser import Reverser
 from .shadow import augment
+from .snapshot import snapshot_reads
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ def differentiate(func: Func, wrt: tuple[int, ...], strong_zeros: bool = True) -
     names = NameGen({v.name for s in walk(func.block) for v in s.outs}
                     | {p.name for s in walk(func.block) for b in blocks_of(s) for p in b.params}
                     | {p.name for p in func.params})
+    func = snapshot_reads(func, names)
     classes = AliasClasses(func.block)
     seeds = {func.params[i].name for i in wrt
              if func.params[i].type == F64 or is_float_array(func.params[i].type)}

@@ -20,7 +20,7 @@ from typing import Iterator
 
 from ..ir.builder import Builder, NameGen
 from ..errors import PyadInternalError
-from ..ir.nodes import BOOL, F64, I64, Block, If, Op, Stmt, Var, While, free_vars
+from ..ir.nodes import BOOL, F64, I64, Block, If, Op, Stmt, Var, While, free_vars, is_array
 from ..ir.memory import AliasClasses
 from ..ir.opt import has_effects
 from ..ir.ops import OPS
@@ -84,8 +84,13 @@ class Reverser:
                 self._loop(s, adj, b)
 
     def _op(self, s: Op, adj: dict[str, Var], b: Builder) -> None:
+        """An op of the table by its adjoint rule. The cotangent of an array result is its
+        shadow; an array argument's contribution is added into its shadow (`addto`)."""
         out = s.outs[0] if s.outs else None
-        ct = adj.pop(out.name, None) if out is not None else None
+        if out is not None and is_array(out.type):   # allocs and views: nothing to do
+            ct = self.shadow.get(out.name) if OPS[s.op].lower == ("loops",) else None
+        else:
+            ct = adj.pop(out.name, None) if out is not None else None
         if ct is None or out.name not in self.active:
             return
         row = OPS[s.op]
@@ -95,11 +100,15 @@ class Reverser:
         if s.op == "custom_vjp":
             contribs = _rule_adjoint(b, ct, s)
         else:
-            contribs = row.adjoint(b, ct, out, *s.args)
+            contribs = row.adjoint(b, ct, out, *s.args, *((s.attrs,) if row.attr_typed else ()))
         if row.strong_zero and self.strong_zeros:
             contribs = tuple(None if c is None else b.strongzero(ct, c) for c in contribs)
         for a, c in zip(s.args, contribs):
-            if c is not None and a.name in self.active:
+            if c is None or a.name not in self.active:
+                continue
+            if is_array(a.type):
+                b.emit("addto", self.shadow[a.name], c)
+            else:
                 self.accumulate(b, adj, a, c)
 
     def _memory(self, s: Op, adj: dict[str, Var], b: Builder) -> None:

@@ -2,8 +2,8 @@
 the same shape that the forward sweep creates next to it (as Enzyme does).
 
 `augment` rewrites a primal block so that every active f64 array value `a` has a shadow
-value `shadow[a]`: an allocation gets a zero-filled shadow allocation, a view the same view
-of its base's shadow, an If or a loop that yields or carries `a` also yields or carries its
+value `shadow[a]`: an allocation (and the new array of a whole-array primitive) gets a
+zero-filled shadow allocation, a view the same view of its base's shadow, an If or a loop that yields or carries `a` also yields or carries its
 shadow. Differentiated array parameters get shadow parameters (appended to the block's
 params; the caller passes zero arrays that end up holding the gradient); other active array
 parameters get a zero shadow allocation. The reverse sweep then accumulates into shadows
@@ -12,8 +12,9 @@ parameters get a zero shadow allocation. The reverse sweep then accumulates into
 from __future__ import annotations
 
 from ..ir.builder import Builder, NameGen
-from ..ir.nodes import Block, If, Op, Stmt, Var, While, ndim_of
+from ..ir.nodes import I64, Block, If, Op, Stmt, Var, While, ndim_of
 from ..ir.memory import VIEW_OPS
+from ..ir.ops import OPS
 from .activity import is_float_array
 
 
@@ -56,6 +57,13 @@ def _stmts(body: tuple[Stmt, ...], active: set[str], shadow: dict[str, Var],
                 elif s.op in VIEW_OPS:
                     out.append(Op((fresh(s.outs[0]),), s.op,
                                   (shadow[s.args[0].name],) + s.args[1:], s.attrs, s.loc))
+                elif OPS[s.op].lower == ("loops",):  # a whole-array primitive's new array
+                    o = s.outs[0]
+                    dims = [Op((Var(names.fresh(), I64),), "dim", (o,), (k,), s.loc)
+                            for k in range(ndim_of(o.type))]
+                    out.extend(dims)
+                    out.append(Op((fresh(o),), "alloc", tuple(d.outs[0] for d in dims),
+                                  ("shadow",), s.loc))
         elif isinstance(s, If):
             ks = [k for k, o in enumerate(s.outs) if needs(o)]
             blocks = []

@@ -306,7 +306,8 @@ def _entry(fn: Callable, item: _Item, sig_text: str, path: Path, want_gradient: 
                        f"({', '.join(sigparse.spell(a) for a in sig.args)}), but --sig "
                        f"{sig_text!r} declares {sigparse.spell(sig.result)}", where)
     wrt = tuple(i for i, t in enumerate(sig.args) if elem_type(t) == F64)
-    e = capi.Entry(pyname=item.func, base=item.alias or item.func, sig=sig, func=func,
+    e = capi.Entry(pyname=item.func, base=item.alias or item.func, sig=sig,
+                   func=pipeline.native(func),
                    shape=shape, location=where, wrt=wrt)
     if want_gradient and e.mode is not None:
         e.gradient = pipeline.gradient_ir(func, wrt)

@@ -79,7 +79,7 @@ class _Specialization:
                 # import-time: llvmlite loads on the first compile, `import pyad` stays fast
                 from ..codegen.build import KernelSpec, WrapperSpec, compile_unit
                 self.primal_unit = compile_unit(
-                    self.func.name, [KernelSpec("primal", self.func)],
+                    self.func.name, [KernelSpec("primal", pipeline.native(self.func))],
                     [WrapperSpec("primal", "primal", self.shape, self.owner.__doc__ or "",
                                  _weak_call(self.owner, "_dispatch_call"),
                                  pickle_as=(self.owner, "__call__"))],

@@ -210,9 +210,9 @@ class ArrayOps:
             self._arity(name, node, args, 3, kw)
             return self.where(args, node)
         if name in _REDUCE:
-            axis = self._axis(kw, node, args, method)
+            axes, keepdims = self._axis(kw, node, args)
             return self.reduce(name.lstrip("a") if name.startswith("am") else name,
-                               args[0], axis, node)
+                               args[0], axes, node, keepdims)
         if name == "dot" or name == "matmul":
             self._arity(name, node, args, 2, kw)
             return self.dot(args[0], args[1], node)
@@ -241,7 +241,10 @@ class ArrayOps:
         return self.elementwise(w, args, node)
 
     def outer(self, args: list, node: ast.Call) -> Lazy:
-        a, b = (self.lift(self.lw.arrays.array(x, node)) for x in args)
+        x, y = (self.materialize(self.lw.arrays.array(x, node)) for x in args)
+        if all(isinstance(v, Var) and v.type == "f64[1d]" for v in (x, y)):
+            return self.ctx.b.emit("outer", x, y)
+        a, b = (self.lift(self.lw.arrays.array(v, node)) for v in (x, y))
         if len(a.dims) != 1 or len(b.dims) != 1:
             raise self.ctx.error(node, "np.outer takes two 1-D arrays", cls=PyadTypeError)
         return Lazy(unify(arith(a.elem), arith(b.elem)), [a.dims[0], b.dims[0]],
@@ -255,8 +258,10 @@ class ArrayOps:
             raise self.ctx.error(node, f"np.{name} takes {n} argument{'s' if n > 1 else ''}",
                                  cls=PyadTypeError)
 
-    def _axis(self, kw: dict, node: ast.Call, args: list, method: bool) -> int | None:
-        extra = set(kw) - {"axis"}
+    def _axis(self, kw: dict, node: ast.Call, args: list) -> tuple[tuple | None, bool]:
+        """The constant `axis` (an int or a tuple of ints; None: every axis) and `keepdims`
+        of a reduction."""
+        extra = set(kw) - {"axis", "keepdims"}
         if extra:
             raise self.ctx.error(node, f"unsupported keyword argument `{extra.pop()}`")
         axis_node = kw.get("axis")
@@ -265,27 +270,55 @@ class ArrayOps:
         elif len(args) != 1:
             raise self.ctx.error(node, "reductions take an array and an optional axis",
                                  cls=PyadTypeError)
-        if axis_node is None or (isinstance(axis_node, ast.Constant) and axis_node.value is None):
-            return None
-        if not (isinstance(axis_node, ast.Constant) and isinstance(axis_node.value, int)) \
-                and not (isinstance(axis_node, ast.UnaryOp) and isinstance(axis_node.operand,
-                                                                          ast.Constant)):
-            raise self.ctx.error(axis_node, "axis must be a constant integer")
-        return ast.literal_eval(axis_node)
+        keep = kw.get("keepdims")
+        keepdims = self._constant(keep, (bool,), "keepdims must be True or False") \
+            if keep is not None else False
+        if axis_node is None:
+            return None, keepdims
+        axis = self._constant(axis_node, (int, tuple, type(None)),
+                              "axis must be a constant integer or tuple of integers")
+        if axis is None:
+            return None, keepdims
+        axes = axis if isinstance(axis, tuple) else (axis,)
+        if not all(type(k) is int for k in axes):
+            raise self.ctx.error(axis_node, "axis must be a constant integer or tuple of "
+                                 "integers")
+        return axes, keepdims
+
+    def _constant(self, node: ast.expr, types: tuple, message: str):
+        try:
+            value = ast.literal_eval(node)
+        except ValueError:
+            raise self.ctx.error(node, message) from None
+        if not isinstance(value, types):
+            raise self.ctx.error(node, message)
+        return value
 
     # ------------------------------------------------------------------ reductions
-    def reduce(self, kind: str, v, axis: int | None, node: ast.AST):
+    def reduce(self, kind: str, v, axis: tuple | None, node: ast.AST, keepdims: bool = False):
+        """np.sum, mean, max, min over `axis` (None: all). An array's sum (and mean) is the
+        `sum` primitive; an elementwise expression's fuses into its loops (no temporary),
+        unless keepdims asks for the result's shape."""
         lz = self.lift(v)
         nd = len(lz.dims)
         if nd == 0:
             raise self.ctx.error(node, f"np.{kind} of a number", cls=PyadTypeError)
-        if axis is not None:
-            if not -nd <= axis < nd:
-                raise self.ctx.error(node, f"axis {axis} is out of bounds for a {nd}-D array",
+        axes = list(range(nd)) if axis is None else []
+        for k in axis or ():
+            if not -nd <= k < nd:
+                raise self.ctx.error(node, f"axis {k} is out of bounds for a {nd}-D array",
                                      cls=PyadTypeError)
-            axis %= nd
+            if k % nd in axes:
+                raise self.ctx.error(node, "duplicate value in axis", cls=PyadTypeError)
+            axes.append(k % nd)
+        axes.sort()
+        if kind in ("sum", "mean") and (keepdims or not isinstance(v, Lazy)):
+            return self._sum(kind, self.materialize(v), axes, keepdims, node)
+        if keepdims:
+            raise self.ctx.error(node, f"np.{kind}(..., keepdims=True) is not supported yet",
+                                 hint="reduce without keepdims and index the result with "
+                                 "None where the axis was")
         elem = F64 if kind == "mean" or lz.elem == F64 else I64
-        axes = list(range(nd)) if axis is None else [axis]
         keep = [k for k in range(nd) if k not in axes]
 
         def total(outer_idx: list[Var]) -> Var:
@@ -323,6 +356,19 @@ class ArrayOps:
                   lambda idx: self.ctx.b.emit("store", out, *idx, total(idx)))
         return out
 
+    def _sum(self, kind: str, a: Var, axes: list[int], keepdims: bool, node: ast.AST):
+        b = self.ctx.b
+        total = b.emit("sum", a, attrs=(keepdims, *axes))
+        if kind == "sum":
+            return total
+        count = b.const(1, I64)
+        for k in axes:
+            count = b.mul(count, b.emit("dim", a, attrs=(k,), type=I64))
+        n = b.tofloat(count)
+        if not is_array(total.type):
+            return b.fdiv(self.ctx.convert(total, F64), n)
+        return self.binop(ast.Div(), total, n, node)
+
     def _reducer(self, at, op: str):
         def body(bb, idx, acc):
             with self.ctx.emitting(bb):
@@ -337,6 +383,8 @@ class ArrayOps:
         na, nb = ndim_of(a.type), ndim_of(b.type)
         if na > 2 or nb > 2:
             raise ctx.error(node, "np.dot and @ support 1-D and 2-D arrays", cls=PyadTypeError)
+        if elem_type(a.type) == F64 and elem_type(b.type) == F64:
+            return ctx.b.emit("matmul", a, b)
         da, db = arrays.dims(a), arrays.dims(b)
         k_a, k_b = da[-1], db[0]
         bl = ctx.b

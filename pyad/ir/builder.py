@@ -47,7 +47,7 @@ class Builder:
              hint: str = "") -> Var | None:
         row = OPS[op]
         if type is None:
-            type = row.result_type(tuple(a.type for a in args))
+            type = row.result_type(tuple(a.type for a in args), attrs)
             if type is None:
                 sig = ", ".join(a.type for a in args)
                 raise TypeError(f"internal error: op {op} has no signature ({sig})")

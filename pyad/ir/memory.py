@@ -9,10 +9,12 @@ sweep instead of being saved).
 """
 from __future__ import annotations
 
+from typing import Iterator
+
 from .nodes import Block, If, Op, Stmt, Var, While, blocks_of, is_array, walk
 
 VIEW_OPS = frozenset({"row", "col", "slice", "transpose"})
-WRITE_OPS = frozenset({"store", "accum"})
+WRITE_OPS = frozenset({"store", "accum", "addto"})
 
 
 class AliasClasses:
@@ -68,32 +70,35 @@ def _writes(s: Stmt, classes: AliasClasses) -> set[str]:
             if isinstance(t, Op) and t.op in WRITE_OPS}
 
 
-def final_loads(block: Block, classes: AliasClasses) -> set[str]:
-    """Names of the loads whose array is not written again once the load has run: no write
-    into its class follows the load in its block or in any enclosing block, and no loop
-    around the load writes into it. The memory such a load read still holds the same value
-    when the reverse sweep runs, so the reverse sweep may re-read it."""
-    found: set[str] = set()
-
-    def visit(blk: Block, later: set[str]) -> None:
+def written_after(block: Block, classes: AliasClasses) -> Iterator[tuple[Op, set[str]]]:
+    """Every op of `block` (nested ones too) with the alias classes that may be written
+    after it has run: by a later statement of its block or of an enclosing block, or by any
+    trip of a loop around it (the next trip runs the whole loop again)."""
+    def visit(blk: Block, later: set[str]) -> Iterator[tuple[Op, set[str]]]:
         suffix = [set() for _ in range(len(blk.body) + 1)]
         for i in range(len(blk.body) - 1, -1, -1):
             suffix[i] = suffix[i + 1] | _writes(blk.body[i], classes)
         for i, s in enumerate(blk.body):
             after = later | suffix[i + 1]
-            if isinstance(s, Op) and s.op == "load":
-                if classes.find(s.args[0].name) not in after:
-                    found.add(s.outs[0].name)
+            if isinstance(s, Op):
+                yield s, after
             elif isinstance(s, If):
-                visit(s.then, after)
-                visit(s.orelse, after)
-            elif isinstance(s, While):  # the next trip runs the whole loop again
+                yield from visit(s.then, after)
+                yield from visit(s.orelse, after)
+            else:
                 around = after | _writes(s, classes)
-                visit(s.cond, around)
-                visit(s.body, around)
+                yield from visit(s.cond, around)
+                yield from visit(s.body, around)
 
-    visit(block, set())
-    return found
+    return visit(block, set())
+
+
+def final_loads(block: Block, classes: AliasClasses) -> set[str]:
+    """Names of the loads whose array is not written again once the load has run. The
+    memory such a load read still holds the same value when the reverse sweep runs, so the
+    reverse sweep may re-read it."""
+    return {s.outs[0].name for s, after in written_after(block, classes)
+            if s.op == "load" and classes.find(s.args[0].name) not in after}
 
 
 def points_to(block: Block) -> dict[str, set[str]]:

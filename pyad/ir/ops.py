@@ -19,10 +19,9 @@ Integer and bool values never carry gradients.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Callable
-
+from .array_rows import ARRAY_ROWS
 from .nodes import BOOL, F64, I64, array_type, elem_type, is_array, ndim_of
+from .opdef import CALL, RULE, STRUCTURAL, VOID, ZERO, OpDef, call_sig, rule_sig
 from .semantics import cbrt, digamma, floordiv, ieee, ieee_div, ipow, lgamma, mod, pyfloat_ceil, pyfloat_floor, toint, true_div, wrap
 
 FF_F = {(F64, F64): F64}
@@ -30,64 +29,6 @@ II_I = {(I64, I64): I64}
 F_F = {(F64,): F64}
 ARITH = {**FF_F, **II_I}
 CMP = {(F64, F64): BOOL, (I64, I64): BOOL, (BOOL, BOOL): BOOL}
-
-
-VOID = "void"  # the result type of ops without results
-
-
-def STRUCTURAL(b, ct, y, *args):
-    """Marker: array memory ops (load, store, views, ...) are differentiated by `pyad.ad`
-    itself, which pairs every active array with its shadow (adjoint) array."""
-    raise AssertionError("structural ops are differentiated by pyad.ad")
-
-
-def RULE(b, ct, y, *args):
-    """Marker: the adjoint of a `custom_vjp` op is the user's backward rule, inlined by
-    `pyad.ad` (it needs the op's attributes)."""
-    raise AssertionError("custom rules are differentiated by pyad.ad")
-
-
-def CALL(b, ct, y, *args):
-    """Marker: a `call` op is differentiated by `pyad.ad`, which turns it into a `callfwd`
-    (forward sweep) and a `callbwd` (reverse sweep) of the callee's own gradient."""
-    raise AssertionError("calls are differentiated by pyad.ad")
-
-
-def _call_sig(ts: tuple) -> None:
-    return None  # the callee (attrs[0]) gives the result types: checked by pyad.ir.verify
-
-
-def _rule_sig(ts: tuple) -> str | None:
-    return F64 if ts and ts[0] == F64 and not any(is_array(t) for t in ts) else None
-
-
-def ZERO(b, ct, y, *args):
-    """Adjoint of an op that is piecewise constant: no argument receives anything."""
-    return (None,) * len(args)
-
-
-@dataclass(frozen=True)
-class OpDef:
-    name: str
-    sigs: dict
-    py: Callable
-    adjoint: Callable | None
-    lower: tuple
-    doc: str
-    spell: tuple[str, ...] = ()
-    samples: tuple[tuple, ...] = ()
-    effect: bool = False   # never removed, merged or reordered (tape traffic, checks)
-    memory: str = ""       # "read", "write" or "alloc": array memory traffic (never merged)
-    # The AD pass makes a zero cotangent give zero contributions even where the rule's
-    # partial derivatives are inf or nan (strong zeros: d/dg exp(-inf / g) is 0, not
-    # 0 * inf). False for rules whose contributions are ct times a factor that is finite
-    # for every argument (add, neg, max, sin, tanh, erf, ...).
-    strong_zero: bool = True
-
-    def result_type(self, arg_types: tuple[str, ...]) -> str | None:
-        if callable(self.sigs):
-            return self.sigs(tuple(arg_types))
-        return self.sigs.get(tuple(arg_types))
 
 
 # ----------------------------------------------------------------------------- array type rules
@@ -184,16 +125,16 @@ _ROWS: list[OpDef] = [
     OpDef("stopgrad", F_F, lambda x: x, ZERO, ("custom",),
           "a, through which no gradient flows (pyad.stop_gradient)",
           strong_zero=False),
-    OpDef("custom_vjp", _rule_sig, lambda y, *rest: y, RULE, ("custom",),
+    OpDef("custom_vjp", rule_sig, lambda y, *rest: y, RULE, ("custom",),
           "y (args: y, residuals..., arguments...) whose adjoint is the backward function of "
           "custom rule attrs[0] (a pyad.frontend.custom.Rule) for value leaf attrs[1]"),
     # --- native calls (recursive functions: pyad/frontend/recursion.py); attrs[0] is the ir.Callee
-    OpDef("call", _call_sig, None, CALL, ("call",),
+    OpDef("call", call_sig, None, CALL, ("call",),
           "the results of callee attrs[0] applied to the arguments"),
-    OpDef("callfwd", _call_sig, None, None, ("call",),
+    OpDef("callfwd", call_sig, None, None, ("call",),
           "call, forward sweep: the results; the callee's saved values go on the tape",
           effect=True),
-    OpDef("callbwd", _call_sig, None, None, ("call",),
+    OpDef("callbwd", call_sig, None, None, ("call",),
           "call, reverse sweep: pops the callee's saved values; arguments are the cotangents "
           "of its f64 results, results the cotangents of its f64 params", effect=True),
     OpDef("add", ARITH, lambda a, b: wrap(a + b) if isinstance(a, int) else a + b,
@@ -422,8 +363,8 @@ _ROWS: list[OpDef] = [
           "derivatives that may be inf or nan (strong zeros); adjoint code only"),
 ]
 
-OPS: dict[str, OpDef] = {row.name: row for row in _ROWS}
-assert len(OPS) == len(_ROWS), "duplicate op name"
+OPS: dict[str, OpDef] = {row.name: row for row in _ROWS + ARRAY_ROWS}
+assert len(OPS) == len(_ROWS) + len(ARRAY_ROWS), "duplicate op name"
 
 #: Ops cheaper to run again in the reverse sweep than to save on the tape and read back (a
 #: push and a pop): the AD pass recomputes values made of a few of them (and re-runs

@@ -68,7 +68,7 @@ def _block(block: Block, scope: dict[str, str], defined: set[str], fname: str) -
                 if len(s.attrs) != (s.op == "const") or len(s.outs) != 1:
                     _fail(fname, f"{s.op} has one result (and const one value)")
             else:
-                want = row.result_type(tuple(a.type for a in s.args))
+                want = row.result_type(tuple(a.type for a in s.args), s.attrs)
                 if want == "void" and not s.outs:
                     pass
                 elif want is None or len(s.outs) != 1 or s.outs[0].type != want:

@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 
 import pyad
 
-from ..modules import load_module
 from pyad.ir import interp
+
+from ..modules import load_module
 
 # Expression forms over smooth, total functions (no domain errors, no kinks near samples).
 UNARY = ["math.sin({})", "math.cos({})", "math.tanh({})", "math.exp(math.tanh({}))",

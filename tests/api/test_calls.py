@@ -15,9 +15,9 @@ import pytest
 
 import pyad
 
-from ..modules import load_module
 from pyad.api.check import interp_value_and_grad
 
+from ..modules import load_module
 from .. import calls_lib as L
 from ..gradients import check_against_python
 

@@ -186,6 +186,23 @@ def op_outer(u, v):
     return np.outer(u, v)
 
 
+def op_sum_axes(a):
+    return np.sum(a, axis=(0, -1)), np.sum(a, axis=-2), np.sum(a, axis=None)
+
+
+def op_sum_keepdims(a):
+    return a * np.sum(a, axis=0, keepdims=True) - np.mean(a, axis=-1, keepdims=True), \
+        np.sum(a, keepdims=True)
+
+
+def op_mean_axes(a):
+    return np.mean(a, axis=(0, 1)), a.sum(axis=(1,)), a.mean(keepdims=True)
+
+
+def op_layer(X, W, b):
+    return np.tanh(X @ W + b) @ W.T
+
+
 def op_norm_vec(x):
     return np.linalg.norm(x)
 
@@ -325,6 +342,21 @@ OPS = [
                 _g(64).normal(size=(3, 1)))),
     (op_copy, (_g(65).normal(size=(2, 3)),)),
     (op_unary_chain, (_pos(66, 5), C._away(_g(67).normal(size=5), (0.0,)))),
+    (op_sum_axes, (_T,)),
+    (op_sum_axes, (_g(72).normal(size=(1, 3, 1)),)),
+    (op_sum_axes, (np.zeros((2, 0, 3)),)),
+    (op_sum_keepdims, (_M,)),
+    (op_sum_keepdims, (_g(73).normal(size=(1, 4)),)),
+    (op_sum_keepdims, (np.zeros((0, 3)),)),
+    (op_sum_keepdims, (_T,)),
+    (op_mean_axes, (_T,)),
+    (op_matmul_mm, (np.zeros((2, 0)), np.zeros((0, 3)))),
+    (op_matmul_mm, (_g(74).normal(size=(0, 3)), _g(75).normal(size=(3, 2)))),
+    (op_matmul_mv, (_g(76).normal(size=(2, 1)), _g(77).normal(size=1))),
+    (op_matmul_vm, (np.zeros(0), np.zeros((0, 2)))),
+    (op_outer, (np.zeros(0), _g(78).normal(size=2))),
+    (op_layer, (_g(79).normal(size=(5, 3)), _g(80).normal(size=(3, 4)),
+                _g(81).normal(size=4))),
 ]
 
 

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 import pyad
 
-from ..modules import load_module
 
+from ..modules import load_module
 from ..corpus_arrays import BY_NAME, SHAPE_GENERIC
 from .harness import (
     HYPOTHESIS, LAYOUTS, ORACLE_RTOL, assert_close, assert_grad_structure, assert_identical,

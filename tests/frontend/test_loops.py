@@ -31,10 +31,10 @@ from hypothesis import strategies as st
 
 import pyad
 
-from ..modules import load_module
 from pyad.ir import interp
 from pyad.ir.nodes import F64
 
+from ..modules import load_module
 from .. import corpus_loops as C
 from ..corpus_loops import CASES, LOOP_PROMOTION, NO_FINITE_DIFFERENCES
 from ..ad.test_random_programs import BINARY, UNARY, _away_from_kinks

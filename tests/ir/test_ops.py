@@ -7,10 +7,11 @@ import math
 import pytest
 
 import pyad
+from pyad.ir import interp
+from pyad.ir.array_rows import ARRAY_ROWS
+from pyad.ir.ops import OPS
 
 from ..modules import load_module
-from pyad.ir import interp
-from pyad.ir.ops import OPS
 
 # How each operator row is spelled in Python (rows with `spell` use their math function).
 OPERATOR = {"add": "a + b", "sub": "a - b", "mul": "a * b", "div": "a / b", "floordiv": "a // b",
@@ -25,6 +26,8 @@ INTERNAL |= {"alloc", "dim", "normidx", "load", "store", "accum", "row", "col", 
 # Derivative control (stop_gradient, custom_vjp) and native calls (recursion) are exercised by
 # tests/api/test_calls.py and tests/api/test_recursion.py.
 INTERNAL |= {"stopgrad", "custom_vjp", "call", "callfwd", "callbwd"}
+# Whole-array rows have a harness of their own: tests/ir/test_array_rows.py.
+INTERNAL |= {r.name for r in ARRAY_ROWS}
 ROWS = [r for r in OPS.values() if r.name not in INTERNAL]
 
 
@@ -48,7 +51,7 @@ def test_table_is_complete():
     for row in OPS.values():
         assert row.doc and row.lower and row.sigs, row.name
         assert row.adjoint is not None or row.name in ("digamma", "strongzero", "fdiv", "callfwd",
-                                                       "callbwd"), \
+                                                       "callbwd", "spread", "addto"), \
             row.name
         if row.name not in INTERNAL:
             assert row.samples, f"op {row.name} has no sample points"
