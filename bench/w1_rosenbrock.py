@@ -20,6 +20,12 @@ def array(ops, x):
     return ops.sum(100.0 * (x[1:] - head * head) ** 2 + (1.0 - head) ** 2)
 
 
+def array_numpy(x):
+    """Array style with NumPy alone (what a JAX user writes with jnp): pyad compiles it."""
+    head = x[:-1]
+    return np.sum(100.0 * (x[1:] - head * head) ** 2 + (1.0 - head) ** 2)
+
+
 def make_args(size: str) -> tuple:
     """(x,) with x ~ U(-2, 2)."""
     rng = np.random.default_rng(0)

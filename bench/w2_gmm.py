@@ -117,6 +117,43 @@ def array(ops, alphas, means, icf, x):
             - n * _logsumexp(ops, alphas, 0) + prior)
 
 
+def _multigammaln_loop(a: float, p: int) -> float:
+    s = 0.25 * p * (p - 1) * math.log(math.pi)
+    for j in range(1, p + 1):
+        s += math.lgamma(a + 0.5 * (1 - j))
+    return s
+
+
+def _np_logsumexp(a, axis):
+    mx = np.max(a, axis=axis, keepdims=True)
+    return np.squeeze(mx, axis) + np.log(np.sum(np.exp(a - mx), axis=axis))
+
+
+def array_numpy(alphas, means, icf, x):
+    """`array` with NumPy alone (what a JAX user writes with jnp; the constant's sum a loop,
+    since pyad compiles no generator expressions): pyad compiles it."""
+    k_count, d = means.shape
+    n = x.shape[0]
+    gamma, wishart_m = 1.0, 0
+    big_n = d + wishart_m + 1
+    const_c = big_n * d * (math.log(gamma) - 0.5 * math.log(2.0)) \
+        - _multigammaln_loop(0.5 * big_n, d)
+    qdiag = np.exp(icf[:, :d])
+    sum_q = np.sum(icf[:, :d], axis=1)
+    padded = np.concatenate([np.zeros((k_count, 1)), icf[:, d:]], axis=1)
+    lower = padded[:, _lower_index(d)]                                # (K, d, d)
+    q = lower + qdiag[:, :, None] * np.eye(d)                         # (K, d, d)
+    xc = x[:, None, :] - means[None, :, :]                            # (n, K, d)
+    qxc = np.einsum("krc,nkc->nkr", q, xc)
+    main = alphas[None, :] + sum_q[None, :] - 0.5 * np.sum(qxc * qxc, axis=2)
+    slse = np.sum(_np_logsumexp(main, 1))
+    prior = np.sum(0.5 * gamma * gamma * (np.sum(qdiag * qdiag, axis=1)
+                                          + np.sum(icf[:, d:] * icf[:, d:], axis=1))
+                   - wishart_m * sum_q) - k_count * const_c
+    return (-0.5 * n * d * math.log(2.0 * math.pi) + slse
+            - n * _np_logsumexp(alphas, 0) + prior)
+
+
 def make_args(size: str) -> tuple:
     """(alphas, means, icf, x): alphas ~ N(0,1), means ~ U(0,1), icf ~ N(0,1), x ~ N(0,1)."""
     d, k_count, n = SIZES[size]

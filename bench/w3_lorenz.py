@@ -2,6 +2,7 @@
 
 The arguments are scalars (sigma, rho, beta, x, y, z, steps, dt) and the gradient is taken with
 respect to the three parameters and the three initial coordinates."""
+import numpy as np
 
 SIZES = {"tiny": 20, "full": 10_000}
 
@@ -48,6 +49,24 @@ def array(ops, sigma, rho, beta, x, y, z, steps, dt):
 
     fx, fy, fz = ops.fori_loop(steps, step, (x, y, z))
     return fx * fx + fy * fy + fz * fz
+
+
+def _lorenz_deriv(s, sigma, rho, beta):
+    return np.array([sigma * (s[1] - s[0]), s[0] * (rho - s[2]) - s[1],
+                     s[0] * s[1] - beta * s[2]])
+
+
+def array_numpy(sigma, rho, beta, x, y, z, steps, dt):
+    """Array style with NumPy alone: the state a 3-vector built by np.array (pyad compiles
+    it; JAX would need lax.fori_loop for the loop)."""
+    s = np.array([x, y, z])
+    for _ in range(steps):
+        k1 = _lorenz_deriv(s, sigma, rho, beta)
+        k2 = _lorenz_deriv(s + 0.5 * dt * k1, sigma, rho, beta)
+        k3 = _lorenz_deriv(s + 0.5 * dt * k2, sigma, rho, beta)
+        k4 = _lorenz_deriv(s + dt * k3, sigma, rho, beta)
+        s = s + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    return np.sum(s * s)
 
 
 def make_args(size: str) -> tuple:

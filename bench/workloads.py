@@ -20,6 +20,9 @@ class Workload:
     array: Callable
     wrt: tuple[int, ...]
     module: ModuleType
+    #: the array style written with NumPy alone (pyad's `pyad_array` rows); None where pyad
+    #: does not compile one yet
+    array_numpy: Callable | None = None
 
     def args(self, size: str) -> tuple:
         """The argument tuple for size "tiny" (a few elements) or "full" (WORKLOADS.md)."""
@@ -31,7 +34,7 @@ class Workload:
 
 
 def _make(name: str, title: str, module: ModuleType, wrt: tuple[int, ...]) -> Workload:
-    return Workload(name, title, module.loop, module.array, wrt, module)
+    return Workload(name, title, module.loop, module.array, wrt, module, module.array_numpy)
 
 
 WORKLOADS: dict[str, Workload] = {

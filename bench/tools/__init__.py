@@ -10,10 +10,10 @@ from typing import Any, Callable
 import numpy as np
 
 # In table order: pyad first, then its peers, then the references.
-TOOL_NAMES = ("pyad", "numba", "jax", "autograd", "torch", "c", "python")
+TOOL_NAMES = ("pyad", "pyad_array", "numba", "jax", "autograd", "torch", "c", "python")
 
 # What the table calls each tool.
-LABELS = {"pyad": "pyad", "numba": "Numba (primal)", "jax": "JAX jit", "autograd": "autograd",
+LABELS = {"pyad": "pyad", "pyad_array": "pyad (array style)", "numba": "Numba (primal)", "jax": "JAX jit", "autograd": "autograd",
           "torch": "PyTorch eager", "c": "C -O3 (hand)", "python": "CPython (primal)"}
 
 

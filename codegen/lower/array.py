@@ -147,7 +147,33 @@ def transpose(e, s, t, a):
                  [_stride(b, a, k) for k in reversed(range(nd))])
 
 
+def view(e, s, t, a, *ops):
+    """a[items] (the `view` row): offsets for integers and slice starts, a (count, step *
+    stride) axis per slice, a (1, 0) axis per new axis, the remaining axes as they are."""
+    b = e.b
+    it = iter(ops)
+    off, shape, strides, k = None, [], [], 0
+    for c in s.attrs[0]:
+        if c == "n":
+            shape.append(_i(1))
+            strides.append(_i(0))
+            continue
+        st = _stride(b, a, k)
+        term = b.mul(next(it), st)
+        if c == "s":
+            shape.append(next(it))
+            strides.append(b.mul(next(it), st))
+        off = term if off is None else b.add(off, term)
+        k += 1
+    for j in range(k, ndim_of(s.args[0].type)):
+        shape.append(_shape(b, a, j))
+        strides.append(_stride(b, a, j))
+    data = _data(b, a) if off is None else _offset(b, _data(b, a), t, off)
+    return _make(b, t, data, shape, strides)
+
+
 ARRAY_LOWERINGS = {
     "alloc": alloc, "dim": dim, "normidx": normidx, "load": load, "store": store,
     "accum": accum, "row": row, "col": col, "slice": slice_, "transpose": transpose,
+    "view": view,
 }

@@ -229,6 +229,9 @@ class Pullback:
     def __call__(self, ct):
         flat = pytree.flatten_like(self._shape, ct, "cotangent")
         cts = [float(c) for c, t in zip(flat, self._types) if t == F64]
+        # the backward sweep adds into the shadows of the function's own arrays: each call
+        # starts them from zero (whole-array adjoints read a result's shadow entire)
+        _runtime.dll().pyad_pullback_zero_shadows(self._addr)
         return self._bwd(self._addr, *cts)
 
     def __del__(self) -> None:

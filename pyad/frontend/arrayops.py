@@ -271,11 +271,11 @@ class ArrayOps:
             raise self.ctx.error(node, "reductions take an array and an optional axis",
                                  cls=PyadTypeError)
         keep = kw.get("keepdims")
-        keepdims = self._constant(keep, (bool,), "keepdims must be True or False") \
+        keepdims = self.constant_arg(keep, (bool,), "keepdims must be True or False") \
             if keep is not None else False
         if axis_node is None:
             return None, keepdims
-        axis = self._constant(axis_node, (int, tuple, type(None)),
+        axis = self.constant_arg(axis_node, (int, tuple, type(None)),
                               "axis must be a constant integer or tuple of integers")
         if axis is None:
             return None, keepdims
@@ -285,11 +285,16 @@ class ArrayOps:
                                  "integers")
         return axes, keepdims
 
-    def _constant(self, node: ast.expr, types: tuple, message: str):
+    def constant_arg(self, node: ast.expr, types: tuple, message: str):
+        """The compile-time value of `node`: a literal, or a name bound to one (a helper's
+        parameter given a literal)."""
         try:
             value = ast.literal_eval(node)
         except ValueError:
-            raise self.ctx.error(node, message) from None
+            v = self.lw.exprs.expr(node) if isinstance(node, ast.Name) else None
+            if not (isinstance(v, Var) and v.name in self.ctx.literals):
+                raise self.ctx.error(node, message) from None
+            value = self.ctx.literals[v.name]
         if not isinstance(value, types):
             raise self.ctx.error(node, message)
         return value
@@ -315,9 +320,7 @@ class ArrayOps:
         if kind in ("sum", "mean") and (keepdims or not isinstance(v, Lazy)):
             return self._sum(kind, self.materialize(v), axes, keepdims, node)
         if keepdims:
-            raise self.ctx.error(node, f"np.{kind}(..., keepdims=True) is not supported yet",
-                                 hint="reduce without keepdims and index the result with "
-                                 "None where the axis was")
+            return self._keep_axes(self.reduce(kind, v, tuple(axes), node), nd, axes)
         elem = F64 if kind == "mean" or lz.elem == F64 else I64
         keep = [k for k in range(nd) if k not in axes]
 
@@ -368,6 +371,24 @@ class ArrayOps:
         if not is_array(total.type):
             return b.fdiv(self.ctx.convert(total, F64), n)
         return self.binop(ast.Div(), total, n, node)
+
+    def _keep_axes(self, r, nd: int, axes: list[int]) -> Var:
+        """A reduction's result `r` with the reduced `axes` back, of size 1 (keepdims)."""
+        b = self.ctx.b
+        if not is_array(r.type):
+            one = b.const(1, I64)
+            out = self.lw.arrays.new_array(r.type, [one] * nd)
+            b.emit("store", out, *[b.const(0, I64)] * nd, r)
+            return out
+        pattern, ops, dims = "", [], self.lw.arrays.dims(r)
+        for k in range(nd):
+            if k in axes:
+                pattern += "n"
+            elif k < max(axes):
+                pattern += "s"
+                ops += [b.const(0, I64), dims[len(pattern) - pattern.count("n") - 1],
+                        b.const(1, I64)]
+        return b.emit("view", r, *ops, attrs=(pattern,))
 
     def _reducer(self, at, op: str):
         def body(bb, idx, acc):

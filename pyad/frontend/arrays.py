@@ -37,6 +37,7 @@ class ArrayLowering:
     def __init__(self, lw) -> None:
         self.lw = lw
         self.ctx = lw.ctx
+        self.known: dict = {}   # id(index node) -> its value, lowered once by `index`
 
     # ------------------------------------------------------------------ helpers
     def array(self, v, node: ast.AST) -> Var:
@@ -51,7 +52,8 @@ class ArrayLowering:
 
     def index_value(self, node: ast.expr) -> Var:
         ex = self.lw.exprs
-        v = ex.scalar(ex.expr(node), node)
+        v = self.known.pop(id(node), None)
+        v = ex.scalar(v if v is not None else ex.expr(node), node)
         if v.type == F64:
             raise self.ctx.error(node, "array indices must be integers, not float",
                                  cls=PyadTypeError, hint="convert with int(...)")
@@ -62,26 +64,34 @@ class ArrayLowering:
 
     # ------------------------------------------------------------------ reading: a[...]
     def index(self, a: Var, node: ast.Subscript):
-        """`a[...]`: an element (all dimensions indexed by ints) or a view."""
+        """`a[...]`: an element (all dimensions indexed by ints) or a view: `row`, `col`
+        and `slice` for a[i], a[:, j], a[lo:hi]; the general `view` for the rest of basic
+        indexing (slices with steps on any axis, `None`/`np.newaxis`, ints after slices)."""
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         nd = ndim_of(a.type)
-        if len(items) > nd:
+        values = {id(it): self.lw.exprs.expr(it) for it in items
+                  if not isinstance(it, ast.Slice) and not self.lw.indexing.is_newaxis(it)}
+        if any(self.lw.arrayops.is_arrayish(v) for v in values.values()):
+            values = {k: self.lw.arrayops.materialize(v) for k, v in values.items()}
+            return self.lw.indexing.fancy(a, items, values, node)
+        self.known = values   # index_value reads these instead of lowering them again
+        real = [it for it in items if not self.lw.indexing.is_newaxis(it)]
+        if len(real) > nd:
             raise self.ctx.error(node, f"too many indices for a {nd}-D array",
                                  cls=PyadTypeError)
-        if all(not isinstance(it, ast.Slice) for it in items) and len(items) == nd:
+        if len(real) == len(items) == nd and not any(isinstance(it, ast.Slice) for it in items):
             idx = self.element_index(a, items)
             return self.ctx.b.emit("load", a, *idx)
+        if len(real) < len(items) or any(isinstance(it, ast.Slice) and it.step is not None
+                                         for it in items):
+            return self.lw.indexing.general_view(a, items, node)
         view, axis = a, 0
         for pos, it in enumerate(items):
             if isinstance(it, ast.Slice):
-                if it.step is not None:
-                    raise self.ctx.error(it, "slice steps are not supported",
-                                         hint="index the elements in a loop instead")
                 if axis == 0 and (it.lower is not None or it.upper is not None):
                     view = self.slice_view(view, it)
                 elif it.lower is not None or it.upper is not None:
-                    raise self.ctx.error(it, "only the first dimension can be sliced with "
-                                         "bounds (a[lo:hi], a[:, j])")
+                    return self.lw.indexing.general_view(a, items, node)
                 axis += 1
                 continue
             i = self.index_value(it)
@@ -90,8 +100,7 @@ class ArrayLowering:
             elif axis == 1 and ndim_of(view.type) == 2:
                 view = self.ctx.b.emit("col", view, self.normalize(i, self.dims(view)[1], pos))
             else:
-                raise self.ctx.error(it, "unsupported indexing: an integer after a slice is "
-                                     "supported only as a[:, j] of a 2-D array")
+                return self.lw.indexing.general_view(a, items, node)
         return view
 
     def element_index(self, a: Var, items: list[ast.expr]) -> list[Var]:
@@ -180,6 +189,12 @@ class ArrayLowering:
     # ------------------------------------------------------------------ calls
     def numpy_call(self, name: str, node: ast.Call):
         """`np.<name>(...)`: creation here; whole-array functions in arrayops."""
+        if name in self.lw.creation.NAMES:
+            return self.lw.creation.create(name, node)
+        if name in self.lw.indexing.NAMES:
+            return self.lw.indexing.function(name, node)
+        if name in self.lw.einsum.NAMES:
+            return self.lw.einsum.create(name, node)
         args = [self.lw.exprs.expr(a) for a in node.args]
         if name in _CREATE:
             return self.create(name, node, args)

@@ -154,6 +154,9 @@ class Context:
         #: without assigning it (loops.py)
         self.unset_at_exit: dict[str, set[str]] = {}
         self.closure: dict[str, Any] = {}
+        #: int literals of the source by the name of their const value (shared with the
+        #: bodies inlined into this one): a helper's `axis` parameter is known at compile time
+        self.literals: dict[str, int] = parent.literals if parent is not None else {}
         if fn.__closure__:
             self.closure = {name: cell.cell_contents for name, cell
                             in zip(fn.__code__.co_freevars, fn.__closure__)}
@@ -214,9 +217,11 @@ class Context:
         if v.type == t:
             return v
         if is_array(v.type) or is_array(t):
-            raise PyadTypeError(f"a value of type {v.type} is used where {t} is expected "
-                                f"(line {self.b.loc.line if self.b.loc else '?'}); a variable "
-                                "must keep one array type, and arrays are not numbers")
+            message = (f"a value of type {v.type} is used where {t} is expected; a variable "
+                       "must keep one array type, and arrays are not numbers")
+            if self.b.loc is not None:
+                raise self.src.error_at(self.b.loc, message, cls=PyadTypeError)
+            raise PyadTypeError(message)
         if t == F64:
             return self.b.tofloat(v)
         if t == I64:

@@ -79,7 +79,9 @@ class Expressions:
         if isinstance(value, int):
             if not -2**63 <= value < 2**63:
                 raise self.ctx.error(node, "integer constant does not fit in 64 bits")
-            return b.const(value, I64)
+            v = b.const(value, I64)
+            self.ctx.literals[v.name] = value   # an axis passed to a helper stays constant
+            return v
         if isinstance(value, float):
             return b.const(value, F64)
         raise self.ctx.error(node, f"unsupported constant {value!r} of type "

@@ -31,6 +31,9 @@ from ..ir.builder import Builder, NameGen
 from .calls import CallLowering
 from .control import RETVAL, Statements, always_returns
 from .arrays import ArrayLowering
+from .creation import Creation
+from .einsum import Einsum
+from .indexing import Indexing
 from .context import Context, Source, Value
 from .exprs import Expressions
 from .functions import Functions
@@ -63,6 +66,9 @@ class Lowering:
         self.functions = Functions(self)
         self.arrays = ArrayLowering(self)
         self.arrayops = ArrayOps(self)
+        self.indexing = Indexing(self)
+        self.creation = Creation(self)
+        self.einsum = Einsum(self)
         self.calls = CallLowering(self)
         self.result: Value | None = None
 

@@ -13,7 +13,7 @@ from typing import Iterator
 
 from .nodes import Block, If, Op, Stmt, Var, While, blocks_of, is_array, walk
 
-VIEW_OPS = frozenset({"row", "col", "slice", "transpose"})
+VIEW_OPS = frozenset({"row", "col", "slice", "transpose", "view"})
 WRITE_OPS = frozenset({"store", "accum", "addto"})
 
 

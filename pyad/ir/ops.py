@@ -79,6 +79,37 @@ def _slice_sig(ts):
     return ts[0] if len(ts) == 3 and is_array(ts[0]) and ts[1:] == (I64, I64) else None
 
 
+def _view_sig(ts, attrs):
+    """view(a, operands...) with attrs[0] a pattern: one letter per index item, `i` an
+    integer (one normalized operand), `s` a slice (start, count, step operands, normalized),
+    `n` a new axis; the axes of `a` after the pattern are kept whole."""
+    if not ts or not is_array(ts[0]) or len(attrs) != 1 or not isinstance(attrs[0], str):
+        return None
+    pat = attrs[0]
+    if set(pat) - set("isn") or len(ts) - 1 != pat.count("i") + 3 * pat.count("s") \
+            or any(t != I64 for t in ts[1:]):
+        return None
+    nd = ndim_of(ts[0])
+    used = pat.count("i") + pat.count("s")
+    out = pat.count("s") + pat.count("n") + nd - used
+    return array_type(elem_type(ts[0]), out) if used <= nd and 1 <= out <= 3 else None
+
+
+def _view(a, *rest):
+    *ops, pat = rest
+    idx, it = [], iter(ops)
+    for c in pat:
+        if c == "i":
+            idx.append(next(it))
+        elif c == "n":
+            idx.append(None)
+        else:
+            start, count, step = next(it), next(it), next(it)
+            stop = start + count * step
+            idx.append(slice(start, stop if stop >= 0 else None, step))
+    return a[tuple(idx)]
+
+
 def _same_array(ts):
     return ts[0] if len(ts) == 1 and is_array(ts[0]) else None
 
@@ -208,6 +239,11 @@ _ROWS: list[OpDef] = [
           "the view a[lo:hi] along axis 0 (0 <= lo <= hi <= len(a))"),
     OpDef("transpose", _same_array, lambda a: a.T, STRUCTURAL, ("custom",),
           "the view a.T (dimensions reversed)"),
+    OpDef("view", _view_sig, _view, STRUCTURAL, ("custom",),
+          "the basic-indexing view a[items], attrs[0] spelling the items: `i` an integer "
+          "(a normalized operand), `s` a slice (start, count, step operands, normalized: "
+          "start is 0 when count is 0), `n` a new axis of size 1; later axes kept",
+          attr_typed=True),
     # --- comparisons and logic
     OpDef("lt", CMP, lambda a, b: a < b, ZERO, ("cmp", "<"), "a < b"),
     OpDef("le", CMP, lambda a, b: a <= b, ZERO, ("cmp", "<="), "a <= b"),
@@ -370,5 +406,5 @@ assert len(OPS) == len(_ROWS) + len(ARRAY_ROWS), "duplicate op name"
 #: push and a pop): the AD pass recomputes values made of a few of them (and re-runs
 #: scratch-array fills made of them, pyad/ad/refill.py) instead of taping.
 CHEAP = frozenset({"add", "sub", "mul", "neg", "tofloat", "const", "dim", "normidx", "row",
-                   "col", "slice", "transpose", "load", "floordiv", "mod"})
+                   "col", "slice", "transpose", "view", "load", "floordiv", "mod"})
 

@@ -15,8 +15,8 @@ SMOKE = timing.Plan(rounds=3, batch_s=1e-3, budget_s=0.01)
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench")
-    cfg = Config(tools=("pyad",), size="tiny", plan=SMOKE, firstcall=False, overhead=False,
-                 out=out, log=lambda _: None)
+    cfg = Config(tools=("pyad", "pyad_array"), size="tiny", plan=SMOKE, firstcall=False,
+                 overhead=False, out=out, log=lambda _: None)
     return out, run(cfg)
 
 
@@ -28,6 +28,17 @@ def test_pyad_row(results, name):
     assert math.isfinite(row["primal_s"]) and row["primal_s"] > 0
     assert row["grad_err"] < 1e-5
     assert row["tape_bytes"] >= 0
+
+
+@pytest.mark.parametrize("name", list(WORKLOADS))
+def test_pyad_array_row(results, name):
+    """The array spelling compiles and its gradient agrees, where the workload has one."""
+    row = results[1]["workloads"][name]["rows"].get("pyad_array")
+    if WORKLOADS[name].array_numpy is None:
+        assert row is None
+        return
+    assert row["status"] == "ok", row.get("reason")
+    assert row["grad_err"] < 1e-5
 
 
 def test_files_written(results):

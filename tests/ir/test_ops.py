@@ -22,7 +22,7 @@ INTERNAL = {"const", "select", "sign", "digamma", "strongzero", "fdiv", "ipow", 
             "not", "tofloat", "toint", "tobool"}
 # Array memory rows (alloc, load, store, views, ...) are exercised by tests/arrays/.
 INTERNAL |= {"alloc", "dim", "normidx", "load", "store", "accum", "row", "col", "slice",
-             "transpose"}
+             "transpose", "view"}
 # Derivative control (stop_gradient, custom_vjp) and native calls (recursion) are exercised by
 # tests/api/test_calls.py and tests/api/test_recursion.py.
 INTERNAL |= {"stopgrad", "custom_vjp", "call", "callfwd", "callbwd"}

@@ -1,0 +1,297 @@
+"""Frontend, array creation beyond zeros/ones/full (arrays.py): `np.array` of numbers or
+arrays, `np.eye`, `np.identity`, `np.arange`, `np.linspace`, `np.tril`, `np.triu`,
+`np.diag`. Each builds a new array with element loops, or an elementwise `Lazy` (tril, triu,
+diag of a matrix), so gradients flow through the stores and loads like any fill."""
+from __future__ import annotations
+
+import ast
+
+from ..errors import PyadTypeError
+from ..ir.loops import for_range
+from ..ir.nodes import BOOL, F64, I64, Var, elem_type, ndim_of
+from .arrayops import Lazy
+
+class Creation:
+    """`np.<name>(...)` for the names in NAMES; one per function body."""
+
+    NAMES = ("array", "asarray", "eye", "identity", "arange", "linspace", "tril", "triu",
+             "diag", "concatenate", "stack", "hstack", "vstack")
+
+    def __init__(self, lw) -> None:
+        self.lw = lw
+        self.ctx = lw.ctx
+
+    def create(self, name: str, node: ast.Call):
+        kw = {k.arg: k.value for k in node.keywords}
+        if name in ("array", "asarray"):
+            return self.array(node, kw)
+        if name in ("concatenate", "stack", "hstack", "vstack"):
+            return self.join(name, node, kw)
+        ex = self.lw.exprs
+        args = [ex.expr(a) for a in node.args]
+        return getattr(self, name)(node, args, kw)
+
+    # ------------------------------------------------------------------ helpers
+    def _int(self, v, node: ast.AST) -> Var:
+        v = self.lw.exprs.scalar(v, node)
+        if v.type == F64:
+            raise self.ctx.error(node, "expected an integer here", cls=PyadTypeError)
+        return self.ctx.convert(v, I64)
+
+    def _kwargs(self, node: ast.Call, kw: dict, allowed: tuple) -> None:
+        extra = set(kw) - set(allowed)
+        if extra:
+            raise self.ctx.error(node, f"unsupported keyword argument `{extra.pop()}`")
+
+    def _nargs(self, node: ast.Call, args: list, lo: int, hi: int, what: str) -> None:
+        if not lo <= len(args) <= hi:
+            raise self.ctx.error(node, f"np.{what} takes {lo if lo == hi else f'{lo} to {hi}'}"
+                                 " positional arguments", cls=PyadTypeError)
+
+    # ------------------------------------------------------------------ np.array
+    def array(self, node: ast.Call, kw: dict):
+        """np.array([...]) of numbers, of lists of numbers, or of equal-shape arrays; an
+        array argument is copied (np.asarray: returned as it is)."""
+        self._kwargs(node, kw, ("dtype",))
+        if len(node.args) != 1:
+            raise self.ctx.error(node, "np.array takes one list", cls=PyadTypeError)
+        src = node.args[0]
+        arrays = self.lw.arrays
+        if not isinstance(src, (ast.List, ast.Tuple)):
+            v = self.lw.arrayops.materialize(self.lw.exprs.expr(src))
+            if isinstance(v, tuple):
+                return self._stack(list(v), node, kw)
+            a = arrays.array(v, src)
+            return a if node.func.attr == "asarray" else arrays.copy_array(a)
+        items = [self._item(e) for e in src.elts]
+        if not items:
+            raise self.ctx.error(node, "np.array([]) has no dtype or length to compile",
+                                 hint="use np.zeros(0)", cls=PyadTypeError)
+        return self._stack(items, node, kw)
+
+    def _item(self, e: ast.expr):
+        if isinstance(e, (ast.List, ast.Tuple)):
+            return tuple(self._item(x) for x in e.elts)
+        return self.lw.arrayops.materialize(self.lw.exprs.expr(e))
+
+    def _stack(self, items: list, node: ast.AST, kw: dict) -> Var:
+        """A new array whose rows are `items` (numbers, tuples of them, or arrays)."""
+        b, arrays = self.ctx.b, self.lw.arrays
+        rows = [self._stack(list(it), node, {}) if isinstance(it, tuple) else it
+                for it in items]
+        kinds = {r.type for r in rows}
+        if len({ndim_of(t) for t in kinds}) != 1:
+            raise self.ctx.error(node, "np.array of items with different shapes",
+                                 cls=PyadTypeError)
+        nd = ndim_of(rows[0].type) + 1
+        if nd > 3:
+            raise self.ctx.error(node, "arrays have 1 to 3 dimensions", cls=PyadTypeError)
+        elem = F64 if any(elem_type(t) == F64 for t in kinds) else \
+            I64 if any(elem_type(t) != BOOL for t in kinds) else BOOL
+        if "dtype" in kw:
+            elem = arrays.dtype_kw(_only_dtype(node), elem)
+        inner = arrays.dims(rows[0]) if nd > 1 else []
+        out = arrays.new_array(elem, [b.const(len(rows), I64)] + inner)
+        for k, r in enumerate(rows):
+            i = b.const(k, I64)
+            if nd == 1:
+                b.emit("store", out, i, arrays.scalar_for(r, elem, node))
+            else:
+                self.lw.arrayops.assign_into(b.emit("row", out, i), r, node)
+        return out
+
+    # ------------------------------------------------------------------ joining
+    def join(self, name: str, node: ast.Call, kw: dict) -> Var:
+        """np.concatenate(parts, axis=0), np.stack(parts, axis=0), np.hstack, np.vstack:
+        `parts` a list or tuple (literal, or a tuple value) of arrays; a new array, each
+        part copied into its view of it (sizes checked at run time: ValueError)."""
+        self._kwargs(node, kw, ("axis",) if name in ("concatenate", "stack") else ())
+        if len(node.args) != 1:
+            raise self.ctx.error(node, f"np.{name} takes one list of arrays", cls=PyadTypeError)
+        src = node.args[0]
+        ex, arrays = self.lw.exprs, self.lw.arrays
+        items = [ex.expr(e) for e in src.elts] if isinstance(src, (ast.List, ast.Tuple)) \
+            else ex.expr(src)
+        if not isinstance(items, (list, tuple)) or not items:
+            raise self.ctx.error(src, f"np.{name} takes a non-empty list of arrays",
+                                 cls=PyadTypeError)
+        parts = [arrays.array(v, src) for v in items]
+        if len({ndim_of(p.type) for p in parts}) != 1:
+            raise self.ctx.error(src, "all the arrays must have the same number of dimensions",
+                                 cls=PyadTypeError)
+        nd = ndim_of(parts[0].type)
+        axis = 0
+        if "axis" in kw:
+            axis = self.lw.arrayops.constant_arg(kw["axis"], (int,),
+                                                 "axis must be a constant integer")
+        if name == "stack" or (name == "vstack" and nd == 1):
+            parts = [self.lw.indexing.expand(p, 0 if name == "vstack" else axis, node)
+                     for p in parts]
+        elif name == "hstack":
+            axis = 0 if nd == 1 else 1
+        nd = ndim_of(parts[0].type)
+        if not -nd <= axis < nd:
+            raise self.ctx.error(node, f"axis {axis} is out of bounds for {nd}-D arrays",
+                                 cls=PyadTypeError)
+        axis %= nd
+        return self._concatenate(parts, axis, node)
+
+    def _concatenate(self, parts: list[Var], axis: int, node: ast.AST) -> Var:
+        b, arrays = self.ctx.b, self.lw.arrays
+        dims = [arrays.dims(p) for p in parts]
+        total = dims[0][axis]
+        for d in dims[1:]:
+            total = b.add(total, d[axis])
+            for k in range(len(d)):
+                if k != axis:
+                    b.emit("raise_if", b.ne(d[k], dims[0][k]), attrs=(
+                        "ValueError", "all the input array dimensions except for the "
+                        "concatenation axis must match exactly"))
+        elem = F64 if any(elem_type(p.type) == F64 for p in parts) else \
+            I64 if any(elem_type(p.type) != BOOL for p in parts) else BOOL
+        out = arrays.new_array(elem, [total if k == axis else d for k, d in enumerate(dims[0])])
+        start, one = b.const(0, I64), b.const(1, I64)
+        for p, d in zip(parts, dims):
+            ops = [x for k in range(axis) for x in (b.const(0, I64), dims[0][k], one)]
+            view = b.emit("view", out, *ops, start, d[axis], one, attrs=("s" * (axis + 1),))
+            self.lw.arrayops.assign_into(view, p, node)
+            start = b.add(start, d[axis])
+        return out
+
+    # ------------------------------------------------------------------ np.eye, np.identity
+    def eye(self, node: ast.Call, args: list, kw: dict) -> Var:
+        self._kwargs(node, kw, ("k", "dtype", "M"))
+        self._nargs(node, args, 1, 2, "eye")
+        b = self.ctx.b
+        n = self._int(args[0], node)
+        m = self._int(args[1], node) if len(args) > 1 else \
+            self._int(self.lw.exprs.expr(kw["M"]), node) if "M" in kw else n
+        k = self._int(self.lw.exprs.expr(kw["k"]), node) if "k" in kw else b.const(0, I64)
+        elem = self.lw.arrays.dtype_kw(_only_dtype(node), F64)
+        b.emit("raise_if", b.lt(b.min(n, m), b.const(0, I64)),
+               attrs=("ValueError", "negative dimensions are not allowed"))
+        out = self.lw.arrays.new_array(elem, [n, m])
+        one = b.const(1, elem) if elem != BOOL else b.const(True, BOOL)
+        lo = b.max(b.neg(k), b.const(0, I64))      # rows i whose column i + k is in [0, m)
+        hi = b.min(n, b.sub(m, k))
+        for_range(b, hi, [], lambda bb, i, _: (bb.emit("store", out, i, bb.add(i, k), one),
+                                               [])[1], lo=lo)
+        return out
+
+    def identity(self, node: ast.Call, args: list, kw: dict) -> Var:
+        self._kwargs(node, kw, ("dtype",))
+        self._nargs(node, args, 1, 1, "identity")
+        return self.eye(node, args, kw)
+
+    # ------------------------------------------------------------------ ranges
+    def arange(self, node: ast.Call, args: list, kw: dict) -> Var:
+        """np.arange(stop), (start, stop), (start, stop, step): int64 for ints, float64
+        if any argument is a float."""
+        self._kwargs(node, kw, ())
+        self._nargs(node, args, 1, 3, "arange")
+        ex, b = self.lw.exprs, self.ctx.b
+        vals = [ex.scalar(a, n) for a, n in zip(args, node.args)]
+        elem = F64 if any(v.type == F64 for v in vals) else I64
+        vals = [self.ctx.convert(v, elem) for v in vals]
+        start, stop, step = ([b.const(0, elem)] + vals if len(vals) == 1 else vals)[:2] + \
+            [vals[2] if len(vals) == 3 else b.const(1, elem)]
+        b.emit("raise_if", b.eq(step, b.const(0, elem)),
+               attrs=("ZeroDivisionError", "np.arange step is zero"))
+        span = b.sub(stop, start)
+        if elem == F64:
+            n = b.toint(b.ceil(b.fdiv(span, step)))
+        else:
+            up = b.gt(step, b.const(0, I64))
+            mag = b.select(up, step, b.neg(step))
+            s = b.select(up, span, b.neg(span))
+            n = b.floordiv(b.add(s, b.sub(mag, b.const(1, I64))), mag)
+        n = b.max(n, b.const(0, I64))
+        out = self.lw.arrays.new_array(elem, [n])
+
+        def body(bb, i, _):
+            v = bb.add(start, bb.mul(bb.tofloat(i) if elem == F64 else i, step))
+            bb.emit("store", out, i, v)
+            return []
+        for_range(b, n, [], body)
+        return out
+
+    def linspace(self, node: ast.Call, args: list, kw: dict) -> Var:
+        """np.linspace(start, stop, num=50, endpoint=True): start + i * step, the last
+        element stop itself when endpoint."""
+        self._kwargs(node, kw, ("num", "endpoint"))
+        self._nargs(node, args, 2, 3, "linspace")
+        ex, b = self.lw.exprs, self.ctx.b
+        start, stop = (self.ctx.convert(ex.scalar(a, n), F64) for a, n in
+                       zip(args[:2], node.args[:2]))
+        num = self._int(args[2] if len(args) > 2 else ex.expr(kw["num"]) if "num" in kw
+                        else b.const(50, I64), node)
+        endpoint = True
+        if "endpoint" in kw:
+            endpoint = ast.literal_eval(kw["endpoint"]) if isinstance(
+                kw["endpoint"], ast.Constant) else None
+            if not isinstance(endpoint, bool):
+                raise self.ctx.error(kw["endpoint"], "endpoint must be True or False")
+        b.emit("raise_if", b.lt(num, b.const(0, I64)),
+               attrs=("ValueError", "Number of samples must be non-negative"))
+        div = b.sub(num, b.const(1, I64)) if endpoint else num
+        step = b.fdiv(b.sub(stop, start), b.tofloat(b.max(div, b.const(1, I64))))
+        out = self.lw.arrays.new_array(F64, [num])
+
+        def body(bb, i, _):
+            bb.emit("store", out, i, bb.add(start, bb.mul(bb.tofloat(i), step)))
+            return []
+        for_range(b, num, [], body)
+        if endpoint:   # the last element is stop itself (when there are two or more)
+            last = b.max(b.sub(num, b.const(1, I64)), b.const(1, I64))
+            for_range(b, num, [], lambda bb, i, _: (bb.emit("store", out, i, stop), [])[1],
+                      lo=last)
+        return out
+
+    # ------------------------------------------------------------------ triangles, diagonals
+    def tril(self, node: ast.Call, args: list, kw: dict, upper: bool = False) -> Lazy:
+        self._kwargs(node, kw, ("k",))
+        self._nargs(node, args, 1, 2, "triu" if upper else "tril")
+        a = self.lw.arrays.array(args[0], node.args[0])
+        if ndim_of(a.type) != 2:
+            raise self.ctx.error(node, "np.tril and np.triu take a 2-D array here",
+                                 cls=PyadTypeError)
+        kv = args[1] if len(args) > 1 else self.lw.exprs.expr(kw["k"]) if "k" in kw else None
+        k = self._int(kv, node) if kv is not None else self.ctx.b.const(0, I64)
+        lz = self.lw.arrayops.lift(a)
+        elem = lz.elem
+
+        def gen(idx):
+            b = self.ctx.b
+            i, j = idx
+            keep = b.ge(b.sub(j, i), k) if upper else b.le(b.sub(j, i), k)
+            zero = b.const(0, elem) if elem != BOOL else b.const(False, BOOL)
+            return b.select(keep, lz.gen(idx), zero)
+        return Lazy(elem, lz.dims, gen)
+
+    def triu(self, node: ast.Call, args: list, kw: dict) -> Lazy:
+        return self.tril(node, args, kw, upper=True)
+
+    def diag(self, node: ast.Call, args: list, kw: dict):
+        """np.diag(v): the square matrix with v on its diagonal; np.diag(A): A's diagonal
+        (a new array; NumPy's is a read-only view)."""
+        self._kwargs(node, kw, ())
+        self._nargs(node, args, 1, 1, "diag")
+        a = self.lw.arrays.array(args[0], node.args[0])
+        b, arrays = self.ctx.b, self.lw.arrays
+        if ndim_of(a.type) == 1:
+            n = arrays.dims(a)[0]
+            out = arrays.new_array(elem_type(a.type), [n, n])
+            for_range(b, n, [], lambda bb, i, _: (bb.emit("store", out, i, i,
+                                                          bb.emit("load", a, i)), [])[1])
+            return out
+        if ndim_of(a.type) != 2:
+            raise self.ctx.error(node, "np.diag takes a 1-D or 2-D array", cls=PyadTypeError)
+        d = arrays.dims(a)
+        lz = self.lw.arrayops.lift(a)
+        return Lazy(lz.elem, [b.min(d[0], d[1])], lambda idx: lz.gen([idx[0], idx[0]]))
+
+
+def _only_dtype(node: ast.Call) -> ast.Call:
+    """`node` with only its dtype keyword (for ArrayLowering.dtype_kw)."""
+    return ast.Call(func=node.func, args=[], keywords=[k for k in node.keywords
+                                                        if k.arg == "dtype"])
