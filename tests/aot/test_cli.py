@@ -403,10 +403,10 @@ def test_declared_result_differs_from_the_inferred_one(bad, fails, tmp_path):
 
 
 def test_function_and_signature_counts_differ(bad, fails, tmp_path):
-    msg = fails("ok.py:f,g", "--sig", "f64(f64[:], i64)", "-o", str(tmp_path))
+    msg = fails("ok.py:f,g", "--sig", "f64(f64[:], i64)", "-o", str(tmp_path), status=2)
     assert msg == ("pyad compile: error: 2 functions (f, g) but 1 --sig; give one --sig per "
                    "function, in order")
-    msg = fails("ok.py:f", "-o", str(tmp_path))
+    msg = fails("ok.py:f", "-o", str(tmp_path), status=2)
     assert msg.startswith("pyad compile: error: missing --sig")
 
 
@@ -433,7 +433,7 @@ def test_read_only_output_directory(bad, fails, tmp_path):
 
 
 def test_output_directory_is_required_for_a_library(bad, fails):
-    msg = fails("ok.py:g", "--sig", "f64(f64)")
+    msg = fails("ok.py:g", "--sig", "f64(f64)", status=2)
     assert msg == "pyad compile: error: -o OUTDIR is required with --emit so"
 
 
@@ -479,7 +479,7 @@ def test_exported_name_clashes(bad, fails, cli, tmp_path):
     ("ok.py:g=2x", "alias '2x' is not a C identifier"),
 ])
 def test_malformed_target(bad, fails, tmp_path, target, expected):
-    msg = fails(target, "--sig", "f64(f64)", "-o", str(tmp_path))
+    msg = fails(target, "--sig", "f64(f64)", "-o", str(tmp_path), status=2)
     assert msg.startswith(f"pyad compile: error: {expected}"), msg
 
 
