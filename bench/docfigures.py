@@ -14,6 +14,7 @@ a new run). The runs:
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 from bench import report
@@ -108,11 +109,11 @@ def first_call(pr: dict, lr: dict) -> str:
     """pyad's first call against the peers' (ratios, the PEERS run), then its times on the
     two machines."""
     names = list(pr["workloads"])
-    head = "| " + " | ".join(names) + " |\n|---|" + "--:|" * len(names) + "\n"
+    head = " | ".join(names) + " |\n|---|" + "--:|" * len(names) + "\n"
     out = ["First call: binding plus the first value-and-gradient call (the primal for Numba) "
            "in a fresh process, after imports; *warm*: the same with the on-disk cache filled "
            "by an earlier process (pyad's `cache=True`). pyad's time ÷ each peer's, in the run "
-           "above:\n\n", "| first call, pyad ÷ " + head]
+           "above:\n\n", "| first call, pyad ÷ | " + head]
     for tool in ("numba", "jax"):
         for mode in ("cold", "warm"):
             cells = []
@@ -180,4 +181,7 @@ def marker(name: str) -> tuple[str, str]:
 
 
 def render(name: str) -> str:
-    return BLOCKS[name][1]()
+    """The Markdown of block `name`: prose wrapped at 96 columns, tables as they are."""
+    paragraphs = BLOCKS[name][1]().rstrip("\n").split("\n\n")
+    return "\n\n".join(p if p.startswith("|") else textwrap.fill(
+        p, 96, break_long_words=False, break_on_hyphens=False) for p in paragraphs) + "\n"
