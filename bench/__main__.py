@@ -6,6 +6,7 @@
 import bench.threads  # noqa: F401  (before any numerical library)
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -41,7 +42,8 @@ def main(argv: list[str]) -> None:
     a = p.parse_args(argv)
     cfg = Config(workloads=a.only, tools=a.tools, size=a.size,
                  plan=timing.QUICK if a.quick else timing.FULL, firstcall=not a.no_firstcall,
-                 warm_cache=not a.quick, overhead=not a.no_overhead, out=a.out)
+                 warm_cache=not a.quick, overhead=not a.no_overhead, out=a.out,
+                 command=shlex.join(["python", "-m", "bench", *argv]))
     run(cfg)
     print((cfg.out / "latest.md").read_text())
 

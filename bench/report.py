@@ -108,6 +108,7 @@ def markdown(results: dict) -> str:
     plan = results["plan"]
     out = [f"# pyad benchmarks ({results['size']} size, up to {plan['rounds']} timing rounds)\n\n",
            f"Machine: {machine.one_line(m)}\n\n",
+           f"Command: `{results.get('command', 'python -m bench')}`\n\n",
            "Versions: " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()) + "\n\n"]
     for name, why in results["skipped"].items():
         out.append(f"skipped {name}: {why}\n\n")

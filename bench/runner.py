@@ -39,6 +39,7 @@ class Config:
     warm_cache: bool = True    # and warm-cache ones, for the tools that have a cache
     overhead: bool = True      # the call-overhead micro-benchmark (a child process)
     out: Path = RESULTS
+    command: str = "python -m bench"  # the command line, recorded in the results
     log: Callable[[str], None] = field(default=lambda s: print(s, file=sys.stderr, flush=True))
 
 
@@ -159,7 +160,7 @@ def run(cfg: Config) -> dict:
     """Run everything `cfg` selects, write the three result files, return the results."""
     tools, skipped = _load_tools(cfg)
     results = {
-        "size": cfg.size, "plan": dataclasses.asdict(cfg.plan), "skipped": skipped,
+        "command": cfg.command, "size": cfg.size, "plan": dataclasses.asdict(cfg.plan), "skipped": skipped,
         "machine": machine.describe({n: m.version() for n, m in tools.items()}),
         "workloads": {name: _workload(cfg, WORKLOADS[name], tools) for name in cfg.workloads},
     }

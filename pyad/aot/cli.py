@@ -12,8 +12,9 @@ without aliases is exported once per signature as NAME_FUNC__<argument types>, e
 `mylib_norm__f64a1` and `mylib_norm__f64a2` (capi.mangle).
 
 Every problem is reported as one line on stderr (`file:line: error: ...` where a place in
-the user's code applies) with exit status 1 (2 for a malformed command line); `-v` adds
-timings, the toolchain commands and, for internal errors, the traceback.
+the user's code applies); `-v` adds timings, the toolchain commands and, for internal errors,
+the traceback. The exit statuses are the table of docs/aot.md ("Exit status"): EXIT_OK,
+EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE below.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import contextlib
 import importlib.machinery
 import importlib.util
 import inspect
+import os
 import shlex
 import sys
 import tempfile
@@ -42,19 +44,36 @@ from .sigparse import SignatureError
 PROG = "pyad"
 EMITS = ("so", "obj", "ir", "grad-ir", "llvm")
 
+# Exit statuses (docs/aot.md, "Exit status").
+EXIT_OK = 0
+EXIT_INPUT = 1          # the input cannot be compiled: file, source, signature, option values
+EXIT_USAGE = 2          # the command line is malformed (argparse's status for its own errors)
+EXIT_INTERNAL = 70      # a bug in pyad (EX_SOFTWARE of sysexits.h)
+EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as a shell reports it
+EXIT_BROKEN_PIPE = 141  # stdout closed early (`| head`): 128 + SIGPIPE, as a shell reports it
+
 
 class CliError(Exception):
     """A problem with the user's input; `where` is a 'file[:line[:col]]' prefix or None."""
+
+    status = EXIT_INPUT
 
     def __init__(self, message: str, where: str | None = None) -> None:
         super().__init__(message)
         self.message, self.where = message, where
 
 
+class UsageError(CliError):
+    """A malformed command line: what argparse checks, plus the checks it cannot express
+    (a required option, the form of the target, one --sig per function)."""
+
+    status = EXIT_USAGE
+
+
 class _ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line instead of usage + message
         print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
-        sys.exit(2)
+        sys.exit(EXIT_USAGE)
 
 
 def _version() -> str:
@@ -74,7 +93,9 @@ def _parser() -> argparse.ArgumentParser:
         "compile", help="compile functions and their gradients into a C library",
         description="Compile Python functions, their gradients and vector-Jacobian products "
         "ahead of time into a self-contained C library: libNAME.so, libNAME.a and NAME.h.",
-        epilog='example: pyad compile model.py:energy --sig "f64(f64[:], i64)" -o build')
+        epilog='example: pyad compile model.py:energy --sig "f64(f64[:], i64)" -o build. '
+        "Exit status: 0 success, 1 input that cannot be compiled, 2 malformed command line, "
+        "70 internal error, 130 interrupted, 141 stdout closed early (docs/aot.md).")
     c.add_argument("target", metavar="MODULE.py:FUNC[,FUNC...]",
                    help="the module and its functions; FUNC=ALIAS exports FUNC as NAME_ALIAS")
     c.add_argument("--sig", action="append", default=[], metavar="SIG",
@@ -96,24 +117,48 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the `pyad` script. Returns the exit status."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """Entry point of the `pyad` script. Returns the exit status.
+
+    A reader that closes stdout early (`pyad compile ... --emit grad-ir | head`) ends the
+    command quietly with EXIT_BROKEN_PIPE. stdout is flushed here, so that a closed pipe shows
+    up inside this function and not when the interpreter exits; then stdout is pointed at
+    /dev/null, so that the interpreter's own flush at exit cannot fail again (the recipe of
+    the Python documentation, "Note on SIGPIPE" in the `signal` module)."""
+    try:
+        try:
+            return _main(sys.argv[1:] if argv is None else list(argv))
+        finally:  # also after argparse's SystemExit (--help)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_stdout()
+        return EXIT_BROKEN_PIPE
+
+
+def _discard_stdout() -> None:
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # no real file: nothing to do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def _main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     if args.command is None:
         print(f"{PROG}: error: missing command; use `{PROG} compile ...` (see {PROG} --help)",
               file=sys.stderr)
-        return 2
-    verbose = args.verbose
+        return EXIT_USAGE
     try:
         return _compile(args, argv)
     except CliError as exc:
         _error(exc.message, exc.where)
+        return exc.status
     except KeyboardInterrupt:
         print(f"{PROG} compile: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        raise  # main() ends quietly
     except Exception as exc:  # noqa: BLE001 -- every failure becomes one line
-        _report(exc, verbose)
-    return 1
+        return _report(exc, args.verbose)
 
 
 def _error(message: str, where: str | None = None) -> None:
@@ -122,8 +167,8 @@ def _error(message: str, where: str | None = None) -> None:
     print(f"{prefix} {text}", file=sys.stderr)
 
 
-def _report(exc: Exception, verbose: bool) -> None:
-    """One line for an exception raised while compiling."""
+def _report(exc: Exception, verbose: bool) -> int:
+    """One line for an exception raised while compiling; returns the exit status."""
     from ..codegen.aot.build import BuildError  # import-time: aot loads llvmlite (40-80 ms)
 
     if isinstance(exc, PyadSyntaxError):
@@ -131,18 +176,17 @@ def _report(exc: Exception, verbose: bool) -> None:
         print(lines[0], file=sys.stderr)  # file:line:col: error: ...
         if verbose:
             print("\n".join(lines[1:]), file=sys.stderr)
-        return
-    if isinstance(exc, (SignatureError, BuildError)):
+        return EXIT_INPUT
+    if isinstance(exc, (SignatureError, BuildError)) or (
+            isinstance(exc, PyadError) and not isinstance(exc, PyadInternalError)):
         _error(str(exc))
-        return
-    if isinstance(exc, PyadError) and not isinstance(exc, PyadInternalError):
-        _error(str(exc))
-        return
+        return EXIT_INPUT
     text = str(exc).splitlines()[0] if str(exc) else ""
     hint = "" if verbose else " (run with -v for the traceback)"
     print(f"{PROG} compile: internal error: {type(exc).__name__}: {text}{hint}", file=sys.stderr)
     if verbose:
         traceback.print_exception(exc)
+    return EXIT_INTERNAL
 
 
 # ------------------------------------------------------------------------------- the steps
@@ -156,18 +200,18 @@ class _Item:
 def _split_target(target: str) -> tuple[Path, list[_Item]]:
     path, sep, names = target.rpartition(":")
     if not sep or not path:
-        raise CliError(f"expected MODULE.py:FUNC[,FUNC...], got {target!r}")
+        raise UsageError(f"expected MODULE.py:FUNC[,FUNC...], got {target!r}")
     items = []
     for part in names.split(","):
         part = part.strip()
         func, eq, alias = (s.strip() for s in part.partition("="))
         if not func or (eq and not alias):
-            raise CliError(f"empty function name in {target!r}" if not func else
-                           f"empty alias in {part!r}; write FUNC=ALIAS")
+            raise UsageError(f"empty function name in {target!r}" if not func else
+                             f"empty alias in {part!r}; write FUNC=ALIAS")
         if not func.isidentifier():
-            raise CliError(f"{func!r} is not a Python function name (in {target!r})")
+            raise UsageError(f"{func!r} is not a Python function name (in {target!r})")
         if eq and not capi.is_c_identifier(alias):
-            raise CliError(f"alias {alias!r} is not a C identifier (letters, digits, _)")
+            raise UsageError(f"alias {alias!r} is not a C identifier (letters, digits, _)")
         items.append(_Item(func, alias if eq else None))
     return Path(path), items
 
@@ -358,18 +402,18 @@ def _compile(args: argparse.Namespace, argv: list[str]) -> int:
         if args.verbose else (lambda m: None)
     path, items = _split_target(args.target)
     if not args.sig:
-        raise CliError("missing --sig: give one signature per function, e.g. "
-                       "--sig \"f64(f64[:], i64)\"")
+        raise UsageError("missing --sig: give one signature per function, e.g. "
+                         "--sig \"f64(f64[:], i64)\"")
     if len(args.sig) != len(items):
         names = ", ".join(it.func for it in items)
-        raise CliError(f"{len(items)} function{'s' if len(items) != 1 else ''} ({names}) but "
-                       f"{len(args.sig)} --sig; give one --sig per function, in order")
-    sigs = [sigparse.parse(s) for s in args.sig]  # syntax errors before any work
-    del sigs
+        raise UsageError(f"{len(items)} function{'s' if len(items) != 1 else ''} ({names}) "
+                         f"but {len(args.sig)} --sig; give one --sig per function, in order")
     emit = args.emit
     builds = emit in ("so", "obj")
     if builds and not args.outdir:
-        raise CliError(f"-o OUTDIR is required with --emit {emit}")
+        raise UsageError(f"-o OUTDIR is required with --emit {emit}")
+    for text in args.sig:
+        sigparse.parse(text)  # syntax errors before any work
     native = emit in ("so", "obj", "llvm")
     lib = _library_name(args.name, path) if native else (args.name or "lib")
     if not path.is_file():
@@ -410,7 +454,7 @@ def _compile(args: argparse.Namespace, argv: list[str]) -> int:
         for f in written:
             log(f"wrote {f} ({f.stat().st_size} bytes)")
     log(f"done in {1e3 * (time.perf_counter() - t0):.0f} ms")
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,6 +1,6 @@
 """The `pyad compile` command: `--emit` (IR, gradient IR, LLVM IR, an object file) and `--cpu`,
-the README's and docs/aot.md's examples run as written, the entry points, and every bad-input
-path (one line on stderr, non-zero exit, no traceback)."""
+the entry points, and every bad-input path (one line on stderr, non-zero exit, no traceback).
+Exit statuses: test_cli_exit.py; the documented examples: tests/docs."""
 from __future__ import annotations
 
 import importlib.util
@@ -17,7 +17,7 @@ import pytest
 import pyad
 from pyad.codegen.aot.header import cdef
 
-from .tools import REPO, cc, nm, pyad_compile, requires_toolchain
+from .tools import cc, nm, pyad_compile, requires_toolchain
 
 pytestmark = requires_toolchain
 
@@ -147,80 +147,9 @@ def test_default_cpu_is_a_portable_baseline(small, cli, tmp_path):
         assert "%ymm" not in dis.stdout and "%zmm" not in dis.stdout
 
 
-# ------------------------------------------------------------------------- documentation
+# ------------------------------------------------------------------------- entry points
 
-def _section(path: Path, heading: str) -> str:
-    """The text of the section `heading` of a Markdown file, up to the next heading of the
-    same or a higher level (lines inside code fences are not headings)."""
-    level = len(heading.split()[0])
-    lines, out, fenced = path.read_text().splitlines(keepends=True), None, False
-    for line in lines:
-        if out is not None and not fenced and re.match(r"#{1,%d} " % level, line):
-            break
-        if out is None and line.rstrip("\n") == heading:
-            out = []
-        if out is not None:
-            out.append(line)
-            fenced ^= line.startswith("```")
-    assert out, heading
-    return "".join(out)
-
-
-def run_doc_example(section: str, cwd: Path) -> None:
-    """Run the fenced blocks of a documentation example in order: a Python or C block whose
-    first line names a file (`# model.py`, `/* main.c */`) is written to that file; a bash
-    block is run line by line (`pyad` being this Python's `-m pyad`); a plain block is the
-    output each program run since the previous one must print; any other C block is a
-    declaration the generated headers must contain."""
-    pyad_fn = f'pyad() {{ {shlex_quote(sys.executable)} -m pyad "$@"; }}; set -e; '
-    outputs: list[str] = []
-    declarations: list[str] = []
-    blocks = re.findall(r"^```(\w*)\n(.*?)^```$", section, re.S | re.M)
-    assert blocks
-    for lang, body in blocks:
-        first = body.splitlines()[0]
-        name = re.fullmatch(r"(?:# |/\* )(\w+\.(?:py|c))(?: \*/)?", first)
-        if lang in ("python", "c") and name:
-            (cwd / name.group(1)).write_text(body)
-        elif lang == "c":
-            declarations.append(" ".join(body.split()))
-        elif lang == "bash":
-            for line in body.splitlines():
-                command = line.split("  # ")[0].strip()
-                if not command:
-                    continue
-                proc = subprocess.run(["bash", "-c", pyad_fn + command], cwd=cwd, text=True,
-                                      capture_output=True, timeout=120)
-                assert proc.returncode == 0, (command, proc.stdout + proc.stderr)
-                if "./" in command:
-                    outputs.append(proc.stdout)
-        else:
-            assert outputs and all(out == body for out in outputs), (outputs, body)
-            outputs = []
-    headers = " ".join(" ".join(h.read_text().split()) for h in cwd.rglob("*.h"))
-    for d in declarations:
-        assert d in headers, d
-
-
-def shlex_quote(s: str) -> str:
-    import shlex
-    return shlex.quote(s)
-
-
-def test_readme_example_runs_as_written(tmp_path):
-    section = _section(REPO / "README.md", "## Ahead of time (C library)")
-    run_doc_example(section.split("\n- ")[0], tmp_path)
-    assert (tmp_path / "main").exists()
-    # the prototypes quoted in the prose are the header's
-    header = " ".join((tmp_path / "build" / "model.h").read_text().split())
-    for proto in re.findall(r"`(int model_\w+\(.*?\))`", section, re.S):
-        assert " ".join(proto.split()) + ";" in header, proto
-
-
-def test_docs_vjp_example_runs_as_written(tmp_path):
-    run_doc_example(_section(REPO / "docs" / "aot.md", "## An array result and its vjp"),
-                    tmp_path)
-    assert (tmp_path / "vjp").exists()
+# (The README's and docs/aot.md's examples run as written in tests/docs/test_docs_run.py.)
 
 
 def test_entry_points(tmp_path):
@@ -403,10 +332,10 @@ def test_declared_result_differs_from_the_inferred_one(bad, fails, tmp_path):
 
 
 def test_function_and_signature_counts_differ(bad, fails, tmp_path):
-    msg = fails("ok.py:f,g", "--sig", "f64(f64[:], i64)", "-o", str(tmp_path))
+    msg = fails("ok.py:f,g", "--sig", "f64(f64[:], i64)", "-o", str(tmp_path), status=2)
     assert msg == ("pyad compile: error: 2 functions (f, g) but 1 --sig; give one --sig per "
                    "function, in order")
-    msg = fails("ok.py:f", "-o", str(tmp_path))
+    msg = fails("ok.py:f", "-o", str(tmp_path), status=2)
     assert msg.startswith("pyad compile: error: missing --sig")
 
 
@@ -433,7 +362,7 @@ def test_read_only_output_directory(bad, fails, tmp_path):
 
 
 def test_output_directory_is_required_for_a_library(bad, fails):
-    msg = fails("ok.py:g", "--sig", "f64(f64)")
+    msg = fails("ok.py:g", "--sig", "f64(f64)", status=2)
     assert msg == "pyad compile: error: -o OUTDIR is required with --emit so"
 
 
@@ -479,7 +408,7 @@ def test_exported_name_clashes(bad, fails, cli, tmp_path):
     ("ok.py:g=2x", "alias '2x' is not a C identifier"),
 ])
 def test_malformed_target(bad, fails, tmp_path, target, expected):
-    msg = fails(target, "--sig", "f64(f64)", "-o", str(tmp_path))
+    msg = fails(target, "--sig", "f64(f64)", "-o", str(tmp_path), status=2)
     assert msg.startswith(f"pyad compile: error: {expected}"), msg
 
 

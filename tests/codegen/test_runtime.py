@@ -167,22 +167,41 @@ def test_no_toplevel_codegen_imports():
 
 
 def test_cmake_ctest(tmp_path):
-    """Configure, build and ctest the standalone CMake project (runtime/test_runtime.c)."""
+    """Configure, build and ctest the standalone CMake project: runtime/test_runtime.c and the
+    AOT example (examples/c). The project is copied next to a `.venv` that is this Python's
+    virtualenv, and CMake runs with no virtualenv active and without it on PATH: it must find
+    pyad in the checkout's .venv (the README's install step) by itself. (docs/aot.md's
+    CMake block, run by tests/docs, covers the other way: the virtualenv active.)"""
+    import sys
     cmake = shutil.which("cmake")
     if cmake is None:
         pytest.skip("cmake is not on PATH; the standalone C tests need the system cmake")
     ctest = shutil.which("ctest") or str(Path(cmake).with_name("ctest"))
     if not (REPO / "CMakeLists.txt").is_file():
         pytest.skip(f"no CMakeLists.txt in {REPO} (pyad not run from a source checkout)")
+    if sys.prefix == sys.base_prefix:
+        pytest.skip("pyad is not installed in a virtualenv")
+    src = tmp_path / "src"
+    for part in ("CMakeLists.txt", "runtime", "examples/c"):
+        copy = shutil.copytree if (REPO / part).is_dir() else shutil.copyfile
+        (src / part).parent.mkdir(parents=True, exist_ok=True)
+        copy(REPO / part, src / part)
+    (src / ".venv").symlink_to(sys.prefix, target_is_directory=True)
+    venv_bin = str(Path(sys.prefix) / "bin")
     build = tmp_path / "build"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SKBUILD", "CMAKE_ARGS"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SKBUILD", "CMAKE_ARGS", "VIRTUAL_ENV", "Python3_"))}
+    env["PATH"] = os.pathsep.join(d for d in env.get("PATH", "").split(os.pathsep)
+                                  if d and Path(d).resolve() != Path(venv_bin).resolve())
 
     def run(*cmd, cwd=tmp_path):
         proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
         return proc.stdout
 
-    run(cmake, "-S", str(REPO), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release")
+    out = run(cmake, "-S", str(src), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release")
+    assert "pyad AOT example (examples/c): pyad compile with" in out, out
     run(cmake, "--build", str(build), "--parallel", "2")
     out = run(ctest, "--output-on-failure", cwd=build)
     assert "100% tests passed" in out
+    assert "aot_example_shared" in out and "aot_example_static" in out, out
