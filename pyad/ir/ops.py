@@ -406,5 +406,6 @@ assert len(OPS) == len(_ROWS) + len(ARRAY_ROWS), "duplicate op name"
 #: push and a pop): the AD pass recomputes values made of a few of them (and re-runs
 #: scratch-array fills made of them, pyad/ad/refill.py) instead of taping.
 CHEAP = frozenset({"add", "sub", "mul", "neg", "tofloat", "const", "dim", "normidx", "row",
-                   "col", "slice", "transpose", "view", "load", "floordiv", "mod"})
+                   "col", "slice", "transpose", "view", "load", "floordiv", "mod", "select",
+                   "eq", "ne", "lt", "le", "gt", "ge", "not", "min", "max"})
 
