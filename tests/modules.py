@@ -11,3 +11,10 @@ def load_module(path: Path, source: str):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def returning(tmp_path: Path, params: str, expr: str):
+    """`def f(params): return expr` in a module of its own (numpy imported as np); the
+    return statement is line 5 of its file."""
+    src = f"import numpy as np\n\n\ndef f({params}):\n    return {expr}\n"
+    return load_module(tmp_path / "returning.py", src).f

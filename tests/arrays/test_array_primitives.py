@@ -11,6 +11,7 @@ import pytest
 import pyad
 from pyad import ad, pipeline
 
+from ..modules import returning
 from .harness import check_function
 
 rng = np.random.default_rng(11)
@@ -130,9 +131,7 @@ def test_shapes_that_do_not_align_raise_value_error_naming_the_line():
     ("np.max(x, axis=0, keepdims=True)[None, None]", "1 to 3 dimensions"),
 ])
 def test_bad_reduction_arguments_are_located_errors(src, message, tmp_path):
-    from ..modules import load_module
-    mod = load_module(tmp_path / "reductions.py",
-                      f"import numpy as np\n\n\ndef f(x, k):\n    return np.sum({src})\n")
+    f = returning(tmp_path, "x, k", f"np.sum({src})")
     with pytest.raises(pyad.PyadError, match=message) as info:
-        pyad.jit_grad(mod.f)(np.ones((2, 3)), 1)
+        pyad.jit_grad(f)(np.ones((2, 3)), 1)
     assert info.value.line == 5

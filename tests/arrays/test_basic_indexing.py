@@ -11,6 +11,7 @@ import pytest
 
 import pyad
 
+from ..modules import returning
 from .harness import check_function
 
 
@@ -82,9 +83,7 @@ def test_views_values_and_gradients(fn, args):
 
 
 def test_indexing_errors_are_located(tmp_path):
-    from ..modules import load_module
-    mod = load_module(tmp_path / "idx.py", "import numpy as np\n\n\ndef f(t):\n"
-                      "    return t[0, 0, None, None, None, None]\n")
+    f = returning(tmp_path, "t", "t[0, 0, None, None, None, None]")
     with pytest.raises(pyad.PyadTypeError, match="1 to 3 dimensions") as info:
-        pyad.jit_grad(mod.f)(np.ones((2, 2, 2)))
+        pyad.jit_grad(f)(np.ones((2, 2, 2)))
     assert info.value.line == 5
