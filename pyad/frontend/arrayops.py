@@ -27,7 +27,7 @@ from .functions import SPELLINGS, arity
 from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndim_of
 from ..ir.loops import for_each, for_range, reduce_each
 
-_REDUCE = ("sum", "mean", "max", "min", "amax", "amin")
+_REDUCE = ("sum", "mean", "max", "min", "amax", "amin", "prod")
 
 
 @dataclass
@@ -209,6 +209,8 @@ class ArrayOps:
         if name == "where":
             self._arity(name, node, args, 3, kw)
             return self.where(args, node)
+        if name in self.lw.numpyfuncs.NAMES:
+            return self.lw.numpyfuncs.call(name, node, args, kw)
         if name in _REDUCE:
             axes, keepdims = self._axis(kw, node, args)
             return self.reduce(name.lstrip("a") if name.startswith("am") else name,
@@ -220,10 +222,7 @@ class ArrayOps:
             self._arity(name, node, args, 2, kw)
             return self.outer(args, node)
         if name == "linalg.norm":
-            self._arity(name, node, args, 1, kw)
-            ctx = self.ctx
-            sq = self.elementwise(lambda x: ctx.b.mul(*(2 * [ctx.convert(x, F64)])), args, node)
-            return ctx.b.sqrt(self.reduce("sum", sq, None, node))
+            return self.lw.numpyfuncs.norm(node, args, kw)
         if name == "transpose":
             self._arity(name, node, args, 1, kw)
             return self.ctx.b.emit("transpose", self.lw.arrays.array(
@@ -335,6 +334,8 @@ class ArrayOps:
                     full.append(next(it_i) if k in axes else next(it_o))
                 return self.ctx.convert(lz.gen(full), elem)
 
+            if kind == "prod":
+                return reduce_each(b, rdims, [b.const(1, elem)], self._reducer(at, "mul"))[0]
             if kind in ("sum", "mean"):
                 acc = reduce_each(b, rdims, [b.const(0, elem)], self._reducer(at, "add"))[0]
                 if kind == "sum":

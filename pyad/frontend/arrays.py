@@ -69,12 +69,9 @@ class ArrayLowering:
         indexing (slices with steps on any axis, `None`/`np.newaxis`, ints after slices)."""
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         nd = ndim_of(a.type)
-        values = {id(it): self.lw.exprs.expr(it) for it in items
-                  if not isinstance(it, ast.Slice) and not self.lw.indexing.is_newaxis(it)}
-        if any(self.lw.arrayops.is_arrayish(v) for v in values.values()):
-            values = {k: self.lw.arrayops.materialize(v) for k, v in values.items()}
+        values = self.fancy_values(items)
+        if values is not None:
             return self.lw.indexing.fancy(a, items, values, node)
-        self.known = values   # index_value reads these instead of lowering them again
         real = [it for it in items if not self.lw.indexing.is_newaxis(it)]
         if len(real) > nd:
             raise self.ctx.error(node, f"too many indices for a {nd}-D array",
@@ -102,6 +99,18 @@ class ArrayLowering:
             else:
                 return self.lw.indexing.general_view(a, items, node)
         return view
+
+    def fancy_values(self, items: list[ast.expr]) -> dict | None:
+        """The index items lowered once (by id): arrays materialized, when one is an array
+        (integer-array or mask indexing); otherwise None, and `index_value` reads the
+        lowered numbers from `known` instead of lowering them again."""
+        ops = self.lw.arrayops
+        values = {id(it): self.lw.exprs.expr(it) for it in items
+                  if not isinstance(it, ast.Slice) and not self.lw.indexing.is_newaxis(it)}
+        if any(ops.is_arrayish(v) for v in values.values()):
+            return {k: ops.materialize(v) for k, v in values.items()}
+        self.known = values
+        return None
 
     def element_index(self, a: Var, items: list[ast.expr]) -> list[Var]:
         dims = self.dims(a)
@@ -131,6 +140,10 @@ class ArrayLowering:
         a = self.array(ex.expr(target.value), target.value)
         items = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
         ctx.b.loc = ctx.src.loc(target)
+        values = self.fancy_values(items)
+        if values is not None:   # a[idx] = value: a scatter
+            self.lw.indexing.fancy_store(a, items, values, value, target)
+            return
         if len(items) == ndim_of(a.type) and not any(isinstance(it, ast.Slice) for it in items):
             idx = self.element_index(a, items)
             v = self.scalar_for(value, elem_type(a.type), target)
@@ -145,6 +158,14 @@ class ArrayLowering:
         t = node.target
         a = self.array(ex.expr(t.value), t.value)
         items = t.slice.elts if isinstance(t.slice, ast.Tuple) else [t.slice]
+        values = self.fancy_values(items)
+        if values is not None:   # gathered, combined, then scattered: repeats keep the last
+            ix = self.lw.indexing
+            current = ix.fancy(a, items, values, t)
+            new = self.lw.arrayops.materialize(ex.binop(node.op, current, ex.expr(node.value),
+                                                        node))
+            ix.fancy_store(a, items, values, new, t)
+            return
         if len(items) != ndim_of(a.type) or any(isinstance(it, ast.Slice) for it in items):
             current = self.index(a, t)
             new = ex.binop(node.op, current, ex.expr(node.value), node)

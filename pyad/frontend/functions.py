@@ -112,6 +112,10 @@ class Functions:
             raise ctx.unsupported(node.func, "call target")
         if isinstance(node.func, ast.Attribute) and ctx.is_local(node.func.value):
             return self.lw.arrays.method_call(node)
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "at" \
+                and getattr(ctx.resolve_static(node.func.value).obj, "__name__", "") == "add" \
+                and type(ctx.resolve_static(node.func.value).obj).__name__ == "ufunc":
+            return self.lw.indexing.add_at(node)
         if isinstance(node.func, ast.Attribute):
             sub = numpy_module(ctx.resolve_static(node.func.value).obj)
             if sub is not None:

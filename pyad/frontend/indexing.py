@@ -1,15 +1,18 @@
 """Frontend, indexing beyond a[i], a[:, j] and a[lo:hi] (arrays.py): the general basic-
 indexing view (slices with steps on any axis, `None`/`np.newaxis`, integers after slices),
 `np.squeeze`/`np.expand_dims` (views too), and integer-array (fancy) indexing for reading:
-`a[idx]`, `a[rows, cols]`, `a[:, idx]`, `a[np.arange(n), labels]`. A fancy read is an
-elementwise `Lazy` that loads through the index arrays (bounds checked, negative indices
-counted from the end), so it fuses with the expression around it and its gradient is the
-scatter-add the loads' adjoints make."""
+`a[idx]`, `a[rows, cols]`, `a[:, idx]`, `a[np.arange(n), labels]`, and writing
+(`a[idx] = v`, `a[idx] += v`, `np.add.at`). A fancy read is an elementwise `Lazy` that loads
+through the index arrays (bounds checked, negative indices counted from the end), so it fuses
+with the expression around it and its gradient is the scatter-add the loads' adjoints make.
+A boolean mask read (`x[x > 0]`) counts the selected elements, then copies them (a length
+known only at run time)."""
 from __future__ import annotations
 
 import ast
 
 from ..errors import PyadTypeError
+from ..ir.loops import reduce_each
 from ..ir.nodes import I64, Var, elem_type, is_array, ndim_of
 from .arrayops import Lazy
 
@@ -122,11 +125,63 @@ class Indexing:
         return b.emit("view", a, *ops, attrs=("s" * axis + "n",))
 
     # ------------------------------------------------------------------ fancy reads
-    def fancy(self, a: Var, items: list[ast.expr], values: dict, node: ast.AST) -> Lazy:
-        """a[items] where some items are integer arrays (`values`: id(item) -> its value);
-        the others whole slices `:` or integers. The index arrays broadcast together and
-        their shape takes the place of the first of them (NumPy's rule when they are
-        adjacent; they must be here)."""
+    def fancy(self, a: Var, items: list[ast.expr], values: dict, node: ast.AST):
+        """a[items] where some items are integer arrays (`values`: id(item) -> its value),
+        the others whole slices `:` or integers: a Lazy gather. The index arrays broadcast
+        together and their shape takes the place of the first of them (NumPy's rule when
+        they are adjacent; they must be here). A boolean mask of a's shape (`x[x > 0]`)
+        gives the 1-D array of the selected elements, in row-major order."""
+        mask = self._mask(a, items, values, node)
+        if mask is not None:
+            return self._compress(a, mask, node)
+        dims, at = self._plan(a, items, values, node)
+        return Lazy(elem_type(a.type), dims, lambda idx: self.ctx.b.emit("load", a, *at(idx)))
+
+    def fancy_store(self, a: Var, items: list[ast.expr], values: dict, value, node: ast.AST,
+                    accumulate: bool = False) -> None:
+        """a[items] = value (the value broadcast to the gather's shape), index by index in
+        row-major order (a repeated index keeps the last value, as in NumPy); with
+        `accumulate`, a[items] += value element by element (np.add.at: repeats add up)."""
+        if self._mask(a, items, values, node) is not None:
+            raise self.ctx.error(node, "writing through a boolean mask is not supported yet",
+                                 cls=PyadTypeError, hint="write x = np.where(mask, value, x)")
+        dims, at = self._plan(a, items, values, node)
+        ops, arrays = self.lw.arrayops, self.lw.arrays
+        src = ops.broadcast_to(ops.lift(ops.materialize(value)), dims, node)
+        elem = elem_type(a.type)
+
+        def body(idx):
+            b = self.ctx.b
+            where = at(idx)
+            v = arrays.scalar_for(src.gen(idx), elem, node)
+            if accumulate:
+                v = b.add(b.emit("load", a, *where), v)
+            b.emit("store", a, *where, v)
+        ops.each(dims, body)
+
+    def add_at(self, node: ast.Call):
+        """np.add.at(a, indices, values): a[indices] += values, repeated indices adding up.
+        Returns None (the call is a statement)."""
+        if node.keywords or len(node.args) != 3:
+            raise self.ctx.error(node, "np.add.at takes an array, indices and values",
+                                 cls=PyadTypeError)
+        a = self.lw.arrays.array(self.lw.exprs.expr(node.args[0]), node.args[0])
+        ix = node.args[1]
+        items = ix.elts if isinstance(ix, ast.Tuple) else [ix]
+        values = self.lw.arrays.fancy_values(items)
+        if values is None:
+            values = {id(it): self.lw.exprs.expr(it) for it in items
+                      if not isinstance(it, ast.Slice)}
+        if self._mask(a, items, values, node) is not None:
+            raise self.ctx.error(ix, "np.add.at with a boolean mask is not supported",
+                                 cls=PyadTypeError)
+        self.fancy_store(a, items, values, self.lw.exprs.expr(node.args[2]), node,
+                         accumulate=True)
+        return ()
+
+    def _plan(self, a: Var, items: list[ast.expr], values: dict, node: ast.AST):
+        """The shape of a[items] (integer-array indexing) and the function from an index
+        into it to the index into `a`."""
         ops = self.lw.arrayops
         nd = ndim_of(a.type)
         if len(items) > nd:
@@ -145,10 +200,10 @@ class Indexing:
                 raise self.ctx.error(it, "None next to an index array is not supported")
             elif isinstance(v, Var) and is_array(v.type):
                 if elem_type(v.type) != I64:
-                    raise self.ctx.error(it, "boolean masks are not supported yet" if
-                                         elem_type(v.type) == "bool" else "index arrays must "
-                                         "hold integers", cls=PyadTypeError,
-                                         hint="use np.where(mask, x, 0.0) to select by a mask")
+                    raise self.ctx.error(it, "a boolean mask must be the only index and have "
+                                         "the array's shape" if elem_type(v.type) == "bool"
+                                         else "index arrays must hold integers",
+                                         cls=PyadTypeError)
                 kinds.append("a")
             else:
                 kinds.append("i")
@@ -162,15 +217,54 @@ class Indexing:
         gens = [ops._mapped(lz, bdims) for lz in lifted]
         dims = self.lw.arrays.dims(a)
         before, after = dims[:arr[0]], dims[arr[-1] + 1:]
-
-        def gen(idx):
-            b = self.ctx.b
-            head, mid, tail = idx[:len(before)], idx[len(before):len(before) + len(bdims)], \
-                idx[len(before) + len(bdims):]
-            picked = [self.lw.arrays.normalize(g(mid), dims[k], k) for g, k in zip(gens, arr)]
-            return b.emit("load", a, *head, *picked, *tail)
         out = before + bdims + after
         if not 1 <= len(out) <= 3:
             raise self.ctx.error(node, f"indexing gives a {len(out)}-D array: arrays have 1 "
                                  "to 3 dimensions", cls=PyadTypeError)
-        return Lazy(elem_type(a.type), out, gen)
+
+        def at(idx: list[Var]) -> list[Var]:
+            head, mid = idx[:len(before)], idx[len(before):len(before) + len(bdims)]
+            tail = idx[len(before) + len(bdims):]
+            picked = [self.lw.arrays.normalize(g(mid), dims[k], k) for g, k in zip(gens, arr)]
+            return [*head, *picked, *tail]
+        return out, at
+
+    # ------------------------------------------------------------------ boolean masks
+    def _mask(self, a: Var, items: list, values: dict, node: ast.AST) -> Var | None:
+        """The mask of `a[mask]`, or None for integer-array indexing."""
+        masks = [values[id(it)] for it in items if id(it) in values and isinstance(
+            values[id(it)], Var) and is_array(values[id(it)].type) and
+            elem_type(values[id(it)].type) == "bool"]
+        if not masks:
+            return None
+        m = masks[0]
+        if len(items) != 1 or ndim_of(m.type) != ndim_of(a.type):
+            raise self.ctx.error(node, "a boolean mask must be the only index and have the "
+                                 "array's shape", cls=PyadTypeError,
+                                 hint="use np.where(mask, x, 0.0) to keep the shape")
+        b = self.ctx.b
+        for d, e in zip(self.lw.arrays.dims(a), self.lw.arrays.dims(m)):
+            b.emit("raise_if", b.ne(d, e), attrs=(
+                "IndexError", "boolean index did not match the indexed array"))
+        return m
+
+    def _compress(self, a: Var, mask: Var, node: ast.AST) -> Var:
+        """The elements of `a` where `mask` holds, in row-major order: counted first, then
+        copied (a length known only at run time)."""
+        b, arrays = self.ctx.b, self.lw.arrays
+        dims = arrays.dims(a)
+        one, zero = b.const(1, I64), b.const(0, I64)
+        count = reduce_each(b, dims, [zero], lambda bb, idx, acc: [bb.add(acc[0], bb.select(
+            bb.emit("load", mask, *idx), one, zero))])[0]
+        out = arrays.new_array(elem_type(a.type), [count])
+
+        def copy(bb, idx, acc):
+            keep = bb.emit("load", mask, *idx)
+            with self.ctx.emitting(bb):
+                k = acc[0]
+                self.lw.exprs.branch(keep, lambda: (self.ctx.b.emit(
+                    "store", out, k, self.ctx.b.emit("load", a, *idx)), k)[1],
+                    lambda: k, node)
+            return [bb.add(acc[0], bb.select(keep, one, zero))]
+        reduce_each(b, dims, [zero], copy)
+        return out

@@ -33,6 +33,7 @@ from .control import RETVAL, Statements, always_returns
 from .arrays import ArrayLowering
 from .creation import Creation
 from .einsum import Einsum
+from .numpyfuncs import NumpyFunctions
 from .indexing import Indexing
 from .context import Context, Source, Value
 from .exprs import Expressions
@@ -69,6 +70,7 @@ class Lowering:
         self.indexing = Indexing(self)
         self.creation = Creation(self)
         self.einsum = Einsum(self)
+        self.numpyfuncs = NumpyFunctions(self)
         self.calls = CallLowering(self)
         self.result: Value | None = None
 

@@ -65,6 +65,16 @@ def array_programs(draw):
                        f"np.sum(np.mean(z, axis={axis}) * 3.0)", f"z.min(axis={axis}).sum()"]
     if out_ndim <= 2:
         reductions.append("np.linalg.norm(z)")
+    # whole-array primitives, views with steps, keepdims, scans, gathers (issue 15)
+    reductions += [f"np.sum(z * np.sum(z, axis={axis}, keepdims=True))",
+                   f"np.sum(np.max(z, axis={axis}, keepdims=True) - z)",
+                   "np.sum(z[::-1] * 2.0)", "np.var(z)", "np.sum(np.cumsum(z, axis=0) ** 2)",
+                   "np.sum(z[np.array([0, 0, -1])] ** 2)"]
+    if out_ndim == 1:
+        reductions += ["z @ z", "np.sum(np.outer(z, z[::2]))"]
+    if out_ndim == 2:
+        reductions += ["np.sum(z.T @ z)", "np.sum((z @ z.T) * 0.5)", "np.sum(z[:, ::-2] ** 2)",
+                       "np.sum(z[::2, None] * 1.5)", "np.sum(np.sum(z, axis=(0, 1)) * z)"]
     body = f"    z = {e} + x * y\n    return {draw(st.sampled_from(reductions))}\n"
     return body, sx, sy
 

@@ -1,0 +1,299 @@
+"""Frontend, NumPy functions composed from the whole-array operations of arrayops.py and
+the views of indexing.py: `np.var`, `np.std` (axis, keepdims, ddof), `np.cumsum`,
+`np.cumprod` (1-D, or along an axis), `np.diff` (n, axis), `np.clip`, `np.roll` (1-D, or
+along an axis), `np.trace`, `np.inner` (1-D), `np.logaddexp`. Their gradients come from
+what they are made of; `np.logaddexp` is written so that its derivative is exact at ties
+(m + log(exp(a - m) + exp(b - m)), the max cancelling)."""
+from __future__ import annotations
+
+import ast
+
+from ..errors import PyadTypeError
+from ..ir.loops import for_range
+from ..ir.nodes import F64, I64, Var, ndim_of
+from .arrayops import Lazy
+
+
+class NumpyFunctions:
+    """See the module docstring; one per function body."""
+
+    NAMES = ("var", "std", "cumsum", "cumprod", "diff", "clip", "roll", "trace", "inner",
+             "logaddexp", "reshape", "ravel", "flatten", "argmax", "argmin")
+
+    def __init__(self, lw) -> None:
+        self.lw = lw
+        self.ctx = lw.ctx
+
+    def call(self, name: str, node: ast.Call, args: list, kw: dict):
+        return getattr(self, name)(node, args, kw)
+
+    # ------------------------------------------------------------------ helpers
+    def _check(self, node, args, kw, n: tuple, allowed: tuple) -> None:
+        extra = set(kw) - set(allowed)
+        if extra:
+            raise self.ctx.error(node, f"unsupported keyword argument `{extra.pop()}`")
+        if len(args) not in n:
+            raise self.ctx.error(node, f"np.{node.func.attr} takes {' or '.join(map(str, n))} "
+                                 "positional arguments here", cls=PyadTypeError)
+
+    def _const(self, kw: dict, key: str, default, types: tuple, what: str):
+        if key not in kw:
+            return default
+        return self.lw.arrayops.constant_arg(kw[key], types, f"{key} must be {what}")
+
+    def _axis_of(self, a: Var, axis, node) -> int:
+        nd = ndim_of(a.type)
+        if axis is None:
+            if nd != 1:
+                raise self.ctx.error(node, f"np.{node.func.attr} of a {nd}-D array needs an "
+                                     "axis here (pyad does not flatten)", cls=PyadTypeError)
+            return 0
+        if not -nd <= axis < nd:
+            raise self.ctx.error(node, f"axis {axis} is out of bounds for a {nd}-D array",
+                                 cls=PyadTypeError)
+        return axis % nd
+
+    # ------------------------------------------------------------------ statistics
+    def var(self, node: ast.Call, args: list, kw: dict, root: bool = False):
+        self._check(node, args, kw, (1,), ("axis", "keepdims", "ddof"))
+        ops = self.lw.arrayops
+        axes, keepdims = ops._axis({k: v for k, v in kw.items() if k != "ddof"}, node, args)
+        ddof = self._const(kw, "ddof", 0, (int,), "a constant integer")
+        a = ops.materialize(args[0])
+        mean = ops.reduce("mean", a, axes, node, keepdims=True)
+        d = ops.binop(ast.Sub(), a, mean, node)
+        sq = ops.binop(ast.Mult(), d, d, node)
+        total = ops.reduce("sum", sq, axes, node, keepdims=keepdims)
+        b = self.ctx.b
+        count = b.const(1, I64)
+        dims = self.lw.arrays.dims(self.lw.arrays.array(a, node))
+        for k in (axes if axes is not None else range(len(dims))):
+            count = b.mul(count, dims[k % len(dims)])
+        n = b.tofloat(b.sub(count, b.const(ddof, I64)))
+        out = ops.binop(ast.Div(), total, n, node)
+        if root:
+            return ops.elementwise(lambda x: self.ctx.b.sqrt(x), [out], node)
+        return out
+
+    def std(self, node: ast.Call, args: list, kw: dict):
+        return self.var(node, args, kw, root=True)
+
+    # ------------------------------------------------------------------ scans and differences
+    def cumsum(self, node: ast.Call, args: list, kw: dict, op: str = "add") -> Var:
+        self._check(node, args, kw, (1,), ("axis",))
+        arrays = self.lw.arrays
+        a = arrays.array(args[0], node.args[0] if node.args else node)
+        axis = self._axis_of(a, self._const(kw, "axis", None, (int, type(None)),
+                                            "a constant integer"), node)
+        elem = F64 if a.type.startswith(F64) else I64
+        lz = self.lw.arrayops.lift(a)
+        dims = lz.dims
+        out = arrays.new_array(elem, dims)
+        others = [d for k, d in enumerate(dims) if k != axis]
+
+        def line(idx: list[Var]) -> None:   # the scan along `axis` at the other indices
+            b = self.ctx.b
+            init = b.const(0 if op == "add" else 1, elem)
+
+            def step(bb, i, acc):
+                with self.ctx.emitting(bb):
+                    full = idx[:axis] + [i] + idx[axis:]
+                    v = bb.emit(op, acc[0], self.ctx.convert(lz.gen(full), elem))
+                    bb.emit("store", out, *full, v)
+                    return [v]
+            for_range(b, dims[axis], [init], step)
+        if others:
+            self.lw.arrayops.each(others, line)
+        else:
+            line([])
+        return out
+
+    def cumprod(self, node: ast.Call, args: list, kw: dict) -> Var:
+        return self.cumsum(node, args, kw, op="mul")
+
+    def diff(self, node: ast.Call, args: list, kw: dict):
+        """a[1:] - a[:-1] along `axis` (default the last), `n` times."""
+        self._check(node, args, kw, (1, 2), ("n", "axis"))
+        n = self._const(kw, "n", 1, (int,), "a constant integer") if len(args) == 1 else \
+            self.lw.arrayops.constant_arg(node.args[1], (int,), "n must be a constant integer")
+        a = self.lw.arrays.array(args[0], node.args[0])
+        nd = ndim_of(a.type)
+        axis = self._const(kw, "axis", -1, (int,), "a constant integer")
+        if not -nd <= axis < nd or n < 0:
+            raise self.ctx.error(node, "np.diff: bad axis or n", cls=PyadTypeError)
+        axis %= nd
+        ix = self.lw.indexing
+        for _ in range(n):
+            items = [ast.Slice() for _ in range(axis)]
+            hi = ix.general_view(a, items + [ast.Slice(lower=ast.Constant(1))], node)
+            lo = ix.general_view(a, items + [ast.Slice(upper=ast.Constant(-1))], node)
+            a = self.lw.arrayops.materialize(self.lw.arrayops.binop(ast.Sub(), hi, lo, node))
+        return a
+
+    # ------------------------------------------------------------------ elementwise
+    def clip(self, node: ast.Call, args: list, kw: dict):
+        self._check(node, args, kw, (3,), ())
+        fn = self.lw.arrayops.function
+        return fn("minimum", node, [fn("maximum", node, args[:2]), args[2]])
+
+    def logaddexp(self, node: ast.Call, args: list, kw: dict):
+        self._check(node, args, kw, (2,), ())
+        ops, ctx = self.lw.arrayops, self.ctx
+
+        def f(x, y):
+            b = ctx.b
+            x, y = ctx.convert(x, F64), ctx.convert(y, F64)
+            m = b.max(x, y)
+            return b.add(m, b.log(b.add(b.exp(b.sub(x, m)), b.exp(b.sub(y, m)))))
+        return ops.elementwise(f, args, node)
+
+    def roll(self, node: ast.Call, args: list, kw: dict) -> Lazy:
+        self._check(node, args, kw, (2,), ("axis",))
+        a = self.lw.arrays.array(args[0], node.args[0])
+        axis = self._axis_of(a, self._const(kw, "axis", None, (int, type(None)),
+                                            "a constant integer"), node)
+        shift = self.lw.arrays.index_value(node.args[1])
+        lz = self.lw.arrayops.lift(a)
+        n = lz.dims[axis]
+
+        def gen(idx):
+            b = self.ctx.b
+            k = b.mod(b.sub(idx[axis], shift), b.max(n, b.const(1, I64)))  # Python's mod
+            return lz.gen(idx[:axis] + [k] + idx[axis + 1:])
+        return Lazy(lz.elem, lz.dims, gen)
+
+    # ------------------------------------------------------------------ products
+    def trace(self, node: ast.Call, args: list, kw: dict) -> Var:
+        self._check(node, args, kw, (1,), ())
+        d = self.lw.creation.diag(node, args, {})
+        return self.lw.arrayops.reduce("sum", d, None, node)
+
+    def inner(self, node: ast.Call, args: list, kw: dict) -> Var:
+        self._check(node, args, kw, (2,), ())
+        a, c = (self.lw.arrays.array(x, n) for x, n in zip(args, node.args))
+        if ndim_of(a.type) != 1 or ndim_of(c.type) != 1:
+            raise self.ctx.error(node, "np.inner takes two 1-D arrays here", cls=PyadTypeError)
+        return self.lw.arrayops.dot(a, c, node)
+
+    # ------------------------------------------------------------------ norms
+    def norm(self, node: ast.Call, args: list, kw: dict):
+        """np.linalg.norm(x, ord=None, axis=None, keepdims=False): ord None or 2 (the 2-norm
+        of vectors, Frobenius of a matrix), 1 (sum of magnitudes) or np.inf (the largest),
+        over all axes or the int `axis`."""
+        self._check(node, args, kw, (1, 2), ("ord", "axis", "keepdims"))
+        ops, ctx = self.lw.arrayops, self.ctx
+        ord_node = node.args[1] if len(args) == 2 else kw.get("ord")
+        order = None
+        if ord_node is not None:
+            if isinstance(ord_node, ast.Attribute) and ord_node.attr == "inf":
+                order = float("inf")
+            else:
+                order = ops.constant_arg(ord_node, (int, float, type(None)),
+                                         "ord must be None, 1, 2 or np.inf")
+        if order not in (None, 1, 2, float("inf")):
+            raise ctx.error(ord_node, "ord must be None, 1, 2 or np.inf here")
+        axes, keepdims = ops._axis({k: v for k, v in kw.items() if k != "ord"}, node,
+                                   args[:1])
+        if order in (1, float("inf")):
+            mag = ops.elementwise(lambda x: ctx.b.abs(ctx.convert(x, F64)), args[:1], node)
+            return ops.reduce("sum" if order == 1 else "max", mag, axes, node, keepdims)
+        sq = ops.elementwise(lambda x: ctx.b.mul(*(2 * [ctx.convert(x, F64)])), args[:1], node)
+        total = ops.reduce("sum", sq, axes, node, keepdims)
+        return ops.elementwise(lambda x: ctx.b.sqrt(x), [total], node)
+
+    # ------------------------------------------------------------------ shapes
+    def reshape(self, node: ast.Call, args: list, kw: dict) -> Lazy:
+        """A new array with a's elements in row-major order and the given shape (one
+        dimension may be -1); NumPy may return a view, pyad always a new array."""
+        self._check(node, args, kw, tuple(range(2, 9)), ())
+        a = self.lw.arrays.array(args[0], node.args[0] if node.args else node)
+        shape = list(args[1]) if len(args) == 2 and isinstance(args[1], tuple) else args[1:]
+        b, ex = self.ctx.b, self.lw.exprs
+        lz = self.lw.arrayops.lift(a)
+        size = b.const(1, I64)
+        for d in lz.dims:
+            size = b.mul(size, d)
+        dims = [self.ctx.convert(ex.scalar(d, node), I64) for d in shape]
+        if not 1 <= len(dims) <= 3:
+            raise self.ctx.error(node, "arrays have 1 to 3 dimensions", cls=PyadTypeError)
+        known = b.const(1, I64)
+        minus = b.const(-1, I64)
+        for d in dims:
+            known = b.mul(known, b.select(b.eq(d, minus), b.const(1, I64), d))
+        dims = [b.select(b.eq(d, minus), b.floordiv(size, b.max(known, b.const(1, I64))), d)
+                for d in dims]
+        total = b.const(1, I64)
+        for d in dims:
+            total = b.mul(total, d)
+        b.emit("raise_if", b.ne(total, size), attrs=(
+            "ValueError", "cannot reshape the array into the requested shape"))
+        return Lazy(lz.elem, dims, lambda idx: lz.gen(self._unravel(
+            self._ravel(idx, dims), lz.dims)))
+
+    def ravel(self, node: ast.Call, args: list, kw: dict) -> Lazy:
+        self._check(node, args, kw, (1,), ())
+        a = self.lw.arrays.array(args[0], node.args[0] if node.args else node)
+        lz = self.lw.arrayops.lift(a)
+        b = self.ctx.b
+        size = b.const(1, I64)
+        for d in lz.dims:
+            size = b.mul(size, d)
+        return Lazy(lz.elem, [size], lambda idx: lz.gen(self._unravel(idx[0], lz.dims)))
+
+    flatten = ravel
+
+    def _ravel(self, idx: list[Var], dims: list[Var]) -> Var:
+        b = self.ctx.b
+        flat = idx[0]
+        for i, d in zip(idx[1:], dims[1:]):
+            flat = b.add(b.mul(flat, d), i)
+        return flat
+
+    def _unravel(self, flat: Var, dims: list[Var]) -> list[Var]:
+        b = self.ctx.b
+        out = []
+        for d in reversed(dims[1:]):
+            out.append(b.mod(flat, b.max(d, b.const(1, I64))))
+            flat = b.floordiv(flat, b.max(d, b.const(1, I64)))
+        return [flat] + list(reversed(out))
+
+    # ------------------------------------------------------------------ positions
+    def argmax(self, node: ast.Call, args: list, kw: dict, smaller: bool = False):
+        """The index of the first largest (smallest) element: over the flattened array,
+        or along the int `axis` (an int64 array)."""
+        self._check(node, args, kw, (1,), ("axis",))
+        a = self.lw.arrays.array(args[0], node.args[0] if node.args else node)
+        axis = self._const(kw, "axis", None, (int, type(None)), "a constant integer")
+        lz = self.lw.arrayops.lift(a)
+        b = self.ctx.b
+        nd = len(lz.dims)
+        size = b.const(1, I64)
+        for d in lz.dims:
+            size = b.mul(size, d)
+        b.emit("raise_if", b.eq(size, b.const(0, I64)), attrs=(
+            "ValueError", f"attempt to get {node.func.attr} of an empty sequence"))
+
+        def scan(n: Var, at) -> Var:
+            bb = self.ctx.b
+            first = at(bb.const(0, I64))
+
+            def step(b2, i, acc):
+                with self.ctx.emitting(b2):
+                    v = at(i)
+                better = b2.lt(v, acc[0]) if smaller else b2.gt(v, acc[0])
+                return [b2.select(better, v, acc[0]), b2.select(better, i, acc[1])]
+            return for_range(bb, n, [first, bb.const(0, I64)], step, lo=bb.const(1, I64))[1]
+        if axis is None:
+            return scan(size, lambda i: lz.gen(self._unravel(i, lz.dims)))
+        if not -nd <= axis < nd:
+            raise self.ctx.error(node, f"axis {axis} is out of bounds for a {nd}-D array",
+                                 cls=PyadTypeError)
+        axis %= nd
+        others = [d for k, d in enumerate(lz.dims) if k != axis]
+        if not others:
+            return scan(lz.dims[0], lambda i: lz.gen([i]))
+        return Lazy(I64, others, lambda idx: scan(
+            lz.dims[axis], lambda i: lz.gen(idx[:axis] + [i] + idx[axis:])))
+
+    def argmin(self, node: ast.Call, args: list, kw: dict):
+        return self.argmax(node, args, kw, smaller=True)

@@ -1,0 +1,100 @@
+"""NumPy functions composed from whole-array operations (pyad/frontend/numpyfuncs.py) and
+`np.prod`: values against NumPy, gradients by the differential harness; `np.logaddexp`'s
+derivative at a tie; located refusals."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pyad
+
+from ..modules import returning
+from .harness import check_function
+
+rng = np.random.default_rng(9)
+
+
+def statistics(a, v):
+    return np.var(a), np.std(a, axis=0), np.var(a, axis=1, keepdims=True, ddof=1), \
+        np.std(v), a.var(axis=(0, 1)), np.mean(a, axis=-1)
+
+
+def products(a, v):
+    return np.prod(v), np.prod(a, axis=1), a.prod(axis=0, keepdims=True), \
+        np.prod(np.array([2, 3, 4]))
+
+
+def scans(a, v):
+    return np.cumsum(v), np.cumsum(a, axis=0), np.cumprod(v), np.cumprod(a, axis=1), \
+        a.cumsum(axis=1)
+
+
+def differences(a, v):
+    return np.diff(v), np.diff(a), np.diff(a, axis=0), np.diff(v, 2), np.diff(v, n=0)
+
+
+def elementwise(a, v):
+    return np.clip(v, -0.5, 0.5), np.clip(a, v[:4], 1.0), np.logaddexp(v, v[::-1]), \
+        np.logaddexp(a, 0.3), np.roll(v, 2), np.roll(v, -7), np.roll(a, 1, axis=0)
+
+
+def matrix(a, v):
+    return np.trace(a[:, :3]) + np.inner(v, v) + np.trace(a @ a.T)
+
+
+def shapes(a, v):
+    return a.reshape(2, 6), np.reshape(a, (-1, 4)), a.reshape(12) * 2.0, np.ravel(a.T), \
+        a.flatten()[::2] * v[0], a[:, 1:].reshape(3, 3) @ v[:3]
+
+
+def positions(a, v):
+    return np.argmax(a), np.argmin(v), np.argmax(a, axis=1), np.argmin(a, axis=0), \
+        v.argmax() + a.argmin(axis=-1), np.argmax(np.array([1.0, 3.0, 3.0, 2.0]))
+
+
+def norms(a, v):
+    return np.linalg.norm(a, axis=1), np.linalg.norm(v), np.linalg.norm(a), \
+        np.linalg.norm(v, 1), np.linalg.norm(v, ord=np.inf), \
+        np.linalg.norm(a, axis=0, keepdims=True), np.linalg.norm(a, ord=2, axis=-1)
+
+
+A = rng.normal(size=(3, 4))
+V = rng.normal(size=5)
+
+
+@pytest.mark.parametrize("fn", [statistics, products, scans, differences, elementwise,
+                                matrix, shapes, positions, norms], ids=lambda f: f.__name__)
+def test_values_and_gradients(fn):
+    check_function(fn, (A, V))
+
+
+def logaddexp_sum(x, y):
+    return np.sum(np.logaddexp(x, y))
+
+
+def test_reshape_to_another_size_raises_value_error():
+    with pytest.raises(ValueError, match="cannot reshape"):
+        pyad.jit_grad(shapes)(np.ones((5, 5)), V)
+
+
+def test_logaddexp_derivative_at_a_tie_is_one_half():
+    x = np.array([0.5, -2.0, 700.0])
+    gx, gy = pyad.jit_grad(logaddexp_sum).grad(x, x.copy())
+    np.testing.assert_allclose(gx, 0.5, rtol=1e-15)
+    np.testing.assert_allclose(gy, 0.5, rtol=1e-15)
+
+
+@pytest.mark.parametrize("src, message", [
+    ("np.cumsum(x)", "needs an axis"),
+    ("np.roll(x, 1)", "needs an axis"),
+    ("np.var(x, ddof=k)", "ddof must be a constant integer"),
+    ("np.clip(x, 0.0)", "takes 3 positional arguments"),
+    ("np.inner(x, x)", "two 1-D arrays"),
+    ("np.linalg.norm(x, ord=3)", "ord must be None, 1, 2 or np.inf"),
+    ("x.reshape(2, 3, 1, 1)", "1 to 3 dimensions"),
+])
+def test_refusals_are_located(src, message, tmp_path):
+    f = returning(tmp_path, "x, k", f"np.sum({src})")
+    with pytest.raises(pyad.PyadError, match=message) as info:
+        pyad.jit_grad(f)(np.ones((2, 3)), 1)
+    assert info.value.line == 5
