@@ -9,8 +9,8 @@ from __future__ import annotations
 import ast
 
 from ..errors import PyadTypeError
-from ..ir.loops import for_range
-from ..ir.nodes import F64, I64, Var, ndim_of
+from ..ir.loops import for_range, while_loop
+from ..ir.nodes import BOOL, F64, I64, Var, ndim_of
 from .arrayops import Lazy
 
 
@@ -18,7 +18,8 @@ class NumpyFunctions:
     """See the module docstring; one per function body."""
 
     NAMES = ("var", "std", "cumsum", "cumprod", "diff", "clip", "roll", "trace", "inner",
-             "logaddexp", "reshape", "ravel", "flatten", "argmax", "argmin")
+             "logaddexp", "reshape", "ravel", "flatten", "argmax", "argmin", "argsort", "sort",
+             "searchsorted")
 
     def __init__(self, lw) -> None:
         self.lw = lw
@@ -297,3 +298,85 @@ class NumpyFunctions:
 
     def argmin(self, node: ast.Call, args: list, kw: dict):
         return self.argmax(node, args, kw, smaller=True)
+
+    # ------------------------------------------------------------------ sorting
+    def _vector(self, node: ast.Call, args: list, kw: dict, allowed: tuple) -> Var:
+        self._check(node, args, kw, (1,), allowed)
+        a = self.lw.arrays.array(args[0], node.args[0] if node.args else node)
+        if ndim_of(a.type) != 1:
+            raise self.ctx.error(node, f"np.{node.func.attr} of a {ndim_of(a.type)}-D array is "
+                                 "not supported yet (1-D only)", cls=PyadTypeError,
+                                 hint="sort each row in a loop")
+        return a
+
+    def argsort(self, node: ast.Call, args: list, kw: dict) -> Var:
+        """The stable order of a 1-D array (equal elements keep their order, as with
+        kind="stable"), by insertion sort: O(n^2) comparisons, no gradient (indices)."""
+        a = self._vector(node, args, kw, ())
+        b, arrays = self.ctx.b, self.lw.arrays
+        n = arrays.dims(a)[0]
+        idx = arrays.new_array(I64, [n])
+        for_range(b, n, [], lambda bb, i, _: (bb.emit("store", idx, i, i), [])[1])
+        zero, one = b.const(0, I64), b.const(1, I64)
+
+        def insert(bb, i, _):
+            key = bb.emit("load", idx, i)
+            kv = bb.emit("load", a, key)
+
+            def cond(cb, w):
+                j = w[0]
+                safe = cb.max(j, zero)
+                after = cb.gt(cb.emit("load", a, cb.emit("load", idx, safe)), kv)
+                return cb.select(cb.ge(j, zero), after, cb.const(False, BOOL))
+
+            def shift(sb, w):
+                j = w[0]
+                sb.emit("store", idx, sb.add(j, one), sb.emit("load", idx, j))
+                return [sb.sub(j, one)]
+            j = while_loop(bb, [bb.sub(i, one)], cond, shift)[0]
+            bb.emit("store", idx, bb.add(j, one), key)
+            return []
+        for_range(b, n, [], insert, lo=one)
+        return idx
+
+    def sort(self, node: ast.Call, args: list, kw: dict) -> Lazy:
+        """a in increasing order: a gather through argsort, so the gradient goes back
+        through the permutation."""
+        a = self._vector(node, args, kw, ())
+        order = self.argsort(node, args, kw)
+        lz = self.lw.arrayops.lift(a)
+        return Lazy(lz.elem, lz.dims, lambda idx: self.ctx.b.emit(
+            "load", a, self.ctx.b.emit("load", order, idx[0])))
+
+    def searchsorted(self, node: ast.Call, args: list, kw: dict):
+        """np.searchsorted(a, v, side="left"|"right") for a sorted 1-D `a` and a number or
+        an array `v`: binary search (int64 results, no gradient)."""
+        self._check(node, args, kw, (2,), ("side",))
+        a = self.lw.arrays.array(args[0], node.args[0])
+        if ndim_of(a.type) != 1:
+            raise self.ctx.error(node, "np.searchsorted takes a 1-D sorted array",
+                                 cls=PyadTypeError)
+        side = self._const(kw, "side", "left", (str,), "'left' or 'right'")
+        if side not in ("left", "right"):
+            raise self.ctx.error(kw["side"], "side must be 'left' or 'right'")
+        n = self.lw.arrays.dims(a)[0]
+
+        def find(x: Var) -> Var:
+            b = self.ctx.b
+            x = self.ctx.convert(x, F64)   # compared as floats (exact below 2**53)
+
+            def body(bb, w):
+                lo, hi = w
+                mid = bb.floordiv(bb.add(lo, hi), bb.const(2, I64))
+                v = bb.emit("load", a, mid)
+                v = v if v.type == F64 else bb.tofloat(v)
+                right = bb.lt(v, x) if side == "left" else bb.le(v, x)
+                return [bb.select(right, bb.add(mid, bb.const(1, I64)), lo),
+                        bb.select(right, hi, mid)]
+            return while_loop(b, [b.const(0, I64), n], lambda cb, w: cb.lt(w[0], w[1]),
+                              body)[0]
+        v = args[1]
+        if not self.lw.arrayops.is_arrayish(v):
+            return find(self.lw.exprs.scalar(v, node))
+        lz = self.lw.arrayops.lift(v)
+        return Lazy(I64, lz.dims, lambda idx: find(lz.gen(idx)))

@@ -33,6 +33,24 @@ def for_range(b: Builder, n: Var, carried: list[Var], body: Body, lo: Var | None
     return outs[1:]
 
 
+def while_loop(b: Builder, carried: list[Var], cond: Callable[[Builder, list[Var]], Var],
+               body: Callable[[Builder, list[Var]], list[Var]]) -> list[Var]:
+    """Append `while cond(values): values = body(values)` to `b`, starting from `carried`;
+    `cond(cb, params)` and `body(bb, params)` emit into builders of their own. Returns the
+    carried values after the loop."""
+    names = b.names
+
+    def fresh() -> list[Var]:
+        return [Var(names.fresh("w"), v.type) for v in carried]
+    cps, bps, outs = fresh(), fresh(), fresh()
+    cb, bb = Builder(names, b.loc), Builder(names, b.loc)
+    go = cond(cb, cps)
+    new = body(bb, bps)
+    b.stmts.append(While(tuple(outs), tuple(carried), Block(tuple(cps), tuple(cb.stmts), (go,)),
+                         Block(tuple(bps), tuple(bb.stmts), tuple(new)), b.loc))
+    return outs
+
+
 def for_each(b: Builder, dims: list[Var], body: Callable[[Builder, list[Var]], None]) -> None:
     """Append a loop nest over every index of `dims` (row-major); `body(bb, idx)` emits the
     work for one index."""

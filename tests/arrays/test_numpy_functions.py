@@ -62,14 +62,34 @@ A = rng.normal(size=(3, 4))
 V = rng.normal(size=5)
 
 
+def sorting(a, v):
+    s = np.sort(v)
+    probes = np.array([-5.0, 0.0123, 0.5, 9.0])
+    return s, np.argsort(v), np.sort(v * v)[::-1], np.searchsorted(s, probes), \
+        np.searchsorted(s, probes, side="right"), np.searchsorted(np.arange(10), 3.5), \
+        np.sum(s[:3] * np.arange(3)) + a[0, 0]
+
+
 @pytest.mark.parametrize("fn", [statistics, products, scans, differences, elementwise,
-                                matrix, shapes, positions, norms], ids=lambda f: f.__name__)
+                                matrix, shapes, positions, norms, sorting],
+                         ids=lambda f: f.__name__)
 def test_values_and_gradients(fn):
     check_function(fn, (A, V))
 
 
 def logaddexp_sum(x, y):
     return np.sum(np.logaddexp(x, y))
+
+
+def test_argsort_is_stable_and_empty_arrays_sort():
+    f = pyad.jit_grad(sorting)
+    ties = np.array([2.0, 1.0, 2.0, 1.0, 0.5])
+    np.testing.assert_array_equal(f(A, ties)[1], np.argsort(ties, kind="stable"))
+    np.testing.assert_array_equal(pyad.jit_grad(sort_only)(np.zeros(0)), np.zeros(0))
+
+
+def sort_only(v):
+    return np.sort(v)
 
 
 def test_reshape_to_another_size_raises_value_error():
@@ -92,6 +112,7 @@ def test_logaddexp_derivative_at_a_tie_is_one_half():
     ("np.inner(x, x)", "two 1-D arrays"),
     ("np.linalg.norm(x, ord=3)", "ord must be None, 1, 2 or np.inf"),
     ("x.reshape(2, 3, 1, 1)", "1 to 3 dimensions"),
+    ("np.sort(x)", "1-D only"),
 ])
 def test_refusals_are_located(src, message, tmp_path):
     f = returning(tmp_path, "x, k", f"np.sum({src})")
