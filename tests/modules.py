@@ -3,6 +3,10 @@ file, so generated programs must be real modules)."""
 import importlib.util
 from pathlib import Path
 
+import pytest
+
+import pyad
+
 
 def load_module(path: Path, source: str):
     """Write `source` to `path` and import it as a module named after the file."""
@@ -11,6 +15,14 @@ def load_module(path: Path, source: str):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def assert_refused(tmp_path: Path, params: str, expr: str, args: tuple, message: str) -> None:
+    """`def f(params): return expr` is refused at compile time with a PyadError matching
+    `message`, located at the return statement."""
+    with pytest.raises(pyad.PyadError, match=message) as info:
+        pyad.jit_grad(returning(tmp_path, params, expr))(*args)
+    assert info.value.line == 5, info.value
 
 
 def returning(tmp_path: Path, params: str, expr: str):

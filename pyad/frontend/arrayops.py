@@ -198,7 +198,7 @@ class ArrayOps:
         return self.elementwise(f, [left, right], node)
 
     # ------------------------------------------------------------------ numpy functions
-    def function(self, name: str, node: ast.Call, args: list, method: bool = False):
+    def function(self, name: str, node: ast.Call, args: list):
         """`np.<name>(*args)` (or the method `args[0].<name>(*args[1:])`)."""
         kw = {k.arg: k.value for k in node.keywords}
         spelling = f"numpy.{name}"

@@ -231,7 +231,7 @@ class ArrayLowering:
                 raise self.ctx.error(node, "a.copy() takes no arguments", cls=PyadTypeError)
             return self.copy_array(a)
         args = [a] + [ex.expr(x) for x in node.args]
-        return self.lw.arrayops.function(f.attr, node, args, method=True)
+        return self.lw.arrayops.function(f.attr, node, args)
 
     # ------------------------------------------------------------------ creation
     def shape_arg(self, v, node: ast.AST) -> list[Var]:

@@ -66,10 +66,9 @@ class NumpyFunctions:
         sq = ops.binop(ast.Mult(), d, d, node)
         total = ops.reduce("sum", sq, axes, node, keepdims=keepdims)
         b = self.ctx.b
-        count = b.const(1, I64)
         dims = self.lw.arrays.dims(self.lw.arrays.array(a, node))
-        for k in (axes if axes is not None else range(len(dims))):
-            count = b.mul(count, dims[k % len(dims)])
+        count = self._product([dims[k % len(dims)] for k in
+                               (axes if axes is not None else range(len(dims)))])
         n = b.tofloat(b.sub(count, b.const(ddof, I64)))
         out = ops.binop(ast.Div(), total, n, node)
         if root:
@@ -211,9 +210,7 @@ class NumpyFunctions:
         shape = list(args[1]) if len(args) == 2 and isinstance(args[1], tuple) else args[1:]
         b, ex = self.ctx.b, self.lw.exprs
         lz = self.lw.arrayops.lift(a)
-        size = b.const(1, I64)
-        for d in lz.dims:
-            size = b.mul(size, d)
+        size = self._product(lz.dims)
         dims = [self.ctx.convert(ex.scalar(d, node), I64) for d in shape]
         if not 1 <= len(dims) <= 3:
             raise self.ctx.error(node, "arrays have 1 to 3 dimensions", cls=PyadTypeError)
@@ -223,10 +220,7 @@ class NumpyFunctions:
             known = b.mul(known, b.select(b.eq(d, minus), b.const(1, I64), d))
         dims = [b.select(b.eq(d, minus), b.floordiv(size, b.max(known, b.const(1, I64))), d)
                 for d in dims]
-        total = b.const(1, I64)
-        for d in dims:
-            total = b.mul(total, d)
-        b.emit("raise_if", b.ne(total, size), attrs=(
+        b.emit("raise_if", b.ne(self._product(dims), size), attrs=(
             "ValueError", "cannot reshape the array into the requested shape"))
         return Lazy(lz.elem, dims, lambda idx: lz.gen(self._unravel(
             self._ravel(idx, dims), lz.dims)))
@@ -235,13 +229,17 @@ class NumpyFunctions:
         self._check(node, args, kw, (1,), ())
         a = self.lw.arrays.array(args[0], node.args[0] if node.args else node)
         lz = self.lw.arrayops.lift(a)
-        b = self.ctx.b
-        size = b.const(1, I64)
-        for d in lz.dims:
-            size = b.mul(size, d)
-        return Lazy(lz.elem, [size], lambda idx: lz.gen(self._unravel(idx[0], lz.dims)))
+        return Lazy(lz.elem, [self._product(lz.dims)],
+                    lambda idx: lz.gen(self._unravel(idx[0], lz.dims)))
 
     flatten = ravel
+
+    def _product(self, dims: list[Var]) -> Var:
+        b = self.ctx.b
+        total = b.const(1, I64)
+        for d in dims:
+            total = b.mul(total, d)
+        return total
 
     def _ravel(self, idx: list[Var], dims: list[Var]) -> Var:
         b = self.ctx.b
@@ -268,9 +266,7 @@ class NumpyFunctions:
         lz = self.lw.arrayops.lift(a)
         b = self.ctx.b
         nd = len(lz.dims)
-        size = b.const(1, I64)
-        for d in lz.dims:
-            size = b.mul(size, d)
+        size = self._product(lz.dims)
         b.emit("raise_if", b.eq(size, b.const(0, I64)), attrs=(
             "ValueError", f"attempt to get {node.func.attr} of an empty sequence"))
 

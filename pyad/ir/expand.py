@@ -18,8 +18,8 @@ from typing import Callable
 
 from .builder import Builder, NameGen
 from .loops import for_each, for_range, reduce_each
-from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, array_type, \
-    blocks_of, elem_type, is_array, ndim_of, rename_note, walk
+from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, \
+    elem_type, is_array, ndim_of, rename_note, walk
 from .ops import OPS
 
 
@@ -288,4 +288,3 @@ _EXPANSIONS: dict[str, Callable] = {
     "spread": _spread, "addto": _addto, "copy": _copy,
 }
 assert set(_EXPANSIONS) == {r for r, d in OPS.items() if d.lower == ("loops",)}
-__all__ = ["expand", "array_type"]
