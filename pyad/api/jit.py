@@ -29,7 +29,7 @@ from .. import _runtime, pipeline, pytree
 from . import arrays as api_arrays, pickling
 from .cache import ObjectCache
 from ..errors import PyadError, PyadInternalError
-from ..ir.nodes import BOOL, F64, I64, is_array
+from ..ir.nodes import BOOL, F64, I64, Op, is_array, walk
 
 _GRADIENT_ENTRY = ("grad", "value_and_grad")
 
@@ -148,6 +148,10 @@ class _GradientUnit:
         gir = pipeline.gradient_ir(func, wrt)
         self.g, self.fwd, self.bwd, self.fused = gir.g, gir.g.fwd, gir.g.bwd, gir.fused
         self.scalar = self.fused is not None and spec.shape == 0
+        # the forward sweep allocates shadows of the function's own arrays: every call of
+        # `back` zeroes them first (known here, not looked up per call)
+        self.shadowed = any(isinstance(s, Op) and s.op == "alloc" and s.attrs == ("shadow",)
+                            for s in walk(self.fwd.block))
         self.lock = threading.Lock()
         self._units: dict[str, Any] = {}
 
@@ -215,23 +219,26 @@ class Pullback:
     gradient structure. Owns the saved values (freed when collected); may be called any
     number of times, also after the compiled function is gone."""
 
-    __slots__ = ("_bwd", "_addr", "_shape", "_types", "_free", "__weakref__")
+    __slots__ = ("_bwd", "_addr", "_shape", "_types", "_free", "_zero", "__weakref__")
 
     @property
     def tape_bytes(self) -> int:
         """Bytes the forward sweep pushed on the AD tape (0 for straight-line code)."""
         return int(_runtime.dll().pyad_pullback_tape_bytes(self._addr))
 
-    def __init__(self, bwd: Callable, addr: int, shape, types: tuple[str, ...]) -> None:
+    def __init__(self, bwd: Callable, addr: int, shape, types: tuple[str, ...],
+                 shadowed: bool = True) -> None:
         self._bwd, self._addr, self._shape, self._types = bwd, addr, shape, types
         self._free = _pullback_free()
+        self._zero = _pullback_zero_shadows() if shadowed else None
 
     def __call__(self, ct):
         flat = pytree.flatten_like(self._shape, ct, "cotangent")
         cts = [float(c) for c, t in zip(flat, self._types) if t == F64]
         # the backward sweep adds into the shadows of the function's own arrays: each call
         # starts them from zero (whole-array adjoints read a result's shadow entire)
-        _runtime.dll().pyad_pullback_zero_shadows(self._addr)
+        if self._zero is not None:
+            self._zero(self._addr)
         return self._bwd(self._addr, *cts)
 
     def __del__(self) -> None:
@@ -261,7 +268,8 @@ class ArrayPullback(Pullback):
                in enumerate(zip(flat, self._types, self._results)) if t.startswith(F64)]
         for sh in self._shadows:
             sh.fill(0.0)
-        _runtime.dll().pyad_pullback_zero_shadows(self._addr)
+        if self._zero is not None:
+            self._zero(self._addr)
         outs = self._bwd(self._addr, *cts)
         grads = api_arrays.gradients(self._spec.sig, self._unit.wrt, outs,
                                      [sh.copy() for sh in self._shadows])
@@ -271,6 +279,11 @@ class ArrayPullback(Pullback):
 @functools.lru_cache(maxsize=None)
 def _pullback_free() -> Callable[[int], None]:
     return _runtime.dll().pyad_pullback_free
+
+
+@functools.lru_cache(maxsize=None)
+def _pullback_zero_shadows() -> Callable[[int], None]:
+    return _runtime.dll().pyad_pullback_zero_shadows
 
 
 class JitGrad:
@@ -362,11 +375,12 @@ class JitGrad:
             shadows = api_arrays.shadows_for(spec.sig, unit.wrt, args)
             out = fwd(*args, *shadows)
             back = ArrayPullback(bwd, out[-1], spec.shape,
-                                 tuple(r.type for r in spec.func.results))
+                                 tuple(r.type for r in spec.func.results), unit.shadowed)
             back.setup(spec, unit, shadows, out[:-1], args)
         else:
             out = fwd(*args)
-            back = Pullback(bwd, out[-1], spec.shape, tuple(r.type for r in spec.func.results))
+            back = Pullback(bwd, out[-1], spec.shape, tuple(r.type for r in spec.func.results),
+                            unit.shadowed)
         return pytree.gather(spec.shape, out[:-1]), back
 
     def tape_bytes(self, *args) -> int:

@@ -381,14 +381,9 @@ class ArrayOps:
             out = self.lw.arrays.new_array(r.type, [one] * nd)
             b.emit("store", out, *[b.const(0, I64)] * nd, r)
             return out
-        pattern, ops, dims = "", [], self.lw.arrays.dims(r)
-        for k in range(nd):
-            if k in axes:
-                pattern += "n"
-            elif k < max(axes):
-                pattern += "s"
-                ops += [b.const(0, I64), dims[len(pattern) - pattern.count("n") - 1],
-                        b.const(1, I64)]
+        # kept axes before the last reduced one are whole slices, reduced axes new axes
+        pattern = "".join("n" if k in axes else "s" for k in range(max(axes) + 1))
+        ops = self.lw.indexing.whole(self.lw.arrays.dims(r)[:pattern.count("s")])
         return b.emit("view", r, *ops, attrs=(pattern,))
 
     def _reducer(self, at, op: str):

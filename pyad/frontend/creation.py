@@ -152,7 +152,7 @@ class Creation:
         out = arrays.new_array(elem, [total if k == axis else d for k, d in enumerate(dims[0])])
         start, one = b.const(0, I64), b.const(1, I64)
         for p, d in zip(parts, dims):
-            ops = [x for k in range(axis) for x in (b.const(0, I64), dims[0][k], one)]
+            ops = self.lw.indexing.whole(dims[0][:axis])
             view = b.emit("view", out, *ops, start, d[axis], one, attrs=("s" * (axis + 1),))
             self.lw.arrayops.assign_into(view, p, node)
             start = b.add(start, d[axis])

@@ -101,16 +101,18 @@ class Indexing:
         b = self.ctx.b
         zero, one = b.const(0, I64), b.const(1, I64)
         dims = self.lw.arrays.dims(a)
-        pattern, ops = "", []
-        for k in range(axis):   # the axes before, whole
-            pattern += "s"
-            ops += [zero, dims[k], one]
         b.emit("raise_if", b.ne(dims[axis], one), attrs=(
             "ValueError", "cannot select an axis to squeeze out which has size not equal "
             "to one"))
         if out_nd == 0:   # a 1-D array of one element: the number (NumPy: a 0-D array)
             return b.emit("load", a, zero)
-        return b.emit("view", a, *ops, zero, attrs=(pattern + "i",))
+        return b.emit("view", a, *self.whole(dims[:axis]), zero, attrs=("s" * axis + "i",))
+
+    def whole(self, dims: list[Var]) -> list[Var]:
+        """The `view` operands (start, count, step) of whole slices `:` over `dims`."""
+        b = self.ctx.b
+        zero, one = b.const(0, I64), b.const(1, I64)
+        return [x for d in dims for x in (zero, d, one)]
 
     def expand(self, a: Var, axis: int, node: ast.AST) -> Var:
         """`a` with a new axis of size 1 at `axis` (np.expand_dims), a view."""
@@ -121,8 +123,7 @@ class Indexing:
         axis %= nd
         b = self.ctx.b
         dims = self.lw.arrays.dims(a)
-        ops = [x for k in range(axis) for x in (b.const(0, I64), dims[k], b.const(1, I64))]
-        return b.emit("view", a, *ops, attrs=("s" * axis + "n",))
+        return b.emit("view", a, *self.whole(dims[:axis]), attrs=("s" * axis + "n",))
 
     # ------------------------------------------------------------------ fancy reads
     def fancy(self, a: Var, items: list[ast.expr], values: dict, node: ast.AST):

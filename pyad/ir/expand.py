@@ -30,8 +30,10 @@ def expand(func: Func) -> Func:
     names = NameGen({v.name for s in walk(func.block) for v in s.outs}
                     | {p.name for s in walk(func.block) for b in blocks_of(s) for p in b.params}
                     | {p.name for p in func.params})
-    transposed = {s.outs[0].name for s in walk(func.block) if isinstance(s, Op)
-                  and s.op == "transpose"}
+    transposed: set[str] = set()   # an odd number of transposes from a row-major array
+    for s in walk(func.block):
+        if isinstance(s, Op) and s.op == "transpose" and s.args[0].name not in transposed:
+            transposed.add(s.outs[0].name)
     ex = _Expander(names, transposed, _into(func.block))
     return Func(func.name, ex.block(func.block), func.filename, func.arg_names)
 
@@ -76,12 +78,25 @@ def _all(s: Stmt) -> list[Stmt]:
 class _Expander:
     def __init__(self, names: NameGen, transposed: set[str], into: dict[str, Var]) -> None:
         self.names = names
-        self.transposed = transposed        # arrays that are `transpose` views
+        self.transposed = transposed        # transposed views (their rows are strided)
         self.into = into                    # contributions made straight into shadows
         self.renamed: dict[str, Var] = {}   # a scalar result -> the value its loops made
 
     def use(self, v: Var) -> Var:
         return self.renamed.get(v.name, v)
+
+    def _layout(self, b: Builder, args: tuple, into: Var | None) -> tuple[tuple, Var | None]:
+        """The operands of a matmul with whether each is a transposed view; a product
+        added into a transposed view (the shadow of `W.T`) is made as its transpose,
+        `dst.T += B.T @ A.T`, so that the loops write along the rows of dst's base."""
+        A, B = args
+        if into is not None and into.name in self.transposed and ndim_of(A.type) == 2 \
+                and ndim_of(B.type) == 2:
+            A, B, into = b.transpose(B), b.transpose(A), b.transpose(into)
+            for old, new in ((args[1], A), (args[0], B)):   # parities flip
+                if old.name not in self.transposed:
+                    self.transposed.add(new.name)
+        return (A, B, A.name in self.transposed, B.name in self.transposed), into
 
     def block(self, blk: Block) -> Block:
         body: list[Stmt] = []
@@ -91,10 +106,11 @@ class _Expander:
             if isinstance(s, Op) and OPS[s.op].lower == ("loops",):
                 b = Builder(self.names, s.loc)
                 args = tuple(map(self.use, s.args))
-                if s.op == "matmul":   # the loop order follows the operands' layouts
-                    args += tuple(a.name in self.transposed for a in s.args)
                 into = s.outs and self.into.get(s.outs[0].name)
-                out = _EXPANSIONS[s.op](b, _Into(self.use(into)) if into else
+                into = self.use(into) if into else None
+                if s.op == "matmul":   # the loop order follows the operands' layouts
+                    args, into = self._layout(b, args, into)
+                out = _EXPANSIONS[s.op](b, _Into(into) if into else
                                         s.outs[0] if s.outs else None, *args, *s.attrs)
                 if s.outs and not into and out != s.outs[0]:
                     self.renamed[s.outs[0].name] = out

@@ -14,7 +14,6 @@ import statistics
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 from pathlib import Path
 
@@ -22,6 +21,7 @@ import pytest
 
 import pyad
 
+from ..concurrency import run_together
 from .. import corpus_loops as C
 from ..corpus_loops import CASES
 from ..frontend.test_corpus import close, has_float_param
@@ -319,28 +319,16 @@ def test_two_threads_share_a_compiled_gradient():
     arg_sets = [(10.0, 28.0, 8.0 / 3.0, 1.0, 1.0, 1.0, 2000, 0.001),
                 (9.0, 25.0, 2.5, -1.5, 0.5, 2.0, 1500, 0.002)]
     expected = [(f.value_and_grad(*a), f.grad(*a)) for a in arg_sets]
-    errors: list = []
-    barrier = threading.Barrier(2)
 
     def work(t):
-        try:
-            a = arg_sets[t]
-            (val, g), g_only = expected[t]
-            barrier.wait()
-            for _ in range(100):
-                assert f.value_and_grad(*a) == (val, g)
-                assert f.grad(*a) == g_only
-                y, back = f.pullback(*a)
-                assert y == val and back(1.0) == g
-        except BaseException as e:  # pragma: no cover
-            errors.append(e)
-
-    threads = [threading.Thread(target=work, args=(t,)) for t in range(2)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    assert not errors, errors
+        a = arg_sets[t]
+        (val, g), g_only = expected[t]
+        for _ in range(100):
+            assert f.value_and_grad(*a) == (val, g)
+            assert f.grad(*a) == g_only
+            y, back = f.pullback(*a)
+            assert y == val and back(1.0) == g
+    run_together(work, 2)
 
 
 

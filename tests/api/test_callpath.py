@@ -12,7 +12,6 @@ from __future__ import annotations
 import gc
 import pickle
 import sys
-import threading
 import tracemalloc
 
 import numpy as np
@@ -23,6 +22,8 @@ from pyad.api import arrays as api_arrays
 from pyad.api.check import interp_value_and_grad
 from pyad.codegen import build
 from pyad.codegen.python import wrap as pywrap, wrap_arrays as pywrap_arrays
+
+from ..concurrency import run_together
 
 pytestmark = pytest.mark.skipif(pywrap_arrays.NUMPY_LAYOUT is None,
                                 reason="numpy's object layout is not verified here")
@@ -443,38 +444,20 @@ def test_threads_calling_the_native_path_get_their_own_results():
     f = pyad.jit_grad(weighted_sq)
     inputs = [(RNG.normal(size=50 + k), RNG.uniform(size=50 + k), 0.1 * k) for k in range(8)]
     want = [(f(*a), f.value_and_grad(*a)) for a in inputs]
-    errors, barrier = [], threading.Barrier(8)
 
     def work(k):
-        try:
-            barrier.wait()
-            for _ in range(300):
-                got = (f(*inputs[k]), f.value_and_grad(*inputs[k]))
-                same(got, want[k])
-        except BaseException as e:  # noqa: BLE001
-            errors.append(e)
-
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+        for _ in range(300):
+            same((f(*inputs[k]), f.value_and_grad(*inputs[k])), want[k])
+    run_together(work, 8)
 
 
 def test_concurrent_first_calls_bind_numpy_once():
     f = pyad.jit_grad(scaled)
-    out, barrier = [None] * 6, threading.Barrier(6)
+    out = [None] * 6
 
     def work(k):
-        barrier.wait()
         out[k] = f(np.full(3, float(k)))
-
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_together(work, 6)
     for k in range(6):
         same(out[k], np.full(3, 3.0 * k))
 

@@ -65,7 +65,20 @@ def sums_keep_their_axes(X):
     return np.sum(cov * cov) + np.sum(np.sum(d * d, axis=-1))
 
 
+def weights_stored_transposed(X, V1, V2):
+    return np.sum(np.dot(np.tanh(np.dot(X, V1.T)), np.transpose(V2)) ** 2)
+
+
+def products_of_transposes(X, W1, W2):
+    H = np.tanh((W1.T @ X.T).T)
+    return np.sum((H @ W2).T @ X[:, :2])
+
+
 @pytest.mark.parametrize("fn, args", [
+    (weights_stored_transposed, (rng.normal(size=(5, 3)), rng.normal(size=(4, 3)),
+                                 rng.normal(size=(2, 4)))),
+    (products_of_transposes, (rng.normal(size=(5, 3)), rng.normal(size=(3, 4)),
+                              rng.normal(size=(4, 2)))),
     (written_after_the_product, (A3, x3)),
     (written_by_a_later_trip, (A3, x3, 5)),
     (power_iteration, (A3 + 3 * np.eye(3), x3, 6)),

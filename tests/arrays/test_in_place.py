@@ -14,6 +14,7 @@ import pytest
 
 import pyad
 
+from ..concurrency import run_together
 from .. import corpus_arrays as C
 from .harness import assert_close, assert_identical, check_function, compiled
 
@@ -384,27 +385,13 @@ def test_repeated_array_calls_do_not_grow_the_process():
 
 
 def test_two_threads_share_an_array_gradient():
-    import threading
     f = compiled(C.thomas_inplace_energy)
-    g = np.random.default_rng(71)
     sets = [C._tridiag(72, 50), C._tridiag(73, 40)]
     expected = [f.value_and_grad(*a) for a in sets]
-    errors = []
-    barrier = threading.Barrier(2)
 
     def work(t):
-        try:
-            barrier.wait()
-            for _ in range(200):
-                assert_identical(f.value_and_grad(*sets[t]), expected[t])
-                y, back = f.pullback(*sets[t])
-                assert_identical(back(1.0), expected[t][1])
-        except BaseException as e:  # pragma: no cover
-            errors.append(e)
-
-    threads = [threading.Thread(target=work, args=(t,)) for t in range(2)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    assert not errors, errors
+        for _ in range(200):
+            assert_identical(f.value_and_grad(*sets[t]), expected[t])
+            y, back = f.pullback(*sets[t])
+            assert_identical(back(1.0), expected[t][1])
+    run_together(work, 2)

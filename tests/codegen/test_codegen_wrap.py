@@ -6,7 +6,6 @@ import ctypes
 import gc
 import subprocess
 import sys
-import threading
 import weakref
 
 import pytest
@@ -14,6 +13,8 @@ from llvmlite import ir
 
 from pyad.codegen import abi, jit
 from pyad.codegen.python import wrap as pywrap
+
+from ..concurrency import run_together
 
 I32, I64, F64, I8, I1, PTR = abi.I32, abi.I64, abi.F64, abi.I8, abi.I1, abi.PTR
 OK = ir.Constant(I32, 0)
@@ -393,25 +394,17 @@ def test_many_compiles():
 
 
 def test_threads_compile_concurrently():
-    results, errors = [], []
+    results = []
 
     def work(t):
-        try:
-            for i in range(5):
-                def body(b, ctx, ins, outs, c=float(10 * t + i)):
-                    b.store(b.fmul(ins[0], ir.Constant(F64, c)), outs[0])
-                    return OK
-                f, _ = build(["f64"], ["f64"], 0, body, name=f"t{t}_{i}")
-                results.append(f(2.0) == 2.0 * (10 * t + i))
-        except BaseException as e:  # pragma: no cover
-            errors.append(e)
-
-    ts = [threading.Thread(target=work, args=(t,)) for t in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    assert not errors and len(results) == 10 and all(results)
+        for i in range(5):
+            def body(b, ctx, ins, outs, c=float(10 * t + i)):
+                b.store(b.fmul(ins[0], ir.Constant(F64, c)), outs[0])
+                return OK
+            f, _ = build(["f64"], ["f64"], 0, body, name=f"t{t}_{i}")
+            results.append(f(2.0) == 2.0 * (10 * t + i))
+    run_together(work, 2)
+    assert len(results) == 10 and all(results)
 
 
 def test_emit_object_for_aot():

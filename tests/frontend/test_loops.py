@@ -38,21 +38,10 @@ from ..modules import load_module
 from .. import corpus_loops as C
 from ..corpus_loops import CASES, LOOP_PROMOTION, NO_FINITE_DIFFERENCES
 from ..ad.test_random_programs import BINARY, UNARY, _away_from_kinks
-from .test_corpus import close, finite, has_float_param, rebuild
+from .test_corpus import close, compiled, finite, has_float_param, rebuild
 
 RTOL = 1e-12        # compiled value vs CPython
 GRAD_RTOL = 1e-11   # compiled gradient vs the interpreter on the fused IR
-
-_COMPILED: dict = {}
-
-
-def compiled(fn):
-    """One pyad.jit_grad object per function (compiled specializations are cached)."""
-    jf = _COMPILED.get(fn)
-    if jf is None:
-        jf = _COMPILED[fn] = pyad.jit_grad(fn)
-    return jf
-
 
 def case_id(case) -> str:
     return case[0].__name__
