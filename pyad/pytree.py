@@ -9,7 +9,9 @@ numbers and arrays at run time), and the few operations every layer needs on the
     gather(indexed, flat)     -> the tree of flat[i] for each leaf index i
 
 A leaf is anything that is not a tuple. Lists count as tuples where a caller passes a
-Python value (`leaves` accepts them), never in a structure.
+Python value (`leaves` accepts them), never in a structure. A tuple subclass with a
+`rebuild(items)` method (the frontend's lists and range values) keeps its class in
+structures and rebuilt trees.
 """
 from __future__ import annotations
 
@@ -27,9 +29,14 @@ def leaves(tree: Any) -> list:
     return [tree]
 
 
+def _node(like: tuple, items) -> tuple:
+    rebuild = getattr(like, "rebuild", None)
+    return rebuild(tuple(items)) if rebuild is not None else tuple(items)
+
+
 def structure(tree: Any) -> Any:
     """`tree` with every leaf replaced by None: two trees of one structure compare equal."""
-    return tuple(structure(e) for e in tree) if is_node(tree) else None
+    return _node(tree, (structure(e) for e in tree)) if is_node(tree) else None
 
 
 def indexed(tree: Any) -> Any:
@@ -43,7 +50,7 @@ def unflatten(struct: Any, values: Iterable) -> Any:
     it: Iterator = iter(values)
 
     def go(s: Any) -> Any:
-        return tuple(go(e) for e in s) if is_node(s) else next(it)
+        return _node(s, (go(e) for e in s)) if is_node(s) else next(it)
     return go(struct)
 
 
@@ -53,7 +60,7 @@ def gather(index_tree: Any, flat: Sequence) -> Any:
 
 
 def tree_map(f: Callable[[Any], Any], tree: Any) -> Any:
-    return tuple(tree_map(f, e) for e in tree) if is_node(tree) else f(tree)
+    return _node(tree, (tree_map(f, e) for e in tree)) if is_node(tree) else f(tree)
 
 
 def flatten_like(struct: Any, value: Any, what: str = "value") -> list:

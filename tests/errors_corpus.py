@@ -6,17 +6,17 @@ LIMIT = 3
 
 
 def list_comp(x):
-    return sum([x * i for i in range(3)])
+    return sum({x * i for i in range(3)})
 
 
 def for_loop(x):
-    for v in (x, x):
+    for v in x:
         x = x * v
     return x
 
 
 def lambda_expr(x):
-    g = lambda y: y * 2  # noqa: E731
+    g = lambda *y: y[0] * 2  # noqa: E731
     return g(x)
 
 

@@ -11,6 +11,7 @@ import ast
 
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
+from .context import DynList, PyList
 from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndim_of
 from ..ir.loops import for_each
 
@@ -42,6 +43,10 @@ class ArrayLowering:
     # ------------------------------------------------------------------ helpers
     def array(self, v, node: ast.AST) -> Var:
         v = self.lw.arrayops.materialize(v)
+        if isinstance(v, DynList):
+            return self.lw.lists.to_array(v)
+        if isinstance(v, PyList) and v:
+            return self.lw.creation.stacked(list(v), node)
         if not (isinstance(v, Var) and is_array(v.type)):
             raise self.ctx.error(node, "expected an array here", cls=PyadTypeError)
         return v

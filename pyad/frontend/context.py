@@ -29,6 +29,12 @@ from ..ir.nodes import BOOL, F64, I64, Loc, Var, is_array
 Value = Union[Var, tuple]  # a tuple holds Values (compile-time tuples)
 
 
+def location_of(node: ast.AST) -> dict:
+    """The location attributes of `node`, to give a node the compiler writes the same."""
+    return {k: getattr(node, k) for k in ("lineno", "col_offset", "end_lineno",
+                                           "end_col_offset") if hasattr(node, k)}
+
+
 class Undefined:
     """A name assigned on some paths only (reading it is an error, like UnboundLocalError);
     `why` names a path that reaches the read without assigning it ("when the `if` at line 7
@@ -37,6 +43,44 @@ class Undefined:
     def __init__(self, name: str, why: str) -> None:
         self.name = name
         self.why = why
+
+
+class Compound(tuple):
+    """A tuple of values with a meaning of its own: a tree node (pyad/pytree.py) that keeps
+    its class when trees are rebuilt, and equal only to a node of its class. `owner` is the
+    context that made it (lists: only that body may mutate one)."""
+
+    def __new__(cls, items, owner: "Context | None" = None):
+        obj = super().__new__(cls, items)
+        obj.owner = owner
+        return obj
+
+    def rebuild(self, items) -> "Compound":
+        return type(self)(items, self.owner)
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and tuple.__eq__(self, other)
+
+    def __ne__(self, other) -> bool:
+        return not self == other
+
+    __hash__ = tuple.__hash__
+
+
+class PyList(Compound):
+    """A list whose length is known when compiling: its items are values (lists.py)."""
+
+
+class DynList(Compound):
+    """A list whose length is known at run time: (buf, n), the items are the first n entries
+    (or rows) of the array `buf` (lists.py)."""
+
+    buf = property(lambda self: self[0])
+    n = property(lambda self: self[1])
+
+
+class RangeVal(Compound):
+    """range(start, stop, step) as a value: (start, stop, step), i64 each (iteration.py)."""
 
 
 def is_value(v: Any) -> bool:
@@ -125,9 +169,9 @@ _CONSTRUCT_NAMES = {
     ast.Slice: "slice", ast.Break: "break statement", ast.Continue: "continue statement",
 }
 _HINTS = {
-    ast.ListComp: "write the loop out with an accumulator",
-    ast.GeneratorExp: "write the loop out with an accumulator",
-    ast.Lambda: "define a module-level function instead",
+    ast.SetComp: "use a list comprehension",
+    ast.DictComp: "use a list comprehension, or a tuple",
+    ast.Set: "use a list or a tuple",
 }
 
 
@@ -154,6 +198,9 @@ class Context:
         #: without assigning it (loops.py)
         self.unset_at_exit: dict[str, set[str]] = {}
         self.closure: dict[str, Any] = {}
+        #: the local names of a lambda or nested def (closures.py); None: the code's own
+        self.local_names: set[str] | None = None
+        self.closure_node: ast.AST | None = None   # the lambda or def being inlined
         #: int literals of the source by the name of their const value (shared with the
         #: bodies inlined into this one): a helper's `axis` parameter is known at compile time
         self.literals: dict[str, int] = parent.literals if parent is not None else {}
@@ -229,6 +276,13 @@ class Context:
         return self.b.tobool(v)
 
     # ------------------------------------------------------------------ names
+    def declares(self, name: str) -> bool:
+        """Whether `name` is a local variable of this body (assigned somewhere in it)."""
+        if self.local_names is not None:
+            return name in self.local_names
+        code = self.fn.__code__
+        return name in code.co_varnames + code.co_cellvars
+
     def is_local(self, node: ast.expr) -> bool:
         """Whether `node` is a value of the function (not a module or global object)."""
         if isinstance(node, ast.Name):

@@ -19,7 +19,9 @@ import ast
 from .. import pytree
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
-from .context import Undefined, is_value, unify
+from .context import Undefined, is_value, location_of, unify
+from .lists import is_list
+from .closures import is_function
 from ..ir.nodes import BOOL, I64, If, Op, Var, is_array, ndim_of
 
 BRK, CONT, RET, RETVAL = "%brk", "%cont", "%ret", "%retval"
@@ -131,6 +133,8 @@ class Statements:
                                     hint="return a number or a tuple of numbers")
                 ctx.env[RETVAL] = self.lw.arrayops.materialize(ex.expr(node.value))
                 ctx.env[RET] = ctx.b.const(True, BOOL)
+            case ast.FunctionDef():
+                ctx.env[node.name] = self.lw.closures.define(node)
             case ast.Pass():
                 pass
             case ast.Expr():
@@ -142,7 +146,16 @@ class Statements:
 
     def aug_assign(self, node: ast.AugAssign) -> None:
         if isinstance(node.target, ast.Subscript):
-            self.lw.arrays.aug_store(node)
+            t = node.target
+            base = self.ctx.env.get(t.value.id) if isinstance(t.value, ast.Name) else None
+            if is_list(base):   # l[i] += v: read, add, store
+                ex = self.lw.exprs
+                new = ex.binop(node.op, ex.expr(ast.Subscript(t.value, t.slice, ast.Load(),
+                                                              **location_of(t))),
+                               ex.expr(node.value), node)
+                self.lw.lists.store(base, t, new)
+            else:
+                self.lw.arrays.aug_store(node)
             return
         if not isinstance(node.target, ast.Name):
             raise self.ctx.unsupported(node.target)
@@ -180,7 +193,11 @@ class Statements:
             for t, v in zip(target.elts, value):
                 self.assign(t, v, mark)
         elif isinstance(target, ast.Subscript):
-            self.lw.arrays.store(target, value)
+            base = ctx.env.get(target.value.id) if isinstance(target.value, ast.Name) else None
+            if is_list(base):
+                self.lw.lists.store(base, target, value)
+            else:
+                self.lw.arrays.store(target, value)
         else:
             raise ctx.unsupported(target, "assignment target")
 
@@ -225,9 +242,17 @@ class Statements:
                             ctx.unset_at_exit.setdefault(n, set()).add(flag)
                     with ctx.emitting(builders[k]):
                         sides[k] = self.default(n, sides[1 - k])
+            if any(is_function(v) for v in sides) and sides[0] is not sides[1]:
+                raise ctx.error(node, f"`{n}` is bound to different functions (or to a "
+                                "function and a value) on the two paths of this `if`",
+                                hint="pyad picks the function to call at compile time: "
+                                "call each where it is chosen")
             if not (is_value(sides[0]) and is_value(sides[1])):
                 merged[n] = self.unassigned(n, sides, node)
                 continue
+            if is_list(sides[0]) and is_list(sides[1]) \
+                    and pytree.structure(sides[0]) != pytree.structure(sides[1]):
+                sides = self.lw.lists.merged(sides, builders, node)
             struct = pytree.structure(sides[0])
             if struct != pytree.structure(sides[1]):
                 raise ctx.error(node, f"`{n}` has different tuple shapes in the two branches")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from ..errors import PyadTypeError
+from .context import DynList
 from ..ir.loops import for_range
 from ..ir.nodes import BOOL, F64, I64, Var, elem_type, ndim_of
 from .arrayops import Lazy
@@ -59,6 +60,8 @@ class Creation:
         arrays = self.lw.arrays
         if not isinstance(src, (ast.List, ast.Tuple)):
             v = self.lw.arrayops.materialize(self.lw.exprs.expr(src))
+            if isinstance(v, DynList):
+                return self.lw.lists.to_array(v)
             if isinstance(v, tuple):
                 return self._stack(list(v), node, kw)
             a = arrays.array(v, src)
@@ -68,6 +71,10 @@ class Creation:
             raise self.ctx.error(node, "np.array([]) has no dtype or length to compile",
                                  hint="use np.zeros(0)", cls=PyadTypeError)
         return self._stack(items, node, kw)
+
+    def stacked(self, items: list, node: ast.AST) -> Var:
+        """np.array(items) for a list value (numbers, tuples of them, or arrays)."""
+        return self._stack(items, node, {})
 
     def _item(self, e: ast.expr):
         if isinstance(e, (ast.List, ast.Tuple)):
@@ -112,6 +119,14 @@ class Creation:
         ex, arrays = self.lw.exprs, self.lw.arrays
         items = [ex.expr(e) for e in src.elts] if isinstance(src, (ast.List, ast.Tuple)) \
             else ex.expr(src)
+        if isinstance(items, DynList):   # its items are rows of one shape: a copy stacks them
+            if name == "stack" and "axis" not in kw or name == "vstack" \
+                    and ndim_of(items.buf.type) == 2:
+                return self.lw.lists.to_array(items)
+            raise self.ctx.error(src, f"np.{name} of a list of run-time length: only "
+                                 "np.stack(xs) (axis 0), np.vstack of 1-D items and "
+                                 "np.array(xs) are supported", cls=PyadTypeError,
+                                 hint="np.array(xs) gives the stacked array; reshape it")
         if not isinstance(items, (list, tuple)) or not items:
             raise self.ctx.error(src, f"np.{name} takes a non-empty list of arrays",
                                  cls=PyadTypeError)

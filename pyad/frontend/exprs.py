@@ -10,10 +10,13 @@ array collaborators (arrays.py, arrayops.py), calls to the call collaborators
 from __future__ import annotations
 
 import ast
+import functools
 from typing import Any, Callable
 
 from ..errors import PyadSyntaxError, PyadTypeError
-from .context import Static, Undefined, Value, arith, unify
+from .context import RangeVal, Static, Undefined, Value, arith, unify
+from .closures import FuncRef, Partial, is_function
+from .lists import is_list
 from ..ir.nodes import BOOL, F64, I64, Block, If, Var, is_array
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
@@ -67,6 +70,12 @@ class Expressions:
                 return self.lw.functions.call(node)
             case ast.Tuple():
                 return tuple(ops.materialize(self.expr(e)) for e in node.elts)
+            case ast.List():
+                return self.lw.lists.display(node)
+            case ast.ListComp() | ast.GeneratorExp():
+                return self.lw.lists.comprehension(node)
+            case ast.Lambda():
+                return self.lw.closures.define(node)
             case ast.Subscript():
                 return self.subscript(node)
         raise self.ctx.unsupported(node)
@@ -98,8 +107,7 @@ class Expressions:
                                      hint=f"assign `{node.id}` on that path too, or before the "
                                      "if statement or loop")
             return v
-        code = self.ctx.fn.__code__
-        if node.id in code.co_varnames + code.co_cellvars:  # a local: CPython never reads
+        if self.ctx.declares(node.id):  # a local: CPython never reads
             raise self.ctx.error(node, f"`{node.id}` is read before it is assigned on this "
                                  "path (CPython would raise UnboundLocalError)",
                                  hint=f"assign `{node.id}` before this line")
@@ -118,6 +126,14 @@ class Expressions:
     def static_value(self, s: Static, node: ast.AST) -> Value:
         if isinstance(s.obj, (bool, int, float)):
             return self.constant(s.obj, node)
+        if isinstance(s.obj, functools.partial):
+            f = self.static_value(Static(s.obj.func, s.name), node)
+            args = tuple(self.static_value(Static(a, s.name), node) for a in s.obj.args)
+            kwargs = {k: self.static_value(Static(a, s.name), node)
+                      for k, a in s.obj.keywords.items()}
+            return Partial(f, args, kwargs)
+        if callable(s.obj) and not isinstance(s.obj, type):
+            return FuncRef(s)
         if isinstance(s.obj, tuple) and all(isinstance(x, (bool, int, float)) for x in s.obj):
             return tuple(self.constant(x, node) for x in s.obj)
         raise self.ctx.error(node, f"`{s.name}` ({type(s.obj).__name__}) cannot be used as a "
@@ -128,6 +144,10 @@ class Expressions:
         base = self.lw.arrayops.materialize(self.expr(node.value))
         if isinstance(base, Var) and is_array(base.type):
             return self.lw.arrays.index(base, node)
+        if is_list(base):
+            return self.lw.lists.index(base, node)
+        if isinstance(base, RangeVal):
+            return self.lw.iteration.range_item(base, node)
         i = constant_int(node.slice)
         if isinstance(base, tuple) and i is not None:
             if not -len(base) <= i < len(base):
@@ -223,6 +243,9 @@ class Expressions:
     def scalar(self, v: Value, node: ast.AST) -> Var:
         """`v` as one value (an array materialized), refusing a tuple."""
         v = self.lw.arrayops.materialize(v)
+        if is_function(v):
+            raise self.ctx.error(node, "a function cannot be used as a number here",
+                                 hint="call it", cls=PyadTypeError)
         if isinstance(v, tuple):
             raise self.ctx.error(node, "a tuple cannot be used as a number here",
                                  hint="unpack it first: `a, b = t`, or index it: `t[0]`",
@@ -230,7 +253,13 @@ class Expressions:
         return v
 
     def truth(self, v: Value, node: ast.AST) -> Var:
+        if is_list(v):   # a list is true when it is not empty
+            return self.ctx.b.gt(self.lw.lists.length(v), self.ctx.b.const(0, I64))
         v = self.scalar(v, node)
+        if is_array(v.type):
+            raise self.ctx.error(node, "the truth value of an array is ambiguous (NumPy "
+                                 "raises ValueError)", cls=PyadTypeError,
+                                 hint="use np.any(...) or np.all(...)")
         return v if v.type == BOOL else self.ctx.b.tobool(v)
 
 

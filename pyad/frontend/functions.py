@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import math
 from typing import Any
 
 from ..errors import PyadTypeError
 from .arrays import numpy_module
-from .context import Static, Value, arith, unify
+from .context import PyList, RangeVal, Static, Value, arith, location_of, unify
+from .lists import is_list
+from .closures import FuncRef, is_function
 from ..ir.nodes import F64, I64, Var, is_array
 from ..ir.ops import OPS, OpDef
 
@@ -88,6 +91,21 @@ def _by_object() -> dict[int, tuple[Any, str]]:
 _BY_OBJECT = _by_object()
 
 
+def numpy_spelling(obj: Any) -> str | None:
+    """"exp" for numpy.exp, "linalg.norm" for numpy.linalg.norm (a NumPy function used as a
+    value), else None."""
+    module = getattr(obj, "__module__", None) or ""
+    name = getattr(obj, "__name__", None)
+    if name is None or not (module.startswith("numpy") or type(obj).__name__ == "ufunc"):
+        return None
+    import numpy   # only reached for an object of numpy's, so numpy is loaded already
+    if getattr(numpy, name, None) is obj:
+        return name
+    if getattr(numpy.linalg, name, None) is obj:
+        return "linalg." + name
+    return None
+
+
 def spelling_of(obj: Any) -> str | None:
     """The table spelling of a math or builtin function object, else None."""
     entry = _BY_OBJECT.get(id(obj))
@@ -108,10 +126,21 @@ class Functions:
 
     def call(self, node: ast.Call) -> Value:
         ctx = self.ctx
+        if isinstance(node.func, ast.Name) and node.func.id in ctx.env:
+            f = ctx.env[node.func.id]
+            if isinstance(f, FuncRef):
+                return self.static_call(f.static, node)
+            if not is_function(f):
+                raise ctx.error(node.func, f"`{node.func.id}` is not a function",
+                                cls=PyadTypeError)
+            return self.lw.closures.call(f, node)
         if not isinstance(node.func, (ast.Name, ast.Attribute)):
-            raise ctx.unsupported(node.func, "call target")
+            f = self.lw.exprs.expr(node.func)
+            if not is_function(f):
+                raise ctx.error(node.func, "this value is not a function", cls=PyadTypeError)
+            return self.lw.closures.call(f, node)
         if isinstance(node.func, ast.Attribute) and ctx.is_local(node.func.value):
-            return self.lw.arrays.method_call(node)
+            return self.method_call(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr == "at" \
                 and getattr(ctx.resolve_static(node.func.value).obj, "__name__", "") == "add" \
                 and type(ctx.resolve_static(node.func.value).obj).__name__ == "ufunc":
@@ -120,14 +149,53 @@ class Functions:
             sub = numpy_module(ctx.resolve_static(node.func.value).obj)
             if sub is not None:
                 return self.lw.arrays.numpy_call(sub + node.func.attr, node)
-        fn = ctx.resolve_static(node.func)
+        return self.static_call(ctx.resolve_static(node.func), node)
+
+    def method_call(self, node: ast.Call) -> Value:
+        """`xs.append(v)` on a list, `a.sum()` on an array (the receiver evaluated once)."""
+        ctx, f = self.ctx, node.func
+        if isinstance(f.value, ast.Name):
+            receiver = ctx.env.get(f.value.id)
+            if is_list(receiver):
+                return self.lw.lists.method_call(receiver, node)
+            return self.lw.arrays.method_call(node)
+        receiver = self.lw.arrayops.materialize(self.lw.exprs.expr(f.value))
+        if is_list(receiver):
+            return self.lw.lists.method_call(receiver, node)
+        tmp = f".recv{len(ctx.names.taken)}"
+        ctx.env[tmp] = receiver
+        try:
+            return self.lw.arrays.method_call(ast.Call(
+                ast.Attribute(ast.Name(tmp, ast.Load(), **location_of(f.value)), f.attr,
+                              ast.Load(), **location_of(f)), node.args, node.keywords,
+                **location_of(node)))
+        finally:
+            del ctx.env[tmp]
+
+    def static_call(self, fn: Static, node: ast.Call) -> Value:
+        """A call of the function object `fn` (a global, or a function value)."""
+        if fn.obj is functools.partial:
+            return self.lw.closures.partial(node)
+        if isinstance(fn.obj, functools.partial):
+            return self.lw.closures.call(self.lw.exprs.static_value(fn, node), node)
         if self.lw.calls.is_user_function(fn.obj):
             return self.lw.calls.user_call(fn, node)
+        spelling = numpy_spelling(fn.obj)
+        if spelling is not None:
+            return self.lw.arrays.numpy_call(spelling, node)
         return self.library_call(fn, node)
 
     def library_call(self, fn: Static, node: ast.Call) -> Value:
         """`len(...)`, or a math or builtin function of the table, applied to numbers."""
         ctx, ex = self.ctx, self.lw.exprs
+        folds = fn.obj in (sum, any, all, math.fsum) or (
+            fn.obj in (min, max) and len(node.args) == 1 and not node.keywords)
+        if folds:
+            return self.lw.folds.fold(fn.obj.__name__, node)
+        if fn.obj is range:
+            return self.lw.iteration.range_value(node)
+        if fn.obj in (list, tuple):
+            return self.sequence(fn.obj, node)
         raw = [ex.expr(a) for a in node.args]
         if fn.obj is len:
             return self.length(raw, node)
@@ -148,9 +216,33 @@ class Functions:
         self.check_arity(spelling, f"`{fn.name}`", len(args), node)
         return self.apply(spelling, args, node)
 
+    def sequence(self, kind: type, node: ast.Call) -> Value:
+        """list(iterable) and tuple(iterable): a list comprehension over it; a tuple needs a
+        length known at compile time."""
+        ctx = self.ctx
+        if len(node.args) > 1 or node.keywords:
+            raise ctx.error(node, f"{kind.__name__}() takes at most one argument",
+                            cls=PyadTypeError)
+        if not node.args:
+            return PyList((), ctx) if kind is list else ()
+        v = ast.copy_location(ast.Name(".x", ast.Store()), node)
+        comp = ast.copy_location(ast.ListComp(ast.Name(".x", ast.Load()), [ast.comprehension(
+            v, node.args[0], [], 0)]), node)
+        out = self.lw.lists.comprehension(comp)
+        if kind is list:
+            return out
+        if not isinstance(out, PyList):
+            raise ctx.error(node, "tuple() of an iterable whose length is known at run time "
+                            "only", cls=PyadTypeError, hint="use a list, or np.array(...)")
+        return tuple(out)
+
     def length(self, raw: list, node: ast.Call) -> Var:
         if len(raw) != 1:
             raise self.ctx.error(node, "len() takes exactly one argument", cls=PyadTypeError)
+        if is_list(raw[0]):
+            return self.lw.lists.length(raw[0])
+        if isinstance(raw[0], RangeVal):
+            return self.lw.iteration.range_length(raw[0])
         if isinstance(raw[0], tuple):
             return self.ctx.b.const(len(raw[0]), I64)
         return self.lw.arrays.dims(self.lw.arrays.array(raw[0], node.args[0]))[0]

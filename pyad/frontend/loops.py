@@ -32,7 +32,8 @@ from .. import pytree
 from ..ir.builder import Builder
 from .control import BRK, CONT, LEFT, RET, RETVAL, assigned, exits
 from ..errors import PyadTypeError
-from .context import Undefined, is_value, unify
+from .context import DynList, PyList, Undefined, is_value, unify
+from .lists import is_list, mutated_lists
 from ..ir.nodes import BOOL, F64, I64, Block, Var, While
 
 MAX_WIDENINGS = 4
@@ -47,8 +48,10 @@ class LoopSpec:
     node: ast.stmt
     body: list[ast.stmt]
     cond: Callable[[dict], object]
-    counter: tuple[str, str, Var] | None = None   # (env name, loop variable, step)
+    counter: tuple[str, ast.expr, Var] | None = None   # (env name, loop target, step)
     runs: bool = False                            # certainly runs at least once
+    item: Callable[[Var], object] | None = None   # the target's value for a count k
+                                                  # (iteration.py); None: the count itself
 
 
 @dataclass
@@ -82,12 +85,11 @@ class Loops:
             raise ctx.error(node.orelse[0], "unsupported syntax: else clause of a loop")
         it = node.iter
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+                and it.func.id not in ctx.env
                 and ctx.resolve_static(it.func).obj is range and not it.keywords
-                and 1 <= len(it.args) <= 3):
-            raise ctx.error(it, "unsupported loop: only `for name in range(...)` loops "
-                            "are supported", hint="iterate over range(len(...)) or use while")
-        if not isinstance(node.target, ast.Name):
-            raise ctx.error(node.target, "the loop variable must be a single name")
+                and 1 <= len(it.args) <= 3 and isinstance(node.target, ast.Name)):
+            self.lw.iteration.for_stmt(node)   # any other iterable
+            return
         start, stop, step, literal_step = self.range_args(it)
 
         def cond(env):
@@ -99,7 +101,7 @@ class Loops:
 
         counter = f"%i.{len(ctx.names.taken)}"  # one per loop; the printer drops the number
         ctx.env[counter] = start
-        self.loop(LoopSpec(node, node.body, cond, (counter, node.target.id, step),
+        self.loop(LoopSpec(node, node.body, cond, (counter, node.target, step),
                            runs=literal_range_runs(it)))
         del ctx.env[counter]
 
@@ -182,7 +184,9 @@ class Loops:
         """The names the loop may carry (those bound before it will be), and the names its
         body assigns."""
         found = exits(spec.body)
-        stored = assigned(spec.body) | ({spec.counter[1]} if spec.counter else set())
+        targets = [ast.Assign([spec.counter[1]], ast.Constant(0))] if spec.counter else []
+        stored = assigned(spec.body + targets)
+        stored |= {n for n in mutated_lists(spec.body) if is_list(self.ctx.env.get(n))}
         names = stored | (found - {CONT}) | ({RETVAL} if RET in found else set())
         if spec.counter:
             names.add(spec.counter[0])
@@ -191,13 +195,15 @@ class Loops:
     def widen(self, spec: LoopSpec, carried: Carried) -> Carried:
         """Loop-type widening (step 2 of the module docstring): the fixed point of
         `carried` under one trial lowering of the loop. Emits nothing."""
-        for _ in range(MAX_WIDENINGS):
+        for _ in range(MAX_WIDENINGS + len(carried)):
             end = self.region(spec, carried).end
             wider = dict(carried)
             for n, v in end.items():
                 if not is_value(v):
                     continue
-                if n in carried:
+                if n in carried and self.promoted(spec, n, v):
+                    wider[n] = signature(self.ctx.env[n])
+                elif n in carried:
                     struct, types = carried[n]
                     wider[n] = (struct, [unify(t, x.type)
                                          for t, x in zip(types, pytree.leaves(v))])
@@ -207,6 +213,18 @@ class Loops:
                 break
             carried = wider
         return carried
+
+    def promoted(self, spec: LoopSpec, n: str, end) -> bool:
+        """Whether the list bound to `n` before the loop had to become a DynList (its length
+        changes in the loop: lists.py); if so it is one now, made before the loop."""
+        start = self.ctx.env.get(n)
+        if not isinstance(start, PyList) or pytree.structure(end) == pytree.structure(start):
+            return False
+        like = tuple(end) if isinstance(end, PyList) else \
+            (Var("_", self.lw.lists.item_type(end)),) if isinstance(end, DynList) else ()
+        new = self.lw.lists.dynamic(tuple(start), spec.node, like)
+        self.lw.lists.rebind(start, new)
+        return True
 
     def emit(self, spec: LoopSpec, carried: Carried) -> None:
         """Append the loop with the carried types found by `widen` (step 3)."""
@@ -285,7 +303,8 @@ class Loops:
         try:
             if spec.counter:
                 name, target, step = spec.counter
-                ctx.env[target] = ctx.env[name]
+                k = ctx.env[name]
+                self.lw.stmts.assign(target, k if spec.item is None else spec.item(k))
                 self.lw.stmts.stmts(spec.body)
                 ctx.b.loc = loc
                 ctx.env[name] = ctx.b.add(ctx.env[name], step)

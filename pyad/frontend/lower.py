@@ -12,11 +12,15 @@ Anything outside the supported subset raises `PyadSyntaxError` pointing at the c
 
     stmts      control.py   statements, if regions, exits (break/continue/return)
     loops      loops.py     while and for-range loops, loop-type widening
+    iteration  iteration.py for over arrays, lists, tuples, enumerate/zip/reversed
+    lists      lists.py     lists, comprehensions
+    folds      folds.py     sum/min/max/any/all/math.fsum of sequences
     exprs      exprs.py     expressions, operators, comparisons, scalar values
     functions  functions.py calls: routing, and the op table's spellings
     arrays     arrays.py    indexing, stores, views, attributes, creation
     arrayops   arrayops.py  whole-array operations, fused elementwise loops
     calls      calls.py     the user's functions (inlined), custom rules
+    closures   closures.py  lambda, nested def, functions as values, functools.partial
                recursion.py recursive calls, lowered on their own
 """
 from __future__ import annotations
@@ -35,10 +39,14 @@ from .creation import Creation
 from .einsum import Einsum
 from .numpyfuncs import NumpyFunctions
 from .indexing import Indexing
-from .context import Context, Source, Value
+from .context import Context, DynList, Source, Value
 from .exprs import Expressions
 from .functions import Functions
 from .loops import Loops
+from .lists import Lists
+from .folds import Folds
+from .iteration import Iteration
+from .closures import Closures, local_names
 from ..ir.nodes import Block, Func, Var
 from ..ir.memory import param_writes
 
@@ -48,11 +56,15 @@ class Lowering:
     Lowering), the body is inlined into the parent's IR (calls.py)."""
 
     def __init__(self, fn: types.FunctionType, arg_types: tuple[str, ...] = (),
-                 parent: "Lowering | None" = None, callees: dict | None = None) -> None:
-        src = Source(fn, parent.ctx.src.filename if parent else None)
-        fdef = src.tree.body[0]
-        if not isinstance(fdef, ast.FunctionDef):
-            raise src.error(fdef, "pyad compiles plain `def` functions")
+                 parent: "Lowering | None" = None, callees: dict | None = None,
+                 nested: "tuple[ast.AST, Lowering] | None" = None) -> None:
+        if nested is not None:   # a lambda or nested def of another body (closures.py)
+            fdef, src = nested[0], nested[1].ctx.src
+        else:
+            src = Source(fn, parent.ctx.src.filename if parent else None)
+            fdef = src.tree.body[0]
+            if not isinstance(fdef, ast.FunctionDef):
+                raise src.error(fdef, "pyad compiles plain `def` functions")
         self.fn, self.fdef, self.arg_types = fn, fdef, arg_types
         if parent is not None:
             pc = parent.ctx
@@ -61,8 +73,13 @@ class Lowering:
             names = NameGen()
             self.ctx = Context(fn, src, names, Builder(names),
                                None, {} if callees is None else callees)
+        if nested is not None:
+            self.ctx.local_names = local_names(fdef)
         self.stmts = Statements(self)
         self.loops = Loops(self)
+        self.lists = Lists(self)
+        self.folds = Folds(self)
+        self.iteration = Iteration(self)
         self.exprs = Expressions(self)
         self.functions = Functions(self)
         self.arrays = ArrayLowering(self)
@@ -72,12 +89,18 @@ class Lowering:
         self.einsum = Einsum(self)
         self.numpyfuncs = NumpyFunctions(self)
         self.calls = CallLowering(self)
+        self.closures = Closures(self)
         self.result: Value | None = None
 
     # ------------------------------------------------------------------ other bodies
     def inlined(self, fn: types.FunctionType) -> "Lowering":
         """A lowering of `fn`'s body into this one's IR (its parameters still unbound)."""
         return Lowering(fn, parent=self)
+
+    def nested(self, node: ast.AST, defining: "Lowering") -> "Lowering":
+        """A lowering of the lambda or nested def `node` of `defining`'s body into this one's
+        IR (closures.py)."""
+        return Lowering(defining.fn, parent=self, nested=(node, defining))
 
     def separate(self, fn: types.FunctionType, arg_types: tuple[str, ...]) -> "Lowering":
         """A lowering of `fn` as a function of its own (a recursive callee), sharing this
@@ -98,7 +121,7 @@ class Lowering:
             v = Var(ctx.names.fresh(arg.arg), t)
             params.append(v)
             ctx.env[arg.arg] = v
-        self.result = self.body()
+        self.result = self.returned(self.body())
         block = Block(tuple(params), tuple(ctx.b.stmts), tuple(pytree.leaves(self.result)))
         for store, param in param_writes(block):
             raise ctx.src.error_at(
@@ -106,6 +129,15 @@ class Lowering:
                 "function never modifies its arguments",
                 hint=f"work on a copy: `{param.name} = {param.name}.copy()`")
         return Func(self.fdef.name, block, ctx.src.filename, tuple(x.arg for x in a.args))
+
+    def returned(self, v: Value) -> Value:
+        """The compiled function's result: lists come back as tuples (fixed length) or as
+        1-D arrays (run-time length)."""
+        if isinstance(v, DynList):
+            return self.lists.to_array(v)
+        if isinstance(v, tuple):
+            return tuple(self.returned(x) for x in v)
+        return v
 
     def body(self) -> Value:
         """Lower the function body (parameters already bound in `ctx.env`); the returned

@@ -77,7 +77,7 @@ def fold_constants(func: Func) -> Func:
                     and not OPS[s.op].effect and not OPS[s.op].memory \
                     and OPS[s.op].py is not None:
                 try:
-                    value = OPS[s.op].py(*(consts[a.name] for a in s.args))
+                    value = OPS[s.op].py(*(consts[a.name] for a in s.args), *s.attrs)
                 except (ArithmeticError, ValueError, LookupError):
                     value = None
                 if isinstance(value, (bool, int, float)):

@@ -183,7 +183,7 @@ BAD = {
             return a
 
         def _helper(xs):
-            return sum([x * x for x in xs])
+            return sum({x * x for x in xs})
 
         def calls_bad_helper(xs):
             return _helper(xs) * 2.0
@@ -204,7 +204,7 @@ BAD = {
     "unsupported.py": '''
         def f(xs):
             total = 0.0
-            return sum([x * x for x in xs])
+            return sum({x * x for x in xs})
     ''',
     "crash.py": '''
         A = 1

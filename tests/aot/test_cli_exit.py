@@ -27,7 +27,7 @@ SOURCES = {
             return a * math.sin(a)
 
         def comprehension(xs):
-            return sum([x * x for x in xs])
+            return sum({x * x for x in xs})
     ''',
     # a gradient IR of about 170 KB: far more than a pipe holds, so a reader that stops after
     # a few lines always closes the pipe before the command has written everything

@@ -182,7 +182,7 @@ def uses_too_many_arguments(x):
 
 
 def unsupported_inside(x):
-    return sum([x, x])
+    return sum({x, x})
 
 
 def uses_unsupported_helper(x):
@@ -193,7 +193,7 @@ def uses_unsupported_helper(x):
     (uses_star_helper, "return star_helper(x)", "*args or **kwargs"),
     (uses_list_default, "return list_default(x)", "default value of parameter `c`"),
     (uses_too_many_arguments, "L.sq(x, x)", "too many positional arguments"),
-    (uses_unsupported_helper, "sum([x, x])", "unsupported syntax: list"),
+    (uses_unsupported_helper, "sum({x, x})", "unsupported syntax: set"),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_unsupported_calls_raise_located_errors(fn, needle, message):
     with pytest.raises(pyad.PyadSyntaxError) as e:

@@ -329,7 +329,7 @@ def test_array_result_is_refused():
 def unsupported_inside(x, n):
     if n == 0:
         return x
-    return sum([x for _ in range(2)]) + unsupported_inside(x, n - 1)
+    return sum({x for _ in range(2)}) + unsupported_inside(x, n - 1)
 
 
 def calls_unsupported_inside(x):
@@ -338,6 +338,6 @@ def calls_unsupported_inside(x):
 
 def test_unsupported_syntax_in_recursive_function_is_located_there():
     f = pyad.jit_grad(calls_unsupported_inside)
-    with pytest.raises(pyad.PyadSyntaxError, match="list comprehension") as e:
+    with pytest.raises(pyad.PyadSyntaxError, match="set comprehension") as e:
         f(1.0)
     assert e.value.line == unsupported_inside.__code__.co_firstlineno + 3

@@ -26,9 +26,9 @@ def test_error_message(name):
 
 def test_errors_are_raised_for_grad_and_pullback_too():
     fn = pyad.jit_grad(errors_corpus.list_comp)
-    with pytest.raises(pyad.PyadSyntaxError, match="list comprehension"):
+    with pytest.raises(pyad.PyadSyntaxError, match="set comprehension"):
         fn.grad(1.0)
-    with pytest.raises(pyad.PyadSyntaxError, match="list comprehension"):
+    with pytest.raises(pyad.PyadSyntaxError, match="set comprehension"):
         fn.pullback(1.0)
 
 

@@ -1,0 +1,407 @@
+"""Frontend, Python lists: displays, comprehensions, `append`/`extend`/`pop`, indexing, `len`.
+
+A list is a value of one of two kinds, both tuple trees (pytree nodes) so that branches and
+loops merge and carry them like any other value:
+
+- `PyList`: a list whose length is known at compile time; its items are values (numbers,
+  arrays, tuples, lists). `l.append(v)` makes a new PyList and rebinds every name bound to
+  the old one (lists are values here; a list passed to a helper or a closure cannot be
+  mutated there: refused, located).
+- `DynList`: a list whose length is known at run time: (buf, n), the first n entries of the
+  1-D array `buf` are the items (numbers only). A PyList becomes a DynList where its length
+  stops being a compile-time fact: appended to in a loop (loops.py widens it), or of a
+  different length in the two branches of an `if` (control.py). `append` grows `buf` by
+  doubling (a copy, differentiated like any copy).
+
+Comprehensions are lowered by writing them as the statements they mean (`.lc = []; for t in
+it: if c: .lc.append(e)`), so loops, widening and AD handle them as they handle the user's
+own loops (the sequence builtins too: folds.py). Names starting with `.` are compiler
+temporaries (no Python name can collide with them).
+"""
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from ..errors import PyadTypeError
+from .context import DynList, PyList, Value, arith, unify
+from ..ir.loops import for_each
+from ..ir.nodes import BOOL, F64, I64, Block, If, Var, array_type, elem_type, is_array, ndim_of
+
+MUTATORS = ("append", "extend", "pop")
+_GROWTH = 8   # a DynList's first capacity, and the slack added at each doubling
+
+
+def is_list(v: Any) -> bool:
+    return isinstance(v, (PyList, DynList))
+
+
+def mutated_lists(stmts: list[ast.stmt]) -> set[str]:
+    """Names that `stmts` may mutate as lists: receivers of append/extend/pop and targets of
+    item assignments (`l[i] = v`, `l[i] += v`)."""
+    out: set[str] = set()
+    for s in stmts:
+        for node in ast.walk(s):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in MUTATORS and isinstance(node.func.value, ast.Name):
+                out.add(node.func.value.id)
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) \
+                    and isinstance(node.value, ast.Name):
+                out.add(node.value.id)
+    return out
+
+
+def temporaries(stmts: list[ast.stmt], node: ast.AST) -> list[ast.stmt]:
+    """`stmts` (built by the compiler) located at `node` wherever they have no location."""
+    for s in stmts:
+        for n in ast.walk(s):
+            if "lineno" in n._attributes and not hasattr(n, "lineno"):
+                ast.copy_location(n, node)
+    return stmts
+
+
+def name(id_: str, store: bool = False) -> ast.Name:
+    return ast.Name(id=id_, ctx=ast.Store() if store else ast.Load())
+
+
+class Lists:
+    """List lowering (see the module docstring); one per function body."""
+
+    def __init__(self, lw) -> None:
+        self.lw = lw
+        self.ctx = lw.ctx
+
+    # ------------------------------------------------------------------ making lists
+    def display(self, node: ast.List) -> PyList:
+        items = []
+        for e in node.elts:
+            if isinstance(e, ast.Starred):
+                raise self.ctx.error(e, "unsupported syntax: starred item in a list",
+                                     hint="build the list with + or extend")
+            items.append(self.lw.arrayops.materialize(self.lw.exprs.expr(e)))
+        return PyList(items, self.ctx)
+
+    def comprehension(self, node: ast.ListComp | ast.GeneratorExp) -> Value:
+        """`[elt for t in it if c ...]` as the loop it stands for; the targets do not leak."""
+        tmp = self.temp("lc")
+        inner: ast.stmt = ast.Expr(ast.Call(ast.Attribute(name(tmp), "append", ast.Load()),
+                                            [node.elt], []))
+        targets: set[str] = set()
+        for gen in reversed(node.generators):
+            if gen.is_async:
+                raise self.ctx.error(gen.iter, "unsupported syntax: async comprehension")
+            for cond in reversed(gen.ifs):
+                inner = ast.If(cond, [inner], [])
+            inner = ast.For(gen.target, gen.iter, [inner], [])
+            targets |= {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+        return self.run_scoped([ast.Assign([name(tmp, True)], ast.List([], ast.Load())),
+                                inner], node, tmp, targets)
+
+    def run_scoped(self, stmts: list[ast.stmt], node: ast.AST, result: str | tuple,
+                   scoped: set[str]) -> Value:
+        """Lower compiler-written `stmts`; the value they leave in `result` (a name, or a
+        tuple of names: a tuple of values). The names in `scoped` and the temporaries are
+        restored afterwards (comprehension scope)."""
+        env = self.ctx.env
+        saved = {n: env[n] for n in scoped if n in env}
+        before = set(env)
+        self.lw.stmts.stmts(temporaries(stmts, node))
+        out = tuple(env[r] for r in result) if isinstance(result, tuple) else env[result]
+        for n in list(env):
+            if n not in before and (n in scoped or n.startswith(".")):
+                del env[n]
+        env.update(saved)
+        return out
+
+    def temp(self, what: str) -> str:
+        return f".{what}{len(self.ctx.names.taken)}"
+
+    def dynamic(self, items: tuple, node: ast.AST, like: tuple = ()) -> DynList:
+        """A DynList holding `items` (numbers, or arrays of one shape); `like` adds items
+        whose types the list must also hold (what a loop will append)."""
+        ctx = self.ctx
+        kinds = tuple(items) + tuple(like)
+        ranks = {ndim_of(v.type) if isinstance(v, Var) and is_array(v.type) else 0
+                 if isinstance(v, Var) else -1 for v in kinds}
+        if -1 in ranks or len(ranks) > 1 or max(ranks, default=0) > 2:
+            raise ctx.error(node, "a list whose length changes at run time (appended to in "
+                            "a loop, or of different lengths after an `if`) holds numbers, "
+                            "or arrays of 1 or 2 dimensions, not a mix and not tuples",
+                            cls=PyadTypeError, hint="keep one kind of item in it, or "
+                            "preallocate an array with np.zeros((n, ...)) and fill its rows")
+        nd = max(ranks, default=0)
+        elem = F64
+        if kinds:
+            t = arith(elem_type(kinds[0].type))
+            for v in kinds[1:]:
+                t = unify(t, arith(elem_type(v.type)))
+            elem = t
+        b, arrays = ctx.b, self.lw.arrays
+        cap = b.const(max(len(items), _GROWTH), I64)
+        first = arrays.dims(items[0]) if nd and items else [b.const(0, I64)] * nd
+        buf = b.emit("alloc", cap, *first, type=array_type(elem, nd + 1))
+        if nd:   # each item checked against the first one's shape
+            out = DynList((buf, b.const(0, I64)), ctx)
+            for v in items:
+                out = self.appended(out, v, node)
+            return out
+        for k, v in enumerate(items):
+            b.emit("store", buf, b.const(k, I64), ctx.convert(v, elem))
+        return DynList((buf, b.const(len(items), I64)), ctx)
+
+    def item_type(self, lst: DynList) -> str:
+        """The type of the items of a DynList."""
+        nd = ndim_of(lst.buf.type)
+        return array_type(elem_type(lst.buf.type), nd - 1) if nd > 1 else \
+            elem_type(lst.buf.type)
+
+    def item(self, lst: DynList, k: Var) -> Var:
+        """Item k (normalized) of a DynList: a number, or a copy of an array row (a later
+        append may reuse the row)."""
+        b = self.ctx.b
+        if ndim_of(lst.buf.type) == 1:
+            return b.emit("load", lst.buf, k)
+        return self.lw.arrays.copy_array(b.emit("row", lst.buf, k))
+
+    def merged(self, sides: list, builders: list, node: ast.AST) -> list:
+        """The two branch values of a list whose lengths differ, as DynLists (each made in
+        its branch's builder) that can merge."""
+        def items(v) -> tuple:
+            return tuple(v) if isinstance(v, PyList) else (Var("_", self.item_type(v)),)
+        out = []
+        for k in (0, 1):
+            v = sides[k]
+            if isinstance(v, PyList):
+                with self.ctx.emitting(builders[k]):
+                    v = self.dynamic(tuple(v), node, items(sides[1 - k]))
+            out.append(v)
+        return out
+
+    # ------------------------------------------------------------------ mutation
+    def check_owner(self, lst, node: ast.AST) -> None:
+        if lst.owner is not self.ctx:
+            raise self.ctx.error(node, "a list passed in from elsewhere (an argument, or a "
+                                 "variable of an enclosing function) cannot be mutated here",
+                                 hint="build a new list and return it")
+
+    def rebind(self, old, new) -> None:
+        """Every name bound to the list `old` now names `new` (lists are values here)."""
+        env = self.ctx.env
+        for k, v in list(env.items()):
+            if v is old:
+                env[k] = new
+
+    def method_call(self, lst, node: ast.Call) -> Value:
+        ctx, ex = self.ctx, self.lw.exprs
+        attr = node.func.attr
+        if attr not in MUTATORS + ("copy", "index", "count"):
+            raise ctx.error(node.func, f"unsupported list method `.{attr}()`",
+                            hint="lists support append, extend, pop, copy, index and count")
+        if node.keywords:
+            raise ctx.error(node.keywords[0].value, f"list.{attr}() takes no keyword "
+                            "arguments", cls=PyadTypeError)
+        args = [self.lw.arrayops.materialize(ex.expr(a)) for a in node.args]
+        nargs = {"append": (1,), "extend": (1,), "pop": (0, 1), "copy": (0,),
+                 "index": (1,), "count": (1,)}[attr]
+        if len(args) not in nargs:
+            raise ctx.error(node, f"list.{attr}() takes {' or '.join(map(str, nargs))} "
+                            "arguments", cls=PyadTypeError)
+        if attr == "copy":
+            return lst.rebuild(tuple(lst)) if isinstance(lst, PyList) else \
+                self.copied(lst)
+        if attr in ("index", "count"):
+            return self.lw.folds.search(lst, args[0], attr, node)
+        self.check_owner(lst, node)
+        if attr == "append":
+            self.rebind(lst, self.appended(lst, args[0], node))
+            return ctx.b.const(0, I64)   # None: an expression statement drops it
+        if attr == "extend":
+            return self.extend(lst, args[0], node)
+        return self.pop(lst, args[0] if args else None, node)
+
+    def appended(self, lst, v: Value, node: ast.AST):
+        if isinstance(lst, PyList):
+            return lst.rebuild(tuple(lst) + (v,))
+        ctx, b, arrays = self.ctx, self.ctx.b, self.lw.arrays
+        want = self.item_type(lst)
+        if not isinstance(v, Var) or is_array(v.type) != is_array(want) or (
+                is_array(want) and ndim_of(v.type) != ndim_of(want)):
+            got = getattr(v, "type", "a tuple")
+            raise ctx.error(node, "this list's length is known at run time only, so its items "
+                            f"must all be of one kind ({want}), not {got}",
+                            cls=PyadTypeError, hint="preallocate an array with np.zeros((n, "
+                            "...)) and fill its rows")
+        if elem_type(want) == I64 and elem_type(v.type) == F64:
+            raise ctx.error(node, "this list holds ints and its length is known at run time "
+                            "only, so it cannot take a float", cls=PyadTypeError,
+                            hint="start it with floats, e.g. [0.0] or [float(k)]")
+        buf, n = lst.buf, lst.n
+        dims = arrays.dims(buf)
+        full = b.ge(n, dims[0])
+        vdims = arrays.dims(v) if is_array(v.type) else []
+        if vdims:   # items of one shape: a buffer made for another shape is replaced
+            same = b.const(True, BOOL)
+            for d, e in zip(dims[1:], vdims):
+                same = b.select(same, b.eq(d, e), same)
+            b.emit("raise_if", b.select(b.gt(n, b.const(0, I64)), b.emit("not", same),
+                                        b.const(False, BOOL)),
+                   attrs=("ValueError", "the arrays in a list of run-time length must "
+                          "all have one shape"))
+            full = b.select(full, full, b.emit("not", same))
+        with ctx.emitting(ctx.builder()) as grow:
+            bigger = grow.add(grow.mul(dims[0], grow.const(2, I64)), grow.const(_GROWTH, I64))
+            new = grow.emit("alloc", bigger, *vdims, type=buf.type)
+            for_each(grow, [n] + vdims, lambda bb, idx: bb.emit(
+                "store", new, *idx, bb.emit("load", buf, *idx)))
+        out = Var(ctx.names.fresh("buf"), buf.type)
+        b.stmts.append(If((out,), full, Block((), tuple(grow.stmts), (new,)),
+                          Block((), (), (buf,)), b.loc))
+        elem = elem_type(buf.type)
+        if vdims:
+            def put(bb, idx):
+                with ctx.emitting(bb):
+                    x = ctx.convert(bb.emit("load", v, *idx), elem)
+                bb.emit("store", out, n, *idx, x)
+            for_each(b, vdims, put)
+        else:
+            b.emit("store", out, n, ctx.convert(v, elem))
+        return DynList((out, b.add(n, b.const(1, I64))), lst.owner)
+
+    def extend(self, lst, other: Value, node: ast.AST) -> Var:
+        if isinstance(other, tuple) and not isinstance(other, DynList):
+            for v in other:
+                lst2 = self.appended(lst, v, node)
+                self.rebind(lst, lst2)
+                lst = lst2
+            return self.ctx.b.const(0, I64)
+        # `for .e in other: lst.append(.e)`, through a temporary name for each
+        src, tmp, item = self.temp("src"), self.temp("ext"), self.temp("e")
+        env = self.ctx.env
+        env[src], env[tmp] = other, lst
+        self.run_scoped([ast.For(name(item, True), name(src), [ast.Expr(ast.Call(
+            ast.Attribute(name(tmp), "append", ast.Load()), [name(item)], []))], [])],
+            node, tmp, set())
+        self.rebind(lst, env.pop(tmp))
+        env.pop(src, None)
+        return self.ctx.b.const(0, I64)
+
+    def pop(self, lst, index: Var | None, node: ast.AST) -> Value:
+        ctx = self.ctx
+        if isinstance(lst, PyList):
+            k = -1 if index is None else self.constant_index(index, node, "pop")
+            if not lst:
+                raise ctx.error(node, "pop from empty list", cls=PyadTypeError)
+            k = k % len(lst) if -len(lst) <= k < len(lst) else None
+            if k is None:
+                raise ctx.error(node, "pop index out of range", cls=PyadTypeError)
+            self.rebind(lst, lst.rebuild(lst[:k] + lst[k + 1:]))
+            return lst[k]
+        if index is not None and self.literal(index) != -1:
+            raise ctx.error(node, "a list of run-time length supports pop() of its last "
+                            "item only", hint="use pop() or pop(-1)")
+        b = ctx.b
+        b.emit("raise_if", b.le(lst.n, b.const(0, I64)), attrs=("IndexError",
+                                                                  "pop from empty list"))
+        n = b.sub(lst.n, b.const(1, I64))
+        v = self.item(lst, n)
+        self.rebind(lst, DynList((lst.buf, n), lst.owner))
+        return v
+
+    def copied(self, lst: DynList) -> DynList:
+        arr = self.to_array(lst)
+        return DynList((arr, self.ctx.b.emit("dim", arr, attrs=(0,), type=I64)), self.ctx)
+
+    # ------------------------------------------------------------------ reading, writing
+    def literal(self, v: Var) -> int | None:
+        return self.ctx.literals.get(v.name) if isinstance(v, Var) else None
+
+    def constant_index(self, v, node: ast.AST, what: str) -> int:
+        k = self.literal(v)
+        if k is None:
+            raise self.ctx.error(node, f"{what}: the index of a list of fixed length must be "
+                                 "an integer literal here", cls=PyadTypeError)
+        return k
+
+    def index(self, lst, node: ast.Subscript) -> Value:
+        ctx, ex = self.ctx, self.lw.exprs
+        if isinstance(node.slice, ast.Slice):
+            return self.sliced(lst, node)
+        i = ex.scalar(ex.expr(node.slice), node.slice)
+        if i.type == F64:
+            raise ctx.error(node.slice, "list indices must be integers, not float",
+                            cls=PyadTypeError)
+        k = self.literal(i)
+        if isinstance(lst, PyList) and k is not None:
+            if not -len(lst) <= k < len(lst):
+                raise ctx.error(node, "list index out of range", cls=PyadTypeError)
+            return lst[k]
+        if isinstance(lst, PyList):
+            lst = self.uniform(lst, node)
+        j = ctx.b.emit("normidx", ctx.convert(i, I64), lst.n, attrs=(0,), type=I64)
+        return self.item(lst, j)
+
+    def uniform(self, lst: PyList, node: ast.AST) -> DynList:
+        """`lst` as a DynList, to index it with a run-time index."""
+        kinds = {v.type if isinstance(v, Var) else "tuple" for v in lst}
+        if len({is_array(t) for t in kinds}) > 1 or "tuple" in kinds:
+            raise self.ctx.error(node, "a list indexed with an index known at run time only "
+                                 "must hold numbers, or arrays of one shape",
+                                 cls=PyadTypeError, hint="index it with an integer literal")
+        return self.dynamic(tuple(lst), node)
+
+    def sliced(self, lst, node: ast.Subscript) -> Value:
+        s = node.slice
+        if isinstance(lst, PyList):
+            parts = []
+            for e in (s.lower, s.upper, s.step):
+                if e is None:
+                    parts.append(None)
+                    continue
+                v = self.lw.exprs.expr(e)
+                k = self.literal(v)
+                if k is None:
+                    break
+                parts.append(k)
+            else:
+                return lst.rebuild(tuple(lst)[slice(*parts)])
+        raise self.ctx.error(node, "slicing a list needs integer-literal bounds on a list "
+                             "of fixed length", hint="convert it with np.array(...) and "
+                             "slice the array")
+
+    def store(self, lst, target: ast.Subscript, value: Value) -> None:
+        ctx, ex = self.ctx, self.lw.exprs
+        self.check_owner(lst, target)
+        if isinstance(target.slice, ast.Slice):
+            raise ctx.error(target, "assigning to a slice of a list is not supported",
+                            hint="assign the items one by one")
+        i = ex.scalar(ex.expr(target.slice), target.slice)
+        k = self.literal(i)
+        if isinstance(lst, PyList):
+            if k is None:
+                new = self.uniform(lst, target)
+                self.rebind(lst, new)
+                lst = new
+            elif not -len(lst) <= k < len(lst):
+                raise ctx.error(target, "list assignment index out of range",
+                                cls=PyadTypeError)
+            else:
+                items = list(lst)
+                items[k] = self.lw.arrayops.materialize(value)
+                self.rebind(lst, lst.rebuild(items))
+                return
+        if is_array(lst.buf.type) and ndim_of(lst.buf.type) > 1:
+            raise ctx.error(target, "assigning an item of a list of arrays whose length is "
+                            "known at run time only is not supported",
+                            hint="preallocate an array with np.zeros((n, ...)) and assign "
+                            "its rows")
+        v = ex.scalar(value, target)
+        j = ctx.b.emit("normidx", ctx.convert(i, I64), lst.n, attrs=(0,), type=I64)
+        ctx.b.emit("store", lst.buf, j, ctx.convert(v, elem_type(lst.buf.type)))
+
+    def length(self, lst) -> Var:
+        return self.ctx.b.const(len(lst), I64) if isinstance(lst, PyList) else lst.n
+
+    def to_array(self, lst: DynList) -> Var:
+        """A new array holding the items of a DynList (np.array(xs), np.stack(xs))."""
+        b = self.ctx.b
+        return self.lw.arrays.copy_array(b.emit("slice", lst.buf, b.const(0, I64), lst.n))

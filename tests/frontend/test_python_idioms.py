@@ -1,0 +1,128 @@
+"""Lists, iteration and functions as values (issue 16, items 1-3): every function of
+tests/corpus_idioms.py agrees with CPython on its value, and its gradient passes finite
+differences, the dot-product test and the IR interpreter (tests/gradients.py)."""
+import math
+
+import numpy as np
+import pytest
+
+import pyad
+from .. import corpus_idioms as C
+from ..gradients import check_against_python
+from ..modules import load_module
+
+
+@pytest.mark.parametrize("fn,args", C.CASES,
+                         ids=[f"{f.__name__}-{k}" for k, (f, _) in enumerate(C.CASES)])
+def test_agrees_with_python(fn, args):
+    check_against_python(fn, *args)
+
+
+def test_list_results_come_back_as_tuples_and_arrays():
+    f = pyad.jit_grad(C.returns_a_list)
+    assert f(0.7) == pytest.approx(tuple(C.returns_a_list(0.7)), rel=1e-15)
+    g = pyad.jit_grad(C.returns_a_grown_list)
+    got = g(1.5, 4)
+    assert isinstance(got, np.ndarray)
+    np.testing.assert_allclose(got, C.returns_a_grown_list(1.5, 4), rtol=1e-15)
+    assert g(1.5, 0).shape == (0,)
+    # the gradient of a component of a run-time-length list result, through the pullback
+    y, back = g.pullback(1.5, 4)
+    ct = np.zeros_like(y)
+    ct[3] = 1.0
+    assert back(ct)[0] == pytest.approx(3 * 1.5 ** 2, rel=1e-14)
+
+
+def test_a_list_that_grows_past_its_first_capacity():
+    x = np.linspace(-1.0, 1.0, 101)   # 102 items: several doublings of the buffer
+    f = check_against_python(C.run_time_list_ops, x)
+    assert f(x) == pytest.approx(C.run_time_list_ops(x), rel=1e-12)
+
+
+def test_run_time_errors_of_lists_name_the_line(tmp_path):
+    src = ("def f(x, n):\n"
+           "    xs = []\n"
+           "    for k in range(n):\n"
+           "        xs.append(x * k)\n"
+           "    return xs[3] + min(xs) + xs.pop()\n")
+    f = pyad.jit_grad(load_module(tmp_path / "runtime_list.py", "import math\n" + src).f)
+    assert f(1.0, 5) == pytest.approx(3.0 + 0.0 + 4.0)
+    with pytest.raises(IndexError, match=r"index 3 is out of bounds .* size 2 \(line 6 of "):
+        f(1.0, 2)
+    with pytest.raises(ValueError, match="empty sequence"):
+        pyad.jit_grad(load_module(tmp_path / "empty_min.py", (
+            "def f(x, n):\n    return min([x * k for k in range(n)])\n")).f)(1.0, 0)
+
+
+REFUSED = [
+    ("x", "[v for v in x]", (1.5,), "'float' object is not iterable"),
+    ("x", "sum([np.ones(2) * x for k in range(int(x))])", (2.0,), "sum\\(\\) over arrays"),
+    ("x", "[np.ones(2) * k for k in range(int(x))].index(x)", (1.0,),
+     "list.index\\(\\) of a list of arrays"),
+    ("x", "[x, np.ones(2)][int(x)]", (1.0,), "must hold numbers, or arrays of one shape"),
+    ("x", "1.0 if np.ones(2) * x else 0.0", (1.0,), "truth value of an array"),
+    ("x", "(lambda *a: a[0])(x)", (1.5,), "lambda with \\*args"),
+    ("x", "{v for v in range(3)}", (1.5,), "set comprehension"),
+    ("x", "[x, x][1:int(x)]", (1.5,), "slicing a list needs integer-literal bounds"),
+    ("x", "x(2.0)", (1.5,), "`x` is not a function"),
+    ("x", "math.sin + x", (1.5,), "a function cannot be used as a number"),
+]
+
+
+@pytest.mark.parametrize("params,expr,args,message", REFUSED,
+                         ids=[r[3][:30] for r in REFUSED])
+def test_refusals_are_located(tmp_path, params, expr, args, message):
+    src = f"import math\nimport numpy as np\n\n\ndef f({params}):\n    return {expr}\n"
+    f = load_module(tmp_path / "refused.py", src).f
+    with pytest.raises(pyad.PyadError, match=message) as info:
+        pyad.jit_grad(f)(*args)
+    assert info.value.line == 6, info.value
+
+
+def test_mutating_a_list_from_elsewhere_is_refused(tmp_path):
+    src = ("def add(xs, v):\n"
+           "    xs.append(v)\n"
+           "    return v\n\n\n"
+           "def f(x):\n"
+           "    xs = [x]\n"
+           "    add(xs, x)\n"
+           "    return sum(xs)\n")
+    f = load_module(tmp_path / "mutate.py", src).f
+    with pytest.raises(pyad.PyadError, match="cannot be mutated here") as info:
+        pyad.jit_grad(f)(1.0)
+    assert info.value.line == 2
+
+
+def test_functions_chosen_by_a_branch_are_refused(tmp_path):
+    src = ("import math\n\n\n"
+           "def f(x):\n"
+           "    g = math.sin\n"
+           "    if x > 0:\n"
+           "        g = math.cos\n"
+           "    return g(x)\n")
+    f = load_module(tmp_path / "chosen.py", src).f
+    with pytest.raises(pyad.PyadError, match="different functions") as info:
+        pyad.jit_grad(f)(1.0)
+    assert info.value.line == 6
+
+
+def test_recursive_nested_function_is_refused(tmp_path):
+    src = ("def f(x):\n"
+           "    def g(v):\n"
+           "        return v if v < 1.0 else g(v * 0.5)\n"
+           "    return g(x)\n")
+    f = load_module(tmp_path / "rec.py", src).f
+    with pytest.raises(pyad.PyadError, match="calls itself"):
+        pyad.jit_grad(f)(3.0)
+
+
+def test_fsum_compensates():
+    x = np.array([1e16, 1.0, -1e16, 3.0, 1e-3] * 3)
+    f = pyad.jit_grad(_fsum_only)
+    assert f(x) == pytest.approx(math.fsum(x), rel=1e-15)
+    assert sum(x) != pytest.approx(math.fsum(x), rel=1e-3)   # the plain sum loses it
+    check_against_python(_fsum_only, C.ARR)
+
+
+def _fsum_only(x):
+    return math.fsum(x)
