@@ -28,7 +28,7 @@ def _stride(b, a, k):
     return b.extract_value(a, [2, k])
 
 
-def _make(b, t: str, data, shape: list, strides: list):
+def make_array(b, t: str, data, shape: list, strides: list):
     v = ir.Constant(abi.array_struct(len(shape)), ir.Undefined)
     v = b.insert_value(v, data, 0)
     for k, (n, s) in enumerate(zip(shape, strides)):
@@ -78,7 +78,7 @@ def alloc(e, s, t, *shape):
     strides = [_i(1)] * len(shape)
     for k in range(len(shape) - 2, -1, -1):
         strides[k] = b.mul(strides[k + 1], shape[k + 1])
-    return _make(b, t, data, list(shape), strides)
+    return make_array(b, t, data, list(shape), strides)
 
 
 def dim(e, s, t, a):
@@ -122,28 +122,28 @@ def row(e, s, t, a, i):
     b = e.b
     nd = ndim_of(s.args[0].type)
     data = _offset(b, _data(b, a), t, b.mul(i, _stride(b, a, 0)))
-    return _make(b, t, data, [_shape(b, a, k) for k in range(1, nd)],
+    return make_array(b, t, data, [_shape(b, a, k) for k in range(1, nd)],
                  [_stride(b, a, k) for k in range(1, nd)])
 
 
 def col(e, s, t, a, j):
     b = e.b
     data = _offset(b, _data(b, a), t, b.mul(j, _stride(b, a, 1)))
-    return _make(b, t, data, [_shape(b, a, 0)], [_stride(b, a, 0)])
+    return make_array(b, t, data, [_shape(b, a, 0)], [_stride(b, a, 0)])
 
 
 def slice_(e, s, t, a, lo, hi):
     b = e.b
     nd = ndim_of(t)
     data = _offset(b, _data(b, a), t, b.mul(lo, _stride(b, a, 0)))
-    return _make(b, t, data, [b.sub(hi, lo)] + [_shape(b, a, k) for k in range(1, nd)],
+    return make_array(b, t, data, [b.sub(hi, lo)] + [_shape(b, a, k) for k in range(1, nd)],
                  [_stride(b, a, k) for k in range(nd)])
 
 
 def transpose(e, s, t, a):
     b = e.b
     nd = ndim_of(t)
-    return _make(b, t, _data(b, a), [_shape(b, a, k) for k in reversed(range(nd))],
+    return make_array(b, t, _data(b, a), [_shape(b, a, k) for k in reversed(range(nd))],
                  [_stride(b, a, k) for k in reversed(range(nd))])
 
 
@@ -169,7 +169,7 @@ def view(e, s, t, a, *ops):
         shape.append(_shape(b, a, j))
         strides.append(_stride(b, a, j))
     data = _data(b, a) if off is None else _offset(b, _data(b, a), t, off)
-    return _make(b, t, data, shape, strides)
+    return make_array(b, t, data, shape, strides)
 
 
 ARRAY_LOWERINGS = {

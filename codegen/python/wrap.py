@@ -189,7 +189,12 @@ def _emit_raise(e: WrapperEmitter, ctx, status, exit_blk: ir.Block) -> None:
         blk = e.block(f"kind{k}")
         sw.add_case(ir.Constant(I32, k), blk)
         b.position_at_end(blk)
-        incoming.append((b.load(extern(e.m, f"PyExc_{exc_name}"), typ=PTR), blk))
+        if exc_name == "LinAlgError":   # numpy's, from the module's numpy slots
+            exc = pywrap_arrays.linalg_error(e, b.load(extern(e.m, "PyExc_ValueError"),
+                                                       typ=PTR))
+        else:
+            exc = b.load(extern(e.m, f"PyExc_{exc_name}"), typ=PTR)
+        incoming.append((exc, blk))
         b.branch(raise_blk)
     b.position_at_end(default_blk)
     incoming.append((b.load(extern(e.m, "PyExc_RuntimeError"), typ=PTR), default_blk))

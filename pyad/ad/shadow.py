@@ -57,7 +57,7 @@ def _stmts(body: tuple[Stmt, ...], active: set[str], shadow: dict[str, Var],
                 elif s.op in VIEW_OPS:
                     out.append(Op((fresh(s.outs[0]),), s.op,
                                   (shadow[s.args[0].name],) + s.args[1:], s.attrs, s.loc))
-                elif OPS[s.op].lower == ("loops",):  # a whole-array primitive's new array
+                elif OPS[s.op].whole_array:  # a whole-array primitive's new array
                     o = s.outs[0]
                     dims = [Op((Var(names.fresh(), I64),), "dim", (o,), (k,), s.loc)
                             for k in range(ndim_of(o.type))]

@@ -17,7 +17,7 @@ def snapshot_reads(func: Func, names: NameGen) -> Func:
     classes = AliasClasses(func.block)
     unsafe = {}   # id(op) -> the names of the arguments to copy
     for s, after in written_after(func.block, classes):
-        if OPS[s.op].lower == ("loops",) and OPS[s.op].adjoint is not None:
+        if OPS[s.op].whole_array and OPS[s.op].adjoint is not None:
             written = {a.name for a in s.args
                        if is_float_array(a.type) and classes.find(a.name) in after}
             if written:

@@ -223,6 +223,8 @@ class ArrayOps:
             return self.outer(args, node)
         if name == "linalg.norm":
             return self.lw.numpyfuncs.norm(node, args, kw)
+        if name.startswith("linalg."):
+            return self.lw.linalg.call(name[len("linalg."):], node, args, kw)
         if name == "transpose":
             self._arity(name, node, args, 1, kw)
             return self.ctx.b.emit("transpose", self.lw.arrays.array(

@@ -33,6 +33,7 @@ from .control import RETVAL, Statements, always_returns
 from .arrays import ArrayLowering
 from .creation import Creation
 from .einsum import Einsum
+from .linalg import LinearAlgebra
 from .numpyfuncs import NumpyFunctions
 from .indexing import Indexing
 from .context import Context, Source, Value
@@ -71,6 +72,7 @@ class Lowering:
         self.creation = Creation(self)
         self.einsum = Einsum(self)
         self.numpyfuncs = NumpyFunctions(self)
+        self.linalg = LinearAlgebra(self)
         self.calls = CallLowering(self)
         self.result: Value | None = None
 

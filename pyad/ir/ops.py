@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from .array_rows import ARRAY_ROWS
+from .linalg_rows import LINALG_ROWS
 from .nodes import BOOL, F64, I64, array_type, elem_type, is_array, ndim_of
 from .opdef import CALL, RULE, STRUCTURAL, VOID, ZERO, OpDef, call_sig, rule_sig
 from .semantics import cbrt, digamma, floordiv, ieee, ieee_div, ipow, lgamma, mod, pyfloat_ceil, pyfloat_floor, toint, true_div, wrap
@@ -399,8 +400,8 @@ _ROWS: list[OpDef] = [
           "derivatives that may be inf or nan (strong zeros); adjoint code only"),
 ]
 
-OPS: dict[str, OpDef] = {row.name: row for row in _ROWS + ARRAY_ROWS}
-assert len(OPS) == len(_ROWS) + len(ARRAY_ROWS), "duplicate op name"
+OPS: dict[str, OpDef] = {row.name: row for row in _ROWS + ARRAY_ROWS + LINALG_ROWS}
+assert len(OPS) == len(_ROWS) + len(ARRAY_ROWS) + len(LINALG_ROWS), "duplicate op name"
 
 #: Ops cheaper to run again in the reverse sweep than to save on the tape and read back (a
 #: push and a pop): the AD pass recomputes values made of a few of them (and re-runs
