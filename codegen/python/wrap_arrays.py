@@ -13,7 +13,7 @@ array results, emitted in LLVM IR and run with the GIL held.
   (memcpy when the data is C-contiguous, else strided loops): a new array the caller owns.
 
 The Python objects this needs (``numpy.ndarray``, ``numpy.empty``, ``numpy.zeros``, the three
-dtypes, and ``numpy.linalg.LinAlgError`` for the linear-algebra errors) are read from the module global ``__pyad_numpy``, which :func:`bind` fills after the
+dtypes) are read from the module global ``__pyad_numpy``, which :func:`bind` fills after the
 module is linked: the object code holds no process addresses, so it can be cached on disk.
 While the global is null every array argument takes the fallback.
 """
@@ -35,7 +35,7 @@ PTR, I8, I32, I64 = abi.PTR, abi.I8, abi.I32, abi.I64
 
 ENV_SYMBOL = "__pyad_numpy"
 #: the slots of the ENV_SYMBOL global, in order
-ENV_SLOTS = ("ndarray", "empty", "zeros", "f64", "i64", "bool", "linalgerror")
+ENV_SLOTS = ("ndarray", "empty", "zeros", "f64", "i64", "bool")
 _ENV_T = ir.ArrayType(PTR, len(ENV_SLOTS))
 _ELEM_DTYPE = {"f64": np.dtype(np.float64), "i64": np.dtype(np.int64), "bool": np.dtype(np.bool_)}
 
@@ -111,8 +111,7 @@ def bind(lib: CompiledLibrary) -> None:
     base = lib.address(ENV_SYMBOL)
     if ctypes.c_void_p.from_address(base).value:
         return  # bound already (one library, several wrappers)
-    objs = {"ndarray": np.ndarray, "empty": np.empty, "zeros": np.zeros, **_ELEM_DTYPE,
-            "linalgerror": np.linalg.LinAlgError}
+    objs = {"ndarray": np.ndarray, "empty": np.empty, "zeros": np.zeros, **_ELEM_DTYPE}
     lib.keep_alive(tuple(objs.values()))
     for k, slot in reversed(list(enumerate(ENV_SLOTS))):
         ctypes.c_void_p.from_address(base + 8 * k).value = id(objs[slot])
@@ -131,13 +130,6 @@ def _env(e, slot: str):
     k = ENV_SLOTS.index(slot)
     return e.b.load(e.b.gep(gv, [ir.Constant(I32, 0), ir.Constant(I32, k)], inbounds=True,
                             source_etype=_ENV_T), typ=PTR)
-
-
-def linalg_error(e, fallback):
-    """numpy.linalg.LinAlgError from the module's slots, or `fallback` (the PyExc_ValueError
-    it derives from) while they are not bound."""
-    exc = _env(e, "linalgerror")
-    return e.b.select(e.b.icmp_unsigned("==", exc, ir.Constant(PTR, None)), fallback, exc)
 
 
 def store_descriptor(b: ir.IRBuilder, slot, t: str, data, shape: list, strides: list) -> None:

@@ -145,11 +145,11 @@ LINALG_ROWS = [
           "A^-1 b for a square A and b of 1 or 2 dimensions (LU with partial pivoting); "
           "LinAlgError for a singular A",
           samples=(((3, 3), (3,)), ((3, 3), (3, 2)), ((1, 1), (1,)), ((4, 4), (4, 1))),
-          memory="alloc", strong_zero=False),
+          memory="alloc", strong_zero=False, reads_result=True),
     OpDef("inv", _square_sig(M2), np.linalg.inv, _inv_adjoint,
           ("kernel", "pyad_la_inv", "Singular matrix"),
           "A^-1 of a square A; LinAlgError for a singular A", samples=SQUARE,
-          memory="alloc", strong_zero=False),
+          memory="alloc", strong_zero=False, reads_result=True),
     OpDef("det", _square_sig(F64), lambda a: float(np.linalg.det(a)), _det_adjoint,
           ("kernel", "pyad_la_det", ""),
           "det A (from the LU factorization; 0 for a singular A)", samples=SQUARE,
@@ -162,12 +162,12 @@ LINALG_ROWS = [
           ("kernel", "pyad_la_cholesky", "Matrix is not positive definite"),
           "the lower Cholesky factor of the symmetric matrix of A's lower triangle; "
           "LinAlgError when it is not positive definite", samples=SQUARE,
-          memory="alloc", strong_zero=False, domain=_spd),
+          memory="alloc", strong_zero=False, reads_result=True, domain=_spd),
     OpDef("eigh", _square_sig(M2), _eigh_py, _eigh_adjoint,
           ("kernel", "pyad_la_eigh", "Eigenvalues did not converge"),
           "[w; V] ((n+1) x n): the eigenvalues and eigenvectors of the symmetric matrix of "
           "A's lower triangle (see the module docstring)", samples=SQUARE,
-          memory="alloc", strong_zero=False),
+          memory="alloc", strong_zero=False, reads_result=True),
     # --- used by the adjoints above
     OpDef("trisolve", _trisolve_sig, _trisolve_py, None,
           ("kernel", "pyad_la_trisolve", ""),

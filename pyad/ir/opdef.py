@@ -61,6 +61,9 @@ class OpDef:
     # for every argument (add, neg, max, sin, tanh, erf, ...).
     strong_zero: bool = True
     attr_typed: bool = False   # `sigs(types, attrs)`, `adjoint(b, ct, y, *args, attrs)`
+    # The adjoint reads the array result `y` (solve, inv, cholesky, eigh): the AD pass keeps
+    # an unwritten copy when the result may be written after the op (pyad/ad/snapshot.py).
+    reads_result: bool = False
     # Test harness only: maps random sample arguments into the row's domain (cholesky:
     # symmetric positive definite matrices).
     domain: Callable | None = None
