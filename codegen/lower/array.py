@@ -5,6 +5,8 @@ struct over the same data. Same calling convention as lower/custom.py: (emitter,
 type, *llvm args) -> result value."""
 from __future__ import annotations
 
+import hashlib
+
 from llvmlite import ir
 
 from pyad.ir.nodes import BOOL, elem_type, ndim_of
@@ -79,6 +81,27 @@ def alloc(e, s, t, *shape):
     for k in range(len(shape) - 2, -1, -1):
         strides[k] = b.mul(strides[k + 1], shape[k + 1])
     return make_array(b, t, data, list(shape), strides)
+
+
+def constarray(e, s, t):
+    """A descriptor over a private constant global holding the elements (one global per
+    distinct constant in a module, named by a digest of its type and elements)."""
+    nd = s.attrs[0]
+    shape, values = s.attrs[1:1 + nd], s.attrs[1 + nd:]
+    name = "pyad.const." + hashlib.sha256(repr((t, s.attrs)).encode()).hexdigest()[:20]
+    g = e.module.globals.get(name)
+    if g is None:
+        elem = abi.elem_llvm(t)
+        arr_t = ir.ArrayType(elem, len(values))
+        g = ir.GlobalVariable(e.module, arr_t, name)
+        g.global_constant = True
+        g.linkage = "private"
+        g.initializer = ir.Constant(arr_t, [ir.Constant(elem, v if elem == abi.F64 else int(v))
+                                            for v in values])
+    strides = [1] * nd
+    for k in range(nd - 2, -1, -1):
+        strides[k] = strides[k + 1] * shape[k + 1]
+    return make_array(e.b, t, g, [_i(n) for n in shape], [_i(st) for st in strides])
 
 
 def dim(e, s, t, a):
@@ -173,7 +196,7 @@ def view(e, s, t, a, *ops):
 
 
 ARRAY_LOWERINGS = {
-    "alloc": alloc, "dim": dim, "normidx": normidx, "load": load, "store": store,
+    "alloc": alloc, "constarray": constarray, "dim": dim, "normidx": normidx, "load": load, "store": store,
     "accum": accum, "row": row, "col": col, "slice": slice_, "transpose": transpose,
     "view": view,
 }

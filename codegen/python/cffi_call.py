@@ -11,7 +11,6 @@ the arena. Tests use both paths as each other's oracle.
 """
 from __future__ import annotations
 
-import builtins
 import weakref
 from typing import Any, Sequence
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable
 
+import numpy as np
+
 from ..errors import PyadSyntaxError, PyadTypeError
 from .context import Static, Undefined, Value, arith, unify
 from ..ir.nodes import BOOL, F64, I64, Block, If, Var, is_array
@@ -120,9 +122,12 @@ class Expressions:
             return self.constant(s.obj, node)
         if isinstance(s.obj, tuple) and all(isinstance(x, (bool, int, float)) for x in s.obj):
             return tuple(self.constant(x, node) for x in s.obj)
+        if type(s.obj) is np.ndarray:
+            return self.lw.arrays.constant(s.obj, s.name, node)
         raise self.ctx.error(node, f"`{s.name}` ({type(s.obj).__name__}) cannot be used as a "
                              "value in a compiled function",
-                             hint="only numbers, bools and tuples of them are values")
+                             hint="only numbers, bools, tuples of them and NumPy arrays are "
+                             "values")
 
     def subscript(self, node: ast.Subscript) -> Value:
         base = self.lw.arrayops.materialize(self.expr(node.value))

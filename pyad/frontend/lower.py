@@ -41,7 +41,7 @@ from .exprs import Expressions
 from .functions import Functions
 from .loops import Loops
 from ..ir.nodes import Block, Func, Var
-from ..ir.memory import param_writes
+from ..ir.memory import constant_writes, param_writes
 
 
 class Lowering:
@@ -107,6 +107,12 @@ class Lowering:
                 store.loc, f"cannot assign into argument array `{param.name}`: a compiled "
                 "function never modifies its arguments",
                 hint=f"work on a copy: `{param.name} = {param.name}.copy()`")
+        for store, const in constant_writes(block):
+            name = const.outs[0].name.split(".")[0]
+            raise ctx.src.error_at(
+                store.loc, f"cannot assign into the global array `{name}`: pyad freezes "
+                "global arrays as constants when it compiles", hint=f"work on a copy: "
+                f"`{name.lower()} = {name}.copy()`")
         return Func(self.fdef.name, block, ctx.src.filename, tuple(x.arg for x in a.args))
 
     def body(self) -> Value:

@@ -19,6 +19,9 @@ Integer and bool values never carry gradients.
 from __future__ import annotations
 
 import math
+
+import numpy as np
+
 from .array_rows import ARRAY_ROWS
 from .linalg_rows import LINALG_ROWS
 from .nodes import BOOL, F64, I64, array_type, elem_type, is_array, ndim_of
@@ -109,6 +112,10 @@ def _view(a, *rest):
             stop = start + count * step
             idx.append(slice(start, stop if stop >= 0 else None, step))
     return a[tuple(idx)]
+
+
+def _constarray(ndim, *rest):
+    return np.array(rest[ndim:]).reshape(rest[:ndim])
 
 
 def _same_array(ts):
@@ -220,6 +227,9 @@ _ROWS: list[OpDef] = [
     OpDef("alloc", lambda ts: None, None, STRUCTURAL, ("custom",),
           "a new zero-filled C-contiguous array of the out var's type; args = its shape",
           memory="alloc"),
+    OpDef("constarray", lambda ts: None, _constarray, ZERO, ("custom",),
+          "a read-only array constant (a global NumPy array, frozen when compiling); attrs = "
+          "(ndim, *shape, *elements in row-major order); the out var gives the type"),
     OpDef("dim", _dim_sig, lambda a, k: a.shape[k], ZERO, ("custom",),
           "a.shape[k]; attrs = (k,)"),
     OpDef("normidx", {(I64, I64): I64}, _normidx, ZERO, ("custom",),
