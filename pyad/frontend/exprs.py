@@ -144,7 +144,7 @@ class Expressions:
     def binop(self, op: ast.operator, a: Value, b: Value, node: ast.AST) -> Var:
         ops = self.lw.arrayops
         if isinstance(op, ast.MatMult) and (ops.is_arrayish(a) or ops.is_arrayish(b)):
-            return ops.dot(a, b, node)
+            return ops.dot(a, b, node, batched=True)
         if type(op) in BINOPS and (ops.is_arrayish(a) or ops.is_arrayish(b)):
             return ops.binop(op, a, b, node)
         if type(op) not in BINOPS:

@@ -33,6 +33,7 @@ from .control import RETVAL, Statements, always_returns
 from .arrays import ArrayLowering
 from .creation import Creation
 from .einsum import Einsum
+from .gathers import Gathers
 from .linalg import LinearAlgebra
 from .numpyfuncs import NumpyFunctions
 from .indexing import Indexing
@@ -73,6 +74,7 @@ class Lowering:
         self.einsum = Einsum(self)
         self.numpyfuncs = NumpyFunctions(self)
         self.linalg = LinearAlgebra(self)
+        self.gathers = Gathers(self)
         self.calls = CallLowering(self)
         self.result: Value | None = None
 

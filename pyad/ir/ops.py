@@ -279,7 +279,8 @@ _ROWS: list[OpDef] = [
                  "numpy.fabs"), samples=((1.5,), (-0.25,)),
           strong_zero=False),
     OpDef("sign", F_F, lambda a: (a > 0) - (a < 0) + 0.0 if a == a else a, ZERO, ("custom",),
-          "sign(a) in {-1, 0, 1} (nan for nan); used by rules"),
+          "sign(a) in {-1, 0, 1} (nan for nan); used by rules and np.sign (a float, also "
+          "for ints)", spell=("numpy.sign",)),
     OpDef("max", ARITH, lambda a, b: b if b > a else a,
           lambda b, ct, y, x1, x2: (b.select(b.gt(x2, x1), b.const(0.0), ct),
                                     b.select(b.gt(x2, x1), ct, b.const(0.0))),
