@@ -38,6 +38,20 @@ def test_values_and_gradients(fn):
     check_function(fn, (np.array([0.3, -0.7, 1.1]),))
 
 
+def carried(x, n):
+    """A constant joining differentiated arrays through a loop and a branch."""
+    y = B
+    for _ in range(n):
+        y = y * x[:2]
+    z = W[0] if n > 5 else x
+    return np.sum(y) + np.sum(z * z)
+
+
+@pytest.mark.parametrize("n", [0, 3, 6])
+def test_a_constant_carried_with_differentiated_arrays(n):
+    check_function(carried, (np.array([0.3, -0.7, 1.1]), n))
+
+
 def test_frozen_when_a_signature_is_compiled(tmp_path):
     mod = load_module(tmp_path / "frozen.py", "import numpy as np\nC = np.array([1.0, 2.0])\n\n"
                       "def f(x):\n    return np.sum(C * x)\n")
