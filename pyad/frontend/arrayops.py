@@ -24,31 +24,9 @@ from ..errors import PyadTypeError
 from .context import arith, unify
 from .exprs import CMPOPS
 from .functions import SPELLINGS, arity
+from .refusals import INSTEAD
 from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndim_of
 from ..ir.loops import for_each, for_range, reduce_each
-
-#: NumPy functions pyad does not have -> what to write instead
-_INSTEAD = {
-    "square": "write x * x (or x ** 2)", "reciprocal": "write 1.0 / x",
-    "negative": "write -x", "positive": "write +x", "exp2": "write 2.0 ** x",
-    "deg2rad": "write x * (np.pi / 180)", "rad2deg": "write x * (180 / np.pi)",
-    "radians": "write x * (np.pi / 180)", "degrees": "write x * (180 / np.pi)",
-    "isnan": "write x != x", "isinf": "write np.abs(x) == np.inf",
-    "isfinite": "write x - x == 0.0", "sinc": "write np.sin(np.pi * x) / (np.pi * x) "
-    "(and handle x == 0)", "trunc": "write np.where(x < 0, np.ceil(x), np.floor(x))",
-    "round": "write np.floor(x + 0.5) (NumPy rounds halves to even)",
-    "rint": "write np.floor(x + 0.5) (NumPy rounds halves to even)",
-    "average": "write np.sum(w * x) / np.sum(w), or np.mean(x)",
-    "tensordot": "write np.einsum with explicit subscripts",
-    "vdot": "write np.sum(a * b)", "cross": "write the three components",
-    "cumulative_sum": "write np.cumsum", "nansum": "write np.sum(np.where(x == x, x, 0.0))",
-    "median": "sort with np.sort and pick the middle", "percentile": "sort with np.sort",
-    "tile": "write np.concatenate([a] * n) or np.broadcast_to", "repeat":
-    "index with an integer array: a[np.arange(n * k) // k]", "flip": "write a[::-1]",
-    "fliplr": "write a[:, ::-1]", "flipud": "write a[::-1]", "swapaxes": "use np.transpose "
-    "or .T", "moveaxis": "use np.transpose or .T", "atleast_2d": "index with None",
-    "meshgrid": "broadcast with None: x[:, None] and y[None, :]",
-}
 
 _REDUCE = ("sum", "mean", "max", "min", "amax", "amin", "prod")
 
@@ -255,7 +233,7 @@ class ArrayOps:
             return self.ctx.b.emit("transpose", self.lw.arrays.array(
                 self.materialize(args[0]), node))
         raise self.ctx.error(node.func, f"unsupported numpy function `np.{name}`",
-                             hint=_INSTEAD.get(name, "see docs/arrays.md for the supported "
+                             hint=INSTEAD.get(name, "see docs/arrays.md for the supported "
                                                "array operations"))
 
     def where(self, args: list, node: ast.Call) -> Lazy:

@@ -122,6 +122,17 @@ def stack_product(x, y):
     return x @ y
 
 
+def int_stacks(k, m, v):
+    """Integer stacks: element loops per matrix, int64 results as in NumPy."""
+    return k @ m, m[:2, :2] @ k[:, :2, :], k @ v, np.matmul(k[:1], m) * 1.5
+
+
+def test_integer_stacks():
+    ints = np.random.default_rng(4)
+    check_function(int_stacks, (ints.integers(-5, 5, size=(2, 3, 4)),
+                                ints.integers(-5, 5, size=(4, 2)), np.array([1.5, -2.0, 0.5, 1.0])))
+
+
 @pytest.mark.parametrize("src, message", [
     ("np.take(x, k)", "np.take of a 2-D array needs an axis"),
     ("np.take(x, k, axis=0, mode='wrap')", "mode is not supported"),
