@@ -40,8 +40,19 @@ ERROR_KINDS = (
     "RecursionError",
     "OverflowError",
     "RuntimeError",
+    "LinAlgError",   # numpy.linalg.LinAlgError (a ValueError), not a builtin
 )
-ERR_ZERO_DIVISION, ERR_VALUE, ERR_INDEX, ERR_MEMORY, ERR_RECURSION, ERR_OVERFLOW, ERR_RUNTIME = range(1, 8)
+ERR_ZERO_DIVISION, ERR_VALUE, ERR_INDEX, ERR_MEMORY, ERR_RECURSION, ERR_OVERFLOW, ERR_RUNTIME, \
+    ERR_LINALG = range(1, 9)
+
+
+def exception_class(name: str) -> type:
+    """The Python exception of error kind `name` (an entry of ERROR_KINDS)."""
+    if name == "LinAlgError":
+        import numpy.linalg
+        return numpy.linalg.LinAlgError
+    import builtins
+    return getattr(builtins, name)
 
 # pyad scalar type name -> (LLVM type of a by-value argument, LLVM type stored through an out pointer)
 SCALAR_ARG = {"f64": F64, "i64": I64, "bool": I1}

@@ -28,7 +28,7 @@ STATIC_LIBRARY_NAME = "libpyad_rt.a"
 HEADER_NAME = "pyad_rt.h"
 
 # The runtime ABI version this Python code was written against (pyad_rt_version()).
-RT_VERSION = 3
+RT_VERSION = 4
 
 _REBUILD_HINT = (
     "Rebuild and reinstall the runtime with `pip install -e .` (or `pip install .`) "
@@ -45,7 +45,8 @@ enum pyad_error_kind {
     PYAD_ERR_MEMORY = 4,
     PYAD_ERR_RECURSION = 5,
     PYAD_ERR_OVERFLOW = 6,
-    PYAD_ERR_RUNTIME = 7
+    PYAD_ERR_RUNTIME = 7,
+    PYAD_ERR_LINALG = 8
 };
 
 typedef struct pyad_ctx {
@@ -79,6 +80,24 @@ int32_t pyad_tape_grow(pyad_ctx *ctx, size_t need);
 void pyad_tape_release(pyad_ctx *ctx);
 void pyad_tape_move_to_pullback(pyad_ctx *ctx, void *pb);
 size_t pyad_pullback_tape_bytes(const void *pb);
+
+typedef struct pyad_mat {
+    double *data;
+    int64_t shape[2];
+    int64_t strides[2];
+} pyad_mat;
+
+int32_t pyad_la_solve(const pyad_mat *a, const pyad_mat *b, pyad_mat *x);
+int32_t pyad_la_inv(const pyad_mat *a, pyad_mat *x);
+int32_t pyad_la_det(const pyad_mat *a, double *det);
+int32_t pyad_la_slogdet(const pyad_mat *a, double *sign_logabs);
+int32_t pyad_la_cholesky(const pyad_mat *a, pyad_mat *l);
+int32_t pyad_la_trisolve(const pyad_mat *t, const pyad_mat *b, pyad_mat *x, int32_t lower);
+int32_t pyad_la_eigh(const pyad_mat *a, pyad_mat *out);
+int32_t pyad_la_tril_half(const pyad_mat *x, pyad_mat *out);
+int32_t pyad_la_tril_fold(const pyad_mat *x, pyad_mat *out);
+int32_t pyad_la_eigh_mid(const pyad_mat *w, const pyad_mat *wbar, const pyad_mat *x,
+                         pyad_mat *out);
 """
 
 _lock = threading.Lock()

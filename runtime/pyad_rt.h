@@ -33,7 +33,8 @@ enum pyad_error_kind {
     PYAD_ERR_MEMORY = 4,
     PYAD_ERR_RECURSION = 5,
     PYAD_ERR_OVERFLOW = 6,
-    PYAD_ERR_RUNTIME = 7
+    PYAD_ERR_RUNTIME = 7,
+    PYAD_ERR_LINALG = 8   /* numpy.linalg.LinAlgError: singular, not positive definite, ... */
 };
 
 /* The per-call context. Generated code reads and writes these fields directly, so the
@@ -111,6 +112,65 @@ PYAD_API void pyad_pullback_free(void *pb);
  * Same algorithm as pyad.ops.digamma: reflection for x < 0, recurrence up to x >= 10,
  * then the asymptotic series. */
 PYAD_API double pyad_digamma(double x);
+
+/* ---- Dense linear algebra (pyad_linalg.c): the kernels of the np.linalg rows of the op
+ * table. A matrix operand is a strided descriptor with the layout of a generated 2-D array
+ * value (strides in elements; a 1-D array is passed as an n x 1 matrix). Results are
+ * written through descriptors of the right shape that the caller allocated. Each returns
+ * PYAD_OK, PYAD_ERR_LINALG for the numerical failure named in its contract, or
+ * PYAD_ERR_MEMORY when its scratch memory cannot be allocated; it records nothing in a
+ * context (the caller raises the error of the user's line). Square shapes and matching
+ * dimensions are preconditions (checked by the generated code). */
+typedef struct pyad_mat {
+    double *data;
+    int64_t shape[2];
+    int64_t strides[2];
+} pyad_mat;
+
+/* x (n x k) = a^-1 b by LU with partial pivoting; PYAD_ERR_LINALG when a pivot is exactly
+ * zero (a singular matrix, as LAPACK's dgesv reports it). */
+PYAD_API int32_t pyad_la_solve(const pyad_mat *a, const pyad_mat *b, pyad_mat *x);
+
+/* x (n x n) = a^-1; PYAD_ERR_LINALG for a singular matrix. */
+PYAD_API int32_t pyad_la_inv(const pyad_mat *a, pyad_mat *x);
+
+/* *det = the determinant of a: the product of its LU pivots with the permutation's sign
+ * (0 for a singular matrix, never an error). */
+PYAD_API int32_t pyad_la_det(const pyad_mat *a, double *det);
+
+/* sign_logabs[0] = the sign of det(a) (0 when singular), sign_logabs[1] = log|det(a)|
+ * (-inf when singular), from the LU pivots, as numpy.linalg.slogdet. */
+PYAD_API int32_t pyad_la_slogdet(const pyad_mat *a, double *sign_logabs);
+
+/* l = the lower Cholesky factor of the symmetric matrix whose lower triangle is a's (the
+ * upper triangle is not read; l's upper triangle is set to 0); PYAD_ERR_LINALG when a is
+ * not positive definite (a pivot <= 0 or nan). */
+PYAD_API int32_t pyad_la_cholesky(const pyad_mat *a, pyad_mat *l);
+
+/* x (n x k) = t^-1 b for t lower (lower != 0) or upper triangular, by substitution; only
+ * that triangle of t is read. No check: a zero diagonal gives inf/nan. */
+PYAD_API int32_t pyad_la_trisolve(const pyad_mat *t, const pyad_mat *b, pyad_mat *x,
+                                  int32_t lower);
+
+/* The eigen-decomposition of the symmetric matrix whose lower triangle is a's, by the
+ * cyclic Jacobi method: out ((n+1) x n) gets the eigenvalues, ascending, in row 0 and the
+ * unit eigenvectors as the columns of rows 1..n, each signed so that its largest-magnitude
+ * component (the first of equals) is positive. PYAD_ERR_LINALG when it does not converge
+ * (nan or inf entries). */
+PYAD_API int32_t pyad_la_eigh(const pyad_mat *a, pyad_mat *out);
+
+/* out = the lower triangle of x with its diagonal halved (0 above): Phi in the adjoint of
+ * the Cholesky factorization. */
+PYAD_API int32_t pyad_la_tril_half(const pyad_mat *x, pyad_mat *out);
+
+/* out = the lower triangle of x + x^T with x's own diagonal (0 above): the gradient with
+ * respect to a matrix of which only the lower triangle is read, from a symmetric one. */
+PYAD_API int32_t pyad_la_tril_fold(const pyad_mat *x, pyad_mat *out);
+
+/* out[i][j] = x[i][j] / (w[j] - w[i]) for i != j (0 where w[i] == w[j]), out[i][i] =
+ * wbar[i]; w and wbar are n x 1: the middle factor of the adjoint of eigh. */
+PYAD_API int32_t pyad_la_eigh_mid(const pyad_mat *w, const pyad_mat *wbar,
+                                  const pyad_mat *x, pyad_mat *out);
 
 /* Runtime ABI version; bumped when pyad_ctx or any signature above changes. */
 PYAD_API int32_t pyad_rt_version(void);

@@ -2,6 +2,7 @@
  * Uses its own CHECK macro rather than assert(), so it also checks in Release (NDEBUG) builds. */
 #include "pyad_rt.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -106,6 +107,37 @@ static void test_tape(void) {
     pyad_tape_release(&ctx);
 }
 
+/* A row-major n x m matrix descriptor over `data`. */
+static pyad_mat mat(double *data, int64_t n, int64_t m) {
+    pyad_mat a = {data, {n, m}, {m, 1}};
+    return a;
+}
+
+static void test_linalg(void) {
+    double a[4] = {4.0, 1.0, 2.0, 3.0}, b[2] = {1.0, 2.0}, x[2], inv[4], l[4], e[6], d, sl[2];
+    pyad_mat A = mat(a, 2, 2), B = mat(b, 2, 1), X = mat(x, 2, 1);
+    pyad_mat At = {a, {2, 2}, {1, 2}};   /* the transpose, as a strided view */
+    CHECK(pyad_la_solve(&A, &B, &X) == PYAD_OK);
+    CHECK(fabs(x[0] - 0.1) < 1e-15 && fabs(x[1] - 0.6) < 1e-15);   /* 4x + y = 1, 2x + 3y = 2 */
+    pyad_mat I = mat(inv, 2, 2);
+    CHECK(pyad_la_inv(&At, &I) == PYAD_OK);
+    CHECK(fabs(inv[0] - 0.3) < 1e-15 && fabs(inv[1] + 0.2) < 1e-15);
+    CHECK(pyad_la_det(&A, &d) == PYAD_OK && fabs(d - 10.0) < 1e-14);
+    CHECK(pyad_la_slogdet(&A, sl) == PYAD_OK && sl[0] == 1.0 && fabs(sl[1] - log(10.0)) < 1e-15);
+    double s[4] = {4.0, 99.0, 2.0, 5.0};   /* the upper triangle is not read */
+    pyad_mat S = mat(s, 2, 2), L = mat(l, 2, 2), E = mat(e, 3, 2);
+    CHECK(pyad_la_cholesky(&S, &L) == PYAD_OK);
+    CHECK(l[0] == 2.0 && l[1] == 0.0 && l[2] == 1.0 && l[3] == 2.0);
+    CHECK(pyad_la_eigh(&S, &E) == PYAD_OK);   /* [[4, 2], [2, 5]]: (9 -+ sqrt(17)) / 2 */
+    CHECK(fabs(e[0] - (9.0 - sqrt(17.0)) / 2) < 1e-14 && fabs(e[1] - (9.0 + sqrt(17.0)) / 2) < 1e-14);
+    double z[4] = {1.0, 2.0, 2.0, 4.0};
+    pyad_mat Z = mat(z, 2, 2);
+    CHECK(pyad_la_solve(&Z, &B, &X) == PYAD_ERR_LINALG);
+    CHECK(pyad_la_inv(&Z, &I) == PYAD_ERR_LINALG);
+    CHECK(pyad_la_cholesky(&Z, &L) == PYAD_ERR_LINALG);
+    CHECK(pyad_la_slogdet(&Z, sl) == PYAD_OK && sl[0] == 0.0 && isinf(sl[1]) && sl[1] < 0);
+}
+
 static void test_version(void) {
     CHECK(pyad_rt_version() >= 1);
 }
@@ -115,6 +147,7 @@ int main(void) {
     test_set_error_first_wins();
     test_pullback_alloc();
     test_tape();
+    test_linalg();
     test_version();
     if (failures) {
         fprintf(stderr, "test_runtime: %d check(s) failed\n", failures);

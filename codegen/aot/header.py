@@ -24,6 +24,8 @@ STATUS = [
     ("ERR_RECURSION", "recursion limit (Python: RecursionError)"),
     ("ERR_OVERFLOW", "numeric overflow, e.g. int(inf) (Python: OverflowError)"),
     ("ERR_RUNTIME", "any other run-time error (Python: RuntimeError)"),
+    ("ERR_LINALG", "linear algebra failure: a singular matrix, a matrix that is not positive "
+                   "definite (Python: numpy.linalg.LinAlgError)"),
 ]
 assert len(STATUS) == len(abi.ERROR_KINDS)
 

@@ -5,6 +5,8 @@ struct over the same data. Same calling convention as lower/custom.py: (emitter,
 type, *llvm args) -> result value."""
 from __future__ import annotations
 
+import hashlib
+
 from llvmlite import ir
 
 from pyad.ir.nodes import BOOL, elem_type, ndim_of
@@ -28,7 +30,7 @@ def _stride(b, a, k):
     return b.extract_value(a, [2, k])
 
 
-def _make(b, t: str, data, shape: list, strides: list):
+def make_array(b, t: str, data, shape: list, strides: list):
     v = ir.Constant(abi.array_struct(len(shape)), ir.Undefined)
     v = b.insert_value(v, data, 0)
     for k, (n, s) in enumerate(zip(shape, strides)):
@@ -78,7 +80,28 @@ def alloc(e, s, t, *shape):
     strides = [_i(1)] * len(shape)
     for k in range(len(shape) - 2, -1, -1):
         strides[k] = b.mul(strides[k + 1], shape[k + 1])
-    return _make(b, t, data, list(shape), strides)
+    return make_array(b, t, data, list(shape), strides)
+
+
+def constarray(e, s, t):
+    """A descriptor over a private constant global holding the elements (one global per
+    distinct constant in a module, named by a digest of its type and elements)."""
+    nd = s.attrs[0]
+    shape, values = s.attrs[1:1 + nd], s.attrs[1 + nd:]
+    name = "pyad.const." + hashlib.sha256(repr((t, s.attrs)).encode()).hexdigest()[:20]
+    g = e.module.globals.get(name)
+    if g is None:
+        elem = abi.elem_llvm(t)
+        arr_t = ir.ArrayType(elem, len(values))
+        g = ir.GlobalVariable(e.module, arr_t, name)
+        g.global_constant = True
+        g.linkage = "private"
+        g.initializer = ir.Constant(arr_t, [ir.Constant(elem, v if elem == abi.F64 else int(v))
+                                            for v in values])
+    strides = [1] * nd
+    for k in range(nd - 2, -1, -1):
+        strides[k] = strides[k + 1] * shape[k + 1]
+    return make_array(e.b, t, g, [_i(n) for n in shape], [_i(st) for st in strides])
 
 
 def dim(e, s, t, a):
@@ -122,28 +145,28 @@ def row(e, s, t, a, i):
     b = e.b
     nd = ndim_of(s.args[0].type)
     data = _offset(b, _data(b, a), t, b.mul(i, _stride(b, a, 0)))
-    return _make(b, t, data, [_shape(b, a, k) for k in range(1, nd)],
+    return make_array(b, t, data, [_shape(b, a, k) for k in range(1, nd)],
                  [_stride(b, a, k) for k in range(1, nd)])
 
 
 def col(e, s, t, a, j):
     b = e.b
     data = _offset(b, _data(b, a), t, b.mul(j, _stride(b, a, 1)))
-    return _make(b, t, data, [_shape(b, a, 0)], [_stride(b, a, 0)])
+    return make_array(b, t, data, [_shape(b, a, 0)], [_stride(b, a, 0)])
 
 
 def slice_(e, s, t, a, lo, hi):
     b = e.b
     nd = ndim_of(t)
     data = _offset(b, _data(b, a), t, b.mul(lo, _stride(b, a, 0)))
-    return _make(b, t, data, [b.sub(hi, lo)] + [_shape(b, a, k) for k in range(1, nd)],
+    return make_array(b, t, data, [b.sub(hi, lo)] + [_shape(b, a, k) for k in range(1, nd)],
                  [_stride(b, a, k) for k in range(nd)])
 
 
 def transpose(e, s, t, a):
     b = e.b
     nd = ndim_of(t)
-    return _make(b, t, _data(b, a), [_shape(b, a, k) for k in reversed(range(nd))],
+    return make_array(b, t, _data(b, a), [_shape(b, a, k) for k in reversed(range(nd))],
                  [_stride(b, a, k) for k in reversed(range(nd))])
 
 
@@ -169,11 +192,11 @@ def view(e, s, t, a, *ops):
         shape.append(_shape(b, a, j))
         strides.append(_stride(b, a, j))
     data = _data(b, a) if off is None else _offset(b, _data(b, a), t, off)
-    return _make(b, t, data, shape, strides)
+    return make_array(b, t, data, shape, strides)
 
 
 ARRAY_LOWERINGS = {
-    "alloc": alloc, "dim": dim, "normidx": normidx, "load": load, "store": store,
+    "alloc": alloc, "constarray": constarray, "dim": dim, "normidx": normidx, "load": load, "store": store,
     "accum": accum, "row": row, "col": col, "slice": slice_, "transpose": transpose,
     "view": view,
 }

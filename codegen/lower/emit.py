@@ -2,8 +2,9 @@
 
 Primitives are lowered from the op table's `lower` data: ("inst", ...) an LLVM instruction,
 ("cmp", sym) a comparison, ("intrinsic", name) an LLVM intrinsic, ("libm", name) and
-("runtime", name) external calls, ("custom",) a function in `custom.py`, ("call",) a
-call of another generated function (`lower_call.py`).
+("runtime", name) external calls, ("custom",) a function in `custom.py`, ("kernel", ...)
+a linear-algebra routine of the runtime (`linalg.py`), ("call",) a call of another
+generated function (`lower_call.py`).
 
 The kernels of one LLVM module share a :class:`ModuleState` (the functions emitted for the
 natively called callees, the call-depth limit they check): it is passed to every emitter
@@ -27,8 +28,9 @@ from . import call as lower_call
 from ..abi import from_mem, to_mem
 from .array import ARRAY_LOWERINGS
 from .custom import CUSTOM
+from .linalg import LINALG_LOWERINGS
 
-LOWERINGS = {**CUSTOM, **ARRAY_LOWERINGS}
+LOWERINGS = {**CUSTOM, **ARRAY_LOWERINGS, **LINALG_LOWERINGS}
 
 
 @dataclass
@@ -206,7 +208,7 @@ class KernelEmitter:
         elif kind in ("libm", "runtime"):
             fn = self.extern(row.lower[1], abi.F64, [abi.F64] * len(args))
             r = b.call(fn, args)
-        elif kind == "custom":
+        elif kind in ("custom", "kernel"):
             r = LOWERINGS[s.op](self, s, out.type, *args)
         else:
             raise AssertionError(f"unknown lowering {row.lower!r} for {s.op}")

@@ -11,7 +11,6 @@ the arena. Tests use both paths as each other's oracle.
 """
 from __future__ import annotations
 
-import builtins
 import weakref
 from typing import Any, Sequence
 
@@ -97,7 +96,7 @@ class RawKernel:
             if status != 0:
                 kind = abi.ERROR_KINDS[ctx.err_kind] or "RuntimeError"
                 msg = ffi.string(ctx.err_msg).decode() if ctx.err_msg else "error"
-                raise getattr(builtins, kind)(msg)
+                raise abi.exception_class(kind)(msg)
             out = []
             for t, s in zip(self.outs, slots):
                 if is_array(t):

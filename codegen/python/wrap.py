@@ -189,6 +189,9 @@ def _emit_raise(e: WrapperEmitter, ctx, status, exit_blk: ir.Block) -> None:
         blk = e.block(f"kind{k}")
         sw.add_case(ir.Constant(I32, k), blk)
         b.position_at_end(blk)
+        if exc_name == "LinAlgError":
+            _raise_linalg_error(e, msg_v, raise_blk, exit_blk, incoming)
+            continue
         incoming.append((b.load(extern(e.m, f"PyExc_{exc_name}"), typ=PTR), blk))
         b.branch(raise_blk)
     b.position_at_end(default_blk)
@@ -200,6 +203,31 @@ def _emit_raise(e: WrapperEmitter, ctx, status, exit_blk: ir.Block) -> None:
         exc.add_incoming(v, blk)
     b.call(e.capi("PyErr_SetString", ir.VoidType(), [PTR, PTR]), [exc, msg_v])
     b.branch(exit_blk)
+
+
+def _raise_linalg_error(e: WrapperEmitter, msg, raise_blk, exit_blk, incoming) -> None:
+    """Set numpy.linalg.LinAlgError (looked up when raised: it is not a builtin); a
+    ValueError, its base class, if numpy.linalg cannot be read."""
+    b, null = e.b, e.null()
+    fallback = e.block("linalg_fallback")
+    name = cstr(e.m, f"{e.name}__linalg", "numpy.linalg")
+    mod = e.call("PyImport_ImportModule", PTR, [PTR], [name])
+    got_mod = e.block("linalg_module")
+    b.cbranch(b.icmp_unsigned("==", mod, null), fallback, got_mod)
+    b.position_at_end(got_mod)
+    attr = cstr(e.m, f"{e.name}__linalgerror", "LinAlgError")
+    cls = e.call("PyObject_GetAttrString", PTR, [PTR, PTR], [mod, attr])
+    e.call("Py_DecRef", ir.VoidType(), [PTR], [mod])
+    got_cls = e.block("linalg_class")
+    b.cbranch(b.icmp_unsigned("==", cls, null), fallback, got_cls)
+    b.position_at_end(got_cls)
+    e.call("PyErr_SetString", ir.VoidType(), [PTR, PTR], [cls, msg])
+    e.call("Py_DecRef", ir.VoidType(), [PTR], [cls])
+    b.branch(exit_blk)
+    b.position_at_end(fallback)
+    e.call("PyErr_Clear", ir.VoidType(), [], [])
+    incoming.append((b.load(extern(e.m, "PyExc_ValueError"), typ=PTR), fallback))
+    b.branch(raise_blk)
 
 
 def _emit_result(e: WrapperEmitter, result, outs: list[str], slots: list, shadows: list, res,

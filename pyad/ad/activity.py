@@ -73,6 +73,6 @@ def has_reverse_effects(s: Stmt, active: set[str]) -> bool:
     values (its reverse updates shadows), or calls a function with an active argument (its
     reverse pops what the forward call pushed)."""
     return any(isinstance(t, Op) and (t.op in ("load", "store") and t.args[0].name in active
-                                      or (t.op == "call" or OPS[t.op].lower == ("loops",))
+                                      or (t.op == "call" or OPS[t.op].whole_array)
                                       and any(a.name in active for a in t.args))
                for blk in blocks_of(s) for t in walk(blk))

@@ -51,7 +51,7 @@ def fusable(s: While, rv, cts: list) -> int | None:
             return None  # shadow views inside the body would bypass the temporaries
         if st.op == "load" and st.args[0].name in active and st.args[0].name in defined:
             return None
-        if OPS[st.op].lower == ("loops",) and any(a.name in active for a in st.args):
+        if OPS[st.op].whole_array and any(a.name in active for a in st.args):
             return None  # whole-array adjoints add into shadows: not made for cotangent 1
     return act[0]
 

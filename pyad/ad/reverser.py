@@ -88,7 +88,7 @@ class Reverser:
         shadow; an array argument's contribution is added into its shadow (`addto`)."""
         out = s.outs[0] if s.outs else None
         if out is not None and is_array(out.type):   # allocs and views: nothing to do
-            ct = self.shadow.get(out.name) if OPS[s.op].lower == ("loops",) else None
+            ct = self.shadow.get(out.name) if OPS[s.op].whole_array else None
         else:
             ct = adj.pop(out.name, None) if out is not None else None
         if ct is None or out.name not in self.active:

@@ -57,7 +57,9 @@ def _stmts(body: tuple[Stmt, ...], active: set[str], shadow: dict[str, Var],
                 elif s.op in VIEW_OPS:
                     out.append(Op((fresh(s.outs[0]),), s.op,
                                   (shadow[s.args[0].name],) + s.args[1:], s.attrs, s.loc))
-                elif OPS[s.op].lower == ("loops",):  # a whole-array primitive's new array
+                elif OPS[s.op].whole_array or s.op == "constarray":
+                    # a whole-array primitive's new array; a constant that joins active
+                    # arrays (`y = W` before `y = y * x` in a loop) gets a shadow of its own
                     o = s.outs[0]
                     dims = [Op((Var(names.fresh(), I64),), "dim", (o,), (k,), s.loc)
                             for k in range(ndim_of(o.type))]

@@ -3,7 +3,9 @@ adjoint of `A @ B` reads A and B). Where an argument's memory may be written aft
 has run (later in the function, or by a later trip of a loop around it), the op is given a
 copy instead, made right before it: the reverse sweep then reads what the forward sweep
 read. Arguments nothing writes afterwards (the usual case: arrays computed once, function
-arguments) are used in place."""
+arguments) are used in place. Likewise for the result of a row whose adjoint reads it
+(`reads_result`: x = solve(A, b) then x[0] = 0): the op makes a result of its own, which
+nothing writes, and the function's array is a copy of it."""
 from __future__ import annotations
 
 from ..ir.builder import NameGen
@@ -15,11 +17,13 @@ from .activity import is_float_array
 
 def snapshot_reads(func: Func, names: NameGen) -> Func:
     classes = AliasClasses(func.block)
-    unsafe = {}   # id(op) -> the names of the arguments to copy
+    unsafe = {}   # id(op) -> the names of the arguments (and result) to copy
     for s, after in written_after(func.block, classes):
-        if OPS[s.op].lower == ("loops",) and OPS[s.op].adjoint is not None:
+        if OPS[s.op].whole_array and OPS[s.op].adjoint is not None:
             written = {a.name for a in s.args
                        if is_float_array(a.type) and classes.find(a.name) in after}
+            if OPS[s.op].reads_result and classes.find(s.outs[0].name) in after:
+                written.add(s.outs[0].name)
             if written:
                 unsafe[id(s)] = written
     if not unsafe:
@@ -39,7 +43,13 @@ def _block(blk: Block, unsafe: dict[int, set[str]], names: NameGen) -> Block:
                     body.append(copy)
                     a = copy.outs[0]
                 args.append(a)
-            body.append(Op(s.outs, s.op, tuple(args), s.attrs, s.loc))
+            out = s.outs[0] if s.outs else None
+            if out is not None and out.name in unsafe[id(s)]:
+                kept = Var(names.fresh(out.name + ".kept"), out.type)
+                body.append(Op((kept,), s.op, tuple(args), s.attrs, s.loc))
+                body.append(Op((out,), "copy", (kept,), (), s.loc))
+            else:
+                body.append(Op(s.outs, s.op, tuple(args), s.attrs, s.loc))
         elif isinstance(s, If):
             body.append(If(s.outs, s.cond, _block(s.then, unsafe, names),
                            _block(s.orelse, unsafe, names), s.loc))

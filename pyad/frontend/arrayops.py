@@ -24,6 +24,7 @@ from ..errors import PyadTypeError
 from .context import arith, unify
 from .exprs import CMPOPS
 from .functions import SPELLINGS, arity
+from .refusals import INSTEAD
 from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndim_of
 from ..ir.loops import for_each, for_range, reduce_each
 
@@ -211,24 +212,29 @@ class ArrayOps:
             return self.where(args, node)
         if name in self.lw.numpyfuncs.NAMES:
             return self.lw.numpyfuncs.call(name, node, args, kw)
+        if name in self.lw.gathers.NAMES:
+            return self.lw.gathers.call(name, node, args)
         if name in _REDUCE:
             axes, keepdims = self._axis(kw, node, args)
             return self.reduce(name.lstrip("a") if name.startswith("am") else name,
                                args[0], axes, node, keepdims)
         if name == "dot" or name == "matmul":
             self._arity(name, node, args, 2, kw)
-            return self.dot(args[0], args[1], node)
+            return self.dot(args[0], args[1], node, batched=name == "matmul")
         if name == "outer":
             self._arity(name, node, args, 2, kw)
             return self.outer(args, node)
         if name == "linalg.norm":
             return self.lw.numpyfuncs.norm(node, args, kw)
+        if name.startswith("linalg."):
+            return self.lw.linalg.call(name[len("linalg."):], node, args, kw)
         if name == "transpose":
             self._arity(name, node, args, 1, kw)
             return self.ctx.b.emit("transpose", self.lw.arrays.array(
                 self.materialize(args[0]), node))
         raise self.ctx.error(node.func, f"unsupported numpy function `np.{name}`",
-                             hint="see docs/arrays.md for the supported array operations")
+                             hint=INSTEAD.get(name, "see docs/arrays.md for the supported "
+                                               "array operations"))
 
     def where(self, args: list, node: ast.Call) -> Lazy:
         ctx = self.ctx
@@ -393,13 +399,19 @@ class ArrayOps:
         return body
 
     # ------------------------------------------------------------------ products
-    def dot(self, a, b, node: ast.AST):
+    def dot(self, a, b, node: ast.AST, batched: bool = False):
+        """np.dot / @ of 1-D and 2-D arrays; with `batched` (@ and np.matmul), 3-D arrays
+        are stacks of matrices (NumPy's matmul)."""
         ctx, arrays = self.ctx, self.lw.arrays
         a = arrays.array(self.materialize(a), node)
         b = arrays.array(self.materialize(b), node)
         na, nb = ndim_of(a.type), ndim_of(b.type)
+        if (na > 2 or nb > 2) and batched:
+            return self._batched(a, b, node)
         if na > 2 or nb > 2:
-            raise ctx.error(node, "np.dot and @ support 1-D and 2-D arrays", cls=PyadTypeError)
+            raise ctx.error(node, "np.dot supports 1-D and 2-D arrays", cls=PyadTypeError,
+                            hint="use @ (np.matmul) for stacks of matrices, np.einsum for "
+                            "other contractions")
         if elem_type(a.type) == F64 and elem_type(b.type) == F64:
             return ctx.b.emit("matmul", a, b)
         da, db = arrays.dims(a), arrays.dims(b)
@@ -423,4 +435,38 @@ class ArrayOps:
         out = arrays.new_array(elem, rdims)
         self.each(rdims, lambda idx: ctx.b.emit(
             "store", out, *idx, inner(idx[:na - 1], idx[na - 1:])))
+        return out
+
+    def _batched(self, a: Var, b: Var, node: ast.AST) -> Var:
+        """a @ b with a 3-D operand: the product of the matrices at each index of the
+        leading (stack) axis, which broadcasts (size 1, or a 2-D or 1-D operand, is the
+        same matrix for every index); a 1-D operand is a vector as in the 2-D case. The
+        products are the `matmul` primitive (float64) or element loops, one per index."""
+        ctx, arrays = self.ctx, self.lw.arrays
+        bl = ctx.b
+        one, zero = bl.const(1, I64), bl.const(0, I64)
+        stacks = [arrays.dims(x)[0] for x in (a, b) if ndim_of(x.type) == 3]
+        n = stacks[0]
+        if len(stacks) == 2:
+            m = stacks[1]
+            bl.emit("raise_if", bl.select(bl.ne(n, m), bl.select(bl.ne(n, one), bl.ne(m, one),
+                                                                 bl.const(False, BOOL)),
+                                          bl.const(False, BOOL)),
+                    attrs=("ValueError", "matmul: the stack sizes could not be broadcast"))
+            n = bl.select(bl.eq(n, one), m, n)
+
+        def piece(x: Var, i: Var) -> Var:
+            if ndim_of(x.type) != 3:
+                return x
+            return ctx.b.emit("row", x, ctx.b.select(ctx.b.eq(arrays.dims(x)[0], one), zero, i))
+        da, db = (arrays.dims(x)[ndim_of(x.type) == 3:] for x in (a, b))
+        elem = unify(arith(elem_type(a.type)), arith(elem_type(b.type)))
+        out = arrays.new_array(elem, [n] + da[:-1] + db[1:])
+
+        def body(bb, i, _):
+            with ctx.emitting(bb):
+                r = self.dot(piece(a, i), piece(b, i), node)
+                self.assign_into(ctx.b.emit("row", out, i), r, node)
+            return []
+        for_range(bl, n, [], body)
         return out

@@ -17,7 +17,11 @@ from ..ir.loops import for_each
 
 _DTYPE_NAMES = {"float": F64, "float64": F64, "double": F64, "int": I64, "int64": I64,
                 "bool": BOOL, "bool_": BOOL}
-_CREATE = ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "copy")
+#: the largest global array frozen into compiled code (larger ones are passed as arguments)
+MAX_CONSTANT_ELEMENTS = 1 << 16
+
+_CREATE = ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
+           "full_like", "copy")
 
 
 def numpy_module(obj) -> str | None:
@@ -264,6 +268,26 @@ class ArrayLowering:
             return _DTYPE_NAMES[name]
         return default
 
+    def constant(self, obj, name: str, node: ast.AST) -> Var:
+        """A global (or closure) NumPy array: its elements, as they are when the signature
+        is compiled, become a read-only constant of the compiled code."""
+        kind = obj.dtype.kind
+        elem = F64 if kind == "f" and obj.dtype.itemsize <= 8 else BOOL if kind == "b" else \
+            I64 if kind == "i" or (kind == "u" and obj.dtype.itemsize < 8) else None
+        if elem is None or not 1 <= obj.ndim <= 3:
+            raise self.ctx.error(node, f"the global array `{name}` ({obj.dtype}, {obj.ndim}-D) "
+                                 "cannot be a constant of a compiled function", cls=PyadTypeError,
+                                 hint="global arrays of 1 to 3 dimensions of floats, ints or "
+                                 "bools are frozen as constants; pass others as arguments")
+        if obj.size > MAX_CONSTANT_ELEMENTS:
+            raise self.ctx.error(node, f"the global array `{name}` has {obj.size} elements, more "
+                                 f"than the {MAX_CONSTANT_ELEMENTS} pyad freezes into compiled "
+                                 "code", cls=PyadTypeError, hint="pass it as an argument")
+        py = float if elem == F64 else bool if elem == BOOL else int
+        values = tuple(py(v) for v in obj.ravel(order="C").tolist())
+        return self.ctx.b.emit("constarray", attrs=(obj.ndim, *obj.shape, *values),
+                               type=array_type(elem, obj.ndim), hint=name)
+
     def new_array(self, elem: str, dims: list[Var]) -> Var:
         return self.ctx.b.emit("alloc", *dims, type=array_type(elem, len(dims)))
 
@@ -285,7 +309,8 @@ class ArrayLowering:
         return out
 
     def create(self, name: str, node: ast.Call, args: list) -> Var:
-        """np.zeros/ones/empty/full(shape[, value]), the *_like forms and np.copy."""
+        """np.zeros/ones/empty/full(shape[, value]), the *_like forms (`np.full_like(a,
+        value)`) and np.copy."""
         b = self.ctx.b
         if name in ("zeros", "ones", "empty", "full"):
             need = 2 if name == "full" else 1
@@ -304,8 +329,10 @@ class ArrayLowering:
             elif name == "full":
                 self.fill(a, self.scalar_for(value, elem, node))
             return a
-        if len(args) != 1:
-            raise self.ctx.error(node, f"np.{name} takes one array here", cls=PyadTypeError)
+        need = 2 if name == "full_like" else 1
+        if len(args) != need:
+            raise self.ctx.error(node, f"np.{name} takes {'an array and a value' if need > 1 else 'one array'} here",
+                                 cls=PyadTypeError)
         src = self.array(args[0], node.args[0])
         if name == "copy":
             return self.copy_array(src)
@@ -313,4 +340,7 @@ class ArrayLowering:
         a = self.new_array(elem, self.dims(src))
         if name == "ones_like":
             self.fill(a, b.const(1, elem) if elem != BOOL else b.const(True, BOOL))
+        elif name == "full_like":
+            self.fill(a, self.scalar_for(self.lw.exprs.scalar(args[1], node.args[1]), elem,
+                                         node))
         return a

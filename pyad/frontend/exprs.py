@@ -13,6 +13,8 @@ import ast
 import functools
 from typing import Any, Callable
 
+import numpy as np
+
 from ..errors import PyadSyntaxError, PyadTypeError
 from .context import RangeVal, Static, Undefined, Value, arith, unify
 from .closures import FuncRef, Partial, is_function
@@ -136,9 +138,12 @@ class Expressions:
             return FuncRef(s)
         if isinstance(s.obj, tuple) and all(isinstance(x, (bool, int, float)) for x in s.obj):
             return tuple(self.constant(x, node) for x in s.obj)
+        if type(s.obj) is np.ndarray:
+            return self.lw.arrays.constant(s.obj, s.name, node)
         raise self.ctx.error(node, f"`{s.name}` ({type(s.obj).__name__}) cannot be used as a "
                              "value in a compiled function",
-                             hint="only numbers, bools and tuples of them are values")
+                             hint="only numbers, bools, tuples of them and NumPy arrays are "
+                             "values")
 
     def subscript(self, node: ast.Subscript) -> Value:
         base = self.lw.arrayops.materialize(self.expr(node.value))
@@ -159,7 +164,7 @@ class Expressions:
     def binop(self, op: ast.operator, a: Value, b: Value, node: ast.AST) -> Var:
         ops = self.lw.arrayops
         if isinstance(op, ast.MatMult) and (ops.is_arrayish(a) or ops.is_arrayish(b)):
-            return ops.dot(a, b, node)
+            return ops.dot(a, b, node, batched=True)
         if type(op) in BINOPS and (ops.is_arrayish(a) or ops.is_arrayish(b)):
             return ops.binop(op, a, b, node)
         if type(op) not in BINOPS:

@@ -145,6 +145,9 @@ class Functions:
                 and getattr(ctx.resolve_static(node.func.value).obj, "__name__", "") == "add" \
                 and type(ctx.resolve_static(node.func.value).obj).__name__ == "ufunc":
             return self.lw.indexing.add_at(node)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("reduce", "accumulate") \
+                and type(ctx.resolve_static(node.func.value).obj).__name__ == "ufunc":
+            return self.lw.numpyfuncs.ufunc_method(node)
         if isinstance(node.func, ast.Attribute):
             sub = numpy_module(ctx.resolve_static(node.func.value).obj)
             if sub is not None:

@@ -98,13 +98,18 @@ class Indexing:
         axis %= max(nd, out_nd)
         if name == "expand_dims":
             return self.expand(a, axis, node)
+        return self.squeeze(a, axis)
+
+    def squeeze(self, a: Var, axis: int):
+        """`a` without its axis `axis` (normalized), which must have size 1: a view (a
+        number for a 1-D array, where NumPy gives a 0-D array)."""
         b = self.ctx.b
         zero, one = b.const(0, I64), b.const(1, I64)
         dims = self.lw.arrays.dims(a)
         b.emit("raise_if", b.ne(dims[axis], one), attrs=(
             "ValueError", "cannot select an axis to squeeze out which has size not equal "
             "to one"))
-        if out_nd == 0:   # a 1-D array of one element: the number (NumPy: a 0-D array)
+        if ndim_of(a.type) == 1:
             return b.emit("load", a, zero)
         return b.emit("view", a, *self.whole(dims[:axis]), zero, attrs=("s" * axis + "i",))
 
@@ -143,9 +148,9 @@ class Indexing:
         """a[items] = value (the value broadcast to the gather's shape), index by index in
         row-major order (a repeated index keeps the last value, as in NumPy); with
         `accumulate`, a[items] += value element by element (np.add.at: repeats add up)."""
-        if self._mask(a, items, values, node) is not None:
-            raise self.ctx.error(node, "writing through a boolean mask is not supported yet",
-                                 cls=PyadTypeError, hint="write x = np.where(mask, value, x)")
+        mask = self._mask(a, items, values, node)
+        if mask is not None:
+            return self._mask_store(a, mask, value, node)
         dims, at = self._plan(a, items, values, node)
         ops, arrays = self.lw.arrayops, self.lw.arrays
         src = ops.broadcast_to(ops.lift(ops.materialize(value)), dims, node)
@@ -248,6 +253,42 @@ class Indexing:
             b.emit("raise_if", b.ne(d, e), attrs=(
                 "IndexError", "boolean index did not match the indexed array"))
         return m
+
+    def _mask_store(self, a: Var, mask: Var, value, node: ast.AST) -> None:
+        """a[mask] = value: a number into every selected element (a select per element: no
+        branch), or a 1-D array with one element per selected one, in row-major order (or
+        with one element, NumPy's broadcast). `a[mask] += v` arrives here as the gathered
+        elements plus v."""
+        ctx, arrays, ops = self.ctx, self.lw.arrays, self.lw.arrayops
+        value = ops.materialize(value)
+        elem, dims = elem_type(a.type), arrays.dims(a)
+        if not is_array(value.type):
+            v = arrays.scalar_for(value, elem, node)
+            ops.each(dims, lambda idx: ctx.b.emit("store", a, *idx, ctx.b.select(
+                ctx.b.emit("load", mask, *idx), v, ctx.b.emit("load", a, *idx))))
+            return
+        if ndim_of(value.type) != 1:
+            raise ctx.error(node, "a value assigned through a boolean mask must be a number or "
+                            "a 1-D array (one element per True)", cls=PyadTypeError)
+        b = ctx.b
+        one, zero = b.const(1, I64), b.const(0, I64)
+        count = reduce_each(b, dims, [zero], lambda bb, idx, acc: [bb.add(acc[0], bb.select(
+            bb.emit("load", mask, *idx), one, zero))])[0]
+        n = b.emit("dim", value, attrs=(0,), type=I64)
+        single = b.eq(n, one)
+        b.emit("raise_if", b.select(single, b.const(False, "bool"), b.ne(n, count)), attrs=(
+            "ValueError", "boolean mask assignment: the value's length is not the number of "
+            "True elements"))
+
+        def put(bb, idx, acc):
+            keep = bb.emit("load", mask, *idx)
+            with ctx.emitting(bb):
+                k = bb.select(single, bb.const(0, I64), acc[0])
+                self.lw.exprs.branch(keep, lambda: (ctx.b.emit(
+                    "store", a, *idx, arrays.scalar_for(ctx.b.emit("load", value, k), elem,
+                                                        node)), k)[1], lambda: k, node)
+            return [bb.add(acc[0], bb.select(keep, one, zero))]
+        reduce_each(b, dims, [zero], put)
 
     def _compress(self, a: Var, mask: Var, node: ast.AST) -> Var:
         """The elements of `a` where `mask` holds, in row-major order: counted first, then

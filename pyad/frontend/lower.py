@@ -37,6 +37,8 @@ from .control import RETVAL, Statements, always_returns
 from .arrays import ArrayLowering
 from .creation import Creation
 from .einsum import Einsum
+from .gathers import Gathers
+from .linalg import LinearAlgebra
 from .numpyfuncs import NumpyFunctions
 from .indexing import Indexing
 from .context import Context, DynList, Source, Value
@@ -48,7 +50,7 @@ from .folds import Folds
 from .iteration import Iteration
 from .closures import Closures, local_names
 from ..ir.nodes import Block, Func, Var
-from ..ir.memory import param_writes
+from ..ir.memory import constant_writes, param_writes
 
 
 class Lowering:
@@ -88,6 +90,8 @@ class Lowering:
         self.creation = Creation(self)
         self.einsum = Einsum(self)
         self.numpyfuncs = NumpyFunctions(self)
+        self.linalg = LinearAlgebra(self)
+        self.gathers = Gathers(self)
         self.calls = CallLowering(self)
         self.closures = Closures(self)
         self.result: Value | None = None
@@ -128,6 +132,12 @@ class Lowering:
                 store.loc, f"cannot assign into argument array `{param.name}`: a compiled "
                 "function never modifies its arguments",
                 hint=f"work on a copy: `{param.name} = {param.name}.copy()`")
+        for store, const in constant_writes(block):
+            name = const.outs[0].name.split(".")[0]
+            raise ctx.src.error_at(
+                store.loc, f"cannot assign into the global array `{name}`: pyad freezes "
+                "global arrays as constants when it compiles", hint=f"work on a copy: "
+                f"`{name.lower()} = {name}.copy()`")
         return Func(self.fdef.name, block, ctx.src.filename, tuple(x.arg for x in a.args))
 
     def returned(self, v: Value) -> Value:

@@ -147,6 +147,45 @@ class NumpyFunctions:
             return b.add(m, b.log(b.add(b.exp(b.sub(x, m)), b.exp(b.sub(y, m)))))
         return ops.elementwise(f, args, node)
 
+    def ufunc_method(self, node: ast.Call):
+        """`np.logaddexp.reduce(a, axis=0)`: m + log(sum(exp(a - m))) with m the maximum
+        along the axis, held constant for the gradient (its derivative cancels exactly: the
+        gradient is the softmax); an infinite m is replaced by 0. Other ufunc methods are
+        refused, naming the function to write."""
+        ufunc = node.func.value
+        name = getattr(self.ctx.resolve_static(ufunc).obj, "__name__", "?")
+        spelled = f"np.{name}.{node.func.attr}"
+        instead = {"add": "np.sum(a, axis=0)", "multiply": "np.prod(a, axis=0)",
+                   "maximum": "np.max(a, axis=0)", "minimum": "np.min(a, axis=0)"}
+        if name != "logaddexp" or node.func.attr != "reduce":
+            hint = f"write {instead[name]}" if node.func.attr == "reduce" and name in instead \
+                else "pyad has np.logaddexp.reduce of the ufunc methods"
+            if name == "add" and node.func.attr == "accumulate":
+                hint = "write np.cumsum(a, axis=0)"
+            raise self.ctx.error(node.func, f"{spelled} is not supported", hint=hint)
+        args = [self.lw.exprs.expr(a) for a in node.args]
+        kw = {k.arg: k.value for k in node.keywords}
+        self._check(node, args, kw, (1, 2), ("axis", "keepdims"))
+        ops, ctx = self.lw.arrayops, self.ctx
+        a = ops.materialize(ops.elementwise(lambda x: ctx.convert(x, F64), args[:1], node))
+        axis_src = node.args[1] if len(args) == 2 else kw.get("axis")
+        axis = 0 if axis_src is None else ops.constant_arg(
+            axis_src, (int,), "axis must be a constant integer")
+        keepdims = bool(self._const(kw, "keepdims", False, (bool,), "True or False"))
+        m = ops.reduce("max", a, (axis,), node, keepdims=True)
+
+        def finite(x):   # m, held constant; 0 where it is infinite (or nan)
+            b = ctx.b
+            x = b.stopgrad(x)
+            return b.select(b.eq(b.sub(x, x), b.const(0.0)), x, b.const(0.0))
+        m = ops.materialize(ops.elementwise(finite, [m], node))
+        e = ops.elementwise(lambda x, y: ctx.b.exp(ctx.b.sub(x, y)), [a, m], node)
+        total = ops.reduce("sum", e, (axis,), node, keepdims=True)
+        out = ops.elementwise(lambda s, y: ctx.b.add(ctx.b.log(s), y), [total, m], node)
+        if keepdims:
+            return out
+        return self.lw.indexing.squeeze(ops.materialize(out), axis % ndim_of(a.type))
+
     def roll(self, node: ast.Call, args: list, kw: dict) -> Lazy:
         self._check(node, args, kw, (2,), ("axis",))
         a = self.lw.arrays.array(args[0], node.args[0])

@@ -134,6 +134,21 @@ def points_to(block: Block) -> dict[str, set[str]]:
     return pts
 
 
+def constant_writes(block: Block) -> list[tuple[Op, Op]]:
+    """Stores into an array that may be (a view of) a read-only constant: (store,
+    constarray op)."""
+    pts = points_to(block)
+    consts = {s.outs[0].name: s for s in walk(block)
+              if isinstance(s, Op) and s.op == "constarray"}
+    found = []
+    for s in walk(block):
+        if isinstance(s, Op) and s.op == "store":
+            hit = sorted(pts.get(s.args[0].name, set()) & consts.keys())
+            if hit:
+                found.append((s, consts[hit[0]]))
+    return found
+
+
 def param_writes(block: Block) -> list[tuple[Op, Var]]:
     """Stores into an array that may be (a view of) a parameter: (store, parameter)."""
     pts = points_to(block)

@@ -61,6 +61,18 @@ class OpDef:
     # for every argument (add, neg, max, sin, tanh, erf, ...).
     strong_zero: bool = True
     attr_typed: bool = False   # `sigs(types, attrs)`, `adjoint(b, ct, y, *args, attrs)`
+    # The adjoint reads the array result `y` (solve, inv, cholesky, eigh): the AD pass keeps
+    # an unwritten copy when the result may be written after the op (pyad/ad/snapshot.py).
+    reads_result: bool = False
+    # Test harness only: maps random sample arguments into the row's domain (cholesky:
+    # symmetric positive definite matrices).
+    domain: Callable | None = None
+
+    @property
+    def whole_array(self) -> bool:
+        """A whole-array primitive (array_rows.py, linalg_rows.py): the AD pass reads an
+        array result's cotangent from its shadow and adds array contributions into shadows."""
+        return self.lower[0] in ("loops", "kernel")
 
     def result_type(self, arg_types: tuple[str, ...], attrs: tuple = ()) -> str | None:
         """The result type for arguments of `arg_types` (None: not a valid call); array

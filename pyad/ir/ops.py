@@ -19,7 +19,11 @@ Integer and bool values never carry gradients.
 from __future__ import annotations
 
 import math
+
+import numpy as np
+
 from .array_rows import ARRAY_ROWS
+from .linalg_rows import LINALG_ROWS
 from .nodes import BOOL, F64, I64, array_type, elem_type, is_array, ndim_of
 from .opdef import CALL, RULE, STRUCTURAL, VOID, ZERO, OpDef, call_sig, rule_sig
 from .semantics import cbrt, digamma, floordiv, ieee, ieee_div, ipow, lgamma, mod, pyfloat_ceil, pyfloat_floor, toint, true_div, wrap
@@ -108,6 +112,10 @@ def _view(a, *rest):
             stop = start + count * step
             idx.append(slice(start, stop if stop >= 0 else None, step))
     return a[tuple(idx)]
+
+
+def _constarray(ndim, *rest):
+    return np.array(rest[ndim:]).reshape(rest[:ndim])
 
 
 def _same_array(ts):
@@ -219,6 +227,9 @@ _ROWS: list[OpDef] = [
     OpDef("alloc", lambda ts: None, None, STRUCTURAL, ("custom",),
           "a new zero-filled C-contiguous array of the out var's type; args = its shape",
           memory="alloc"),
+    OpDef("constarray", lambda ts: None, _constarray, ZERO, ("custom",),
+          "a read-only array constant (a global NumPy array, frozen when compiling); attrs = "
+          "(ndim, *shape, *elements in row-major order); the out var gives the type"),
     OpDef("dim", _dim_sig, lambda a, k: a.shape[k], ZERO, ("custom",),
           "a.shape[k]; attrs = (k,)"),
     OpDef("normidx", {(I64, I64): I64}, _normidx, ZERO, ("custom",),
@@ -268,7 +279,8 @@ _ROWS: list[OpDef] = [
                  "numpy.fabs"), samples=((1.5,), (-0.25,)),
           strong_zero=False),
     OpDef("sign", F_F, lambda a: (a > 0) - (a < 0) + 0.0 if a == a else a, ZERO, ("custom",),
-          "sign(a) in {-1, 0, 1} (nan for nan); used by rules"),
+          "sign(a) in {-1, 0, 1} (nan for nan); used by rules and np.sign (a float, also "
+          "for ints)", spell=("numpy.sign",)),
     OpDef("max", ARITH, lambda a, b: b if b > a else a,
           lambda b, ct, y, x1, x2: (b.select(b.gt(x2, x1), b.const(0.0), ct),
                                     b.select(b.gt(x2, x1), ct, b.const(0.0))),
@@ -399,8 +411,8 @@ _ROWS: list[OpDef] = [
           "derivatives that may be inf or nan (strong zeros); adjoint code only"),
 ]
 
-OPS: dict[str, OpDef] = {row.name: row for row in _ROWS + ARRAY_ROWS}
-assert len(OPS) == len(_ROWS) + len(ARRAY_ROWS), "duplicate op name"
+OPS: dict[str, OpDef] = {row.name: row for row in _ROWS + ARRAY_ROWS + LINALG_ROWS}
+assert len(OPS) == len(_ROWS) + len(ARRAY_ROWS) + len(LINALG_ROWS), "duplicate op name"
 
 #: Ops cheaper to run again in the reverse sweep than to save on the tape and read back (a
 #: push and a pop): the AD pass recomputes values made of a few of them (and re-runs

@@ -3,6 +3,8 @@ types agree with the op table, If blocks yield what the If declares. Run after e
 in tests; a failure is a pyad bug (PyadInternalError)."""
 from __future__ import annotations
 
+import math
+
 from ..errors import PyadInternalError
 from .nodes import TYPES, is_array, ndim_of, Block, Func, If, Op, While
 from .ops import OPS
@@ -64,6 +66,13 @@ def _block(block: Block, scope: dict[str, str], defined: set[str], fname: str) -
                 if [a.type for a in s.args] != want_args or [o.type for o in s.outs] != want_outs:
                     _fail(fname, f"{s.op} {s.attrs[0]} takes ({', '.join(want_args)}) and "
                           f"gives ({', '.join(want_outs)})")
+            elif s.op == "constarray":
+                nd = s.attrs[0] if s.attrs else -1
+                if len(s.outs) != 1 or not is_array(s.outs[0].type) \
+                        or nd != ndim_of(s.outs[0].type) \
+                        or len(s.attrs) != 1 + nd + math.prod(s.attrs[1:1 + nd]):
+                    _fail(fname, "constarray has one array result and attrs (ndim, *shape, "
+                          "*elements)")
             elif s.op in ("const", "pop"):
                 if len(s.attrs) != (s.op == "const") or len(s.outs) != 1:
                     _fail(fname, f"{s.op} has one result (and const one value)")

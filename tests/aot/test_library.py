@@ -202,6 +202,11 @@ def power(x, n):
     if n == 0:
         return 1.0
     return x * power(x, n - 1)
+
+
+def gauss(A, b):
+    s, l = np.linalg.slogdet(A)
+    return l + np.sum(np.linalg.solve(A, b))
 '''
 
 WORK_SIGS = [
@@ -223,6 +228,7 @@ WORK_SIGS = [
     ("scaled", "f64[:](f64[:], f64)"),
     ("first", "f64(i64)"),
     ("power", "f64(f64, i64)"),
+    ("gauss", "f64(f64[:, :], f64[:])"),
 ]
 
 WORK_EXPORTS = {
@@ -234,6 +240,7 @@ WORK_EXPORTS = {
     "work_decorated", "work_decorated_grad", "work_norm__f64a1", "work_norm__f64a1_grad",
     "work_norm__f64a2", "work_norm__f64a2_grad", "work_calls", "work_calls_grad",
     "work_scaled", "work_scaled_vjp", "work_first", "work_power", "work_power_grad",
+    "work_gauss", "work_gauss_grad",
 }
 
 
@@ -353,6 +360,23 @@ def test_two_dimensional_argument_agrees_with_jit(work):
     jv, (jg,) = jit.value_and_grad(A)
     assert v[0] == jv
     np.testing.assert_array_equal(g, jg)
+
+
+def test_linear_algebra_runs_in_the_library_and_raises_linalg_errors(work):
+    """np.linalg's kernels are in the runtime the library links (self-contained)."""
+    A, b = RNG.normal(size=(3, 3)) + 3 * np.eye(3), RNG.normal(size=3)
+    jit = pyad.jit_grad(work.py.gauss)
+    v, gA, gb = work.ffi.new("double *"), np.zeros((3, 3)), np.zeros(3)
+    assert work.lib.work_gauss_grad(work.d(A), 3, 3, work.d(b), 3, v, work.d(gA),
+                                    work.d(gb)) == 0
+    jv, (jA, jb) = jit.value_and_grad(A, b)
+    assert v[0] == jv
+    np.testing.assert_array_equal(gA, jA)
+    np.testing.assert_array_equal(gb, jb)
+    singular = np.ones((3, 3))
+    assert work.lib.work_gauss(work.d(singular), 3, 3, work.d(b), 3, v) == \
+        work.lib.WORK_ERR_LINALG
+    assert work.error().startswith("LinAlgError: Singular matrix (line ")
 
 
 def test_array_result_and_its_vjp_agree_with_jit(work):

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import weakref
 
+import numpy as np
 import pytest
 from llvmlite import ir
 
@@ -196,9 +197,12 @@ def test_error_status_raises():
     odd, _ = build(["f64"], ["f64"], 0, _set_error_body(99, "weird", via_runtime=False), name="odd")
     with pytest.raises(RuntimeError, match="weird"):
         odd(0.0)
-    import builtins
     for name in abi.ERROR_KINDS[1:]:
-        assert issubclass(getattr(builtins, name), BaseException)
+        assert issubclass(abi.exception_class(name), BaseException)
+    lin, _ = build(["f64"], ["f64"], 0, _set_error_body(abi.ERR_LINALG, "Singular matrix",
+                                                        via_runtime=False), name="lin")
+    with pytest.raises(np.linalg.LinAlgError, match="^Singular matrix$"):
+        lin(0.0)
 
 
 def test_error_without_message_uses_status():

@@ -128,6 +128,9 @@ def test_only_api_symbols_exported():
         "pyad_ctx_init", "pyad_set_error", "pyad_pullback_alloc", "pyad_pullback_free", "pyad_rt_version",
         "pyad_digamma", "pyad_tape_grow", "pyad_tape_release", "pyad_tape_move_to_pullback",
         "pyad_pullback_tape_bytes", "pyad_alloc", "pyad_ctx_release", "pyad_pullback_zero_shadows", "pyad_index_error",
+        "pyad_la_solve", "pyad_la_inv", "pyad_la_det", "pyad_la_slogdet", "pyad_la_cholesky",
+        "pyad_la_trisolve", "pyad_la_eigh", "pyad_la_tril_half", "pyad_la_tril_fold",
+        "pyad_la_eigh_mid",
     }
 
 

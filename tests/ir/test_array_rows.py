@@ -1,7 +1,9 @@
-"""The whole-array rows of the op table (pyad/ir/array_rows.py), one sample at a time:
+"""The whole-array rows of the op table (pyad/ir/array_rows.py, pyad/ir/linalg_rows.py), one
+sample at a time:
 
 - the late pass's loops (pyad/ir/expand.py) compute what the row's NumPy reference computes
-  (both run by the interpreter);
+  (both run by the interpreter; the linear-algebra rows' C kernels are checked against NumPy
+  in tests/arrays/test_linalg.py);
 - the row's array-level adjoint passes a dot-product test against central finite
   differences of the NumPy reference: <J v, w> == <v, J^T w>, J^T w computed by the AD pass
   (`ad.differentiate`) and run by the interpreter on the loops.
@@ -16,17 +18,18 @@ import pytest
 from pyad import ad
 from pyad.ir import interp
 from pyad.ir.array_rows import ARRAY_ROWS
+from pyad.ir.linalg_rows import LINALG_ROWS
 from pyad.ir.builder import Builder, NameGen
 from pyad.ir.expand import expand
 from pyad.ir.nodes import F64, Block, Func, Var, array_type, is_array
 from pyad.ir.verify import verify
 
 #: a row's sample: argument shapes (() for a number), and its attrs if the row takes some
-CASES = [(row, sample) for row in ARRAY_ROWS for sample in row.samples]
+CASES = [(row, sample) for row in ARRAY_ROWS + LINALG_ROWS for sample in row.samples]
 
 
 def test_every_array_row_has_samples():
-    for row in ARRAY_ROWS:
+    for row in ARRAY_ROWS + LINALG_ROWS:
         assert row.samples or row.name == "addto", row.name   # addto: in every adjoint
 
 
@@ -41,6 +44,8 @@ def _func(row, sample) -> tuple[Func, list]:
     rng = np.random.default_rng(len(CASES))
     params = [Var(f"a{k}", array_type(F64, len(s)) if s else F64) for k, s in enumerate(shapes)]
     args = [rng.normal(size=s) if s else float(rng.normal()) for s in shapes]
+    if row.domain is not None:
+        args = row.domain(args)
     b = Builder(NameGen({p.name for p in params}))
     y = b.emit(row.name, *params, attrs=tuple(attrs))
     return verify(Func(f"row_{row.name}", Block(tuple(params), tuple(b.stmts), (y,)), "-")), args
@@ -50,7 +55,8 @@ def _run(func: Func, args: list):
     return interp.run(func, [a.copy() if isinstance(a, np.ndarray) else a for a in args])[0]
 
 
-@pytest.mark.parametrize("case", CASES, ids=_case_id)
+@pytest.mark.parametrize("case", [c for c in CASES if c[0].lower == ("loops",)],
+                         ids=_case_id)
 def test_loops_compute_the_reference(case):
     func, args = _func(*case)
     want = _run(func, args)

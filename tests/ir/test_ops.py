@@ -9,6 +9,7 @@ import pytest
 import pyad
 from pyad.ir import interp
 from pyad.ir.array_rows import ARRAY_ROWS
+from pyad.ir.linalg_rows import LINALG_ROWS
 from pyad.ir.ops import OPS
 
 from ..modules import load_module
@@ -20,14 +21,16 @@ OPERATOR = {"add": "a + b", "sub": "a - b", "mul": "a * b", "div": "a / b", "flo
 # Rows that only rules or conversions emit; they are covered through the ops that use them.
 INTERNAL = {"const", "select", "sign", "digamma", "strongzero", "fdiv", "ipow", "push", "pop", "raise_if", "lt", "le", "gt", "ge", "eq", "ne",
             "not", "tofloat", "toint", "tobool"}
-# Array memory rows (alloc, load, store, views, ...) are exercised by tests/arrays/.
-INTERNAL |= {"alloc", "dim", "normidx", "load", "store", "accum", "row", "col", "slice",
+# Array memory rows (alloc, load, store, views, constants, ...) are exercised by tests/arrays/.
+INTERNAL |= {"alloc", "constarray", "dim", "normidx", "load", "store", "accum", "row", "col", "slice",
              "transpose", "view"}
 # Derivative control (stop_gradient, custom_vjp) and native calls (recursion) are exercised by
 # tests/api/test_calls.py and tests/api/test_recursion.py.
 INTERNAL |= {"stopgrad", "custom_vjp", "call", "callfwd", "callbwd"}
-# Whole-array rows have a harness of their own: tests/ir/test_array_rows.py.
-INTERNAL |= {r.name for r in ARRAY_ROWS}
+# Whole-array rows have a harness of their own: tests/ir/test_array_rows.py (and
+# tests/codegen/test_linalg_kernels.py for the linear-algebra kernels); their spellings are
+# the frontend's (np.linalg.* in pyad/frontend/linalg.py).
+INTERNAL |= {r.name for r in ARRAY_ROWS + LINALG_ROWS}
 ROWS = [r for r in OPS.values() if r.name not in INTERNAL]
 
 
@@ -51,7 +54,8 @@ def test_table_is_complete():
     for row in OPS.values():
         assert row.doc and row.lower and row.sigs, row.name
         assert row.adjoint is not None or row.name in ("digamma", "strongzero", "fdiv", "callfwd",
-                                                       "callbwd", "spread", "addto"), \
+                                                       "callbwd", "spread", "addto", "trisolve",
+                                                       "tril_half", "tril_fold", "eigh_mid"), \
             row.name
         if row.name not in INTERNAL:
             assert row.samples, f"op {row.name} has no sample points"

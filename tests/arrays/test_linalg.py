@@ -1,0 +1,213 @@
+"""`np.linalg` (pyad/frontend/linalg.py, the rows of pyad/ir/linalg_rows.py, the kernels of
+runtime/pyad_linalg.c) end to end: values against NumPy, gradients by the differential
+harness (central finite differences, the interpreter on the gradient IR, the dot-product test
+for array and tuple results) on several shapes, size 1, transposed and strided inputs;
+errors (LinAlgError naming the line) and located refusals."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pyad
+from pyad.codegen import build
+
+from ..modules import assert_refused, returning
+from .harness import check_function, relayout
+
+rng = np.random.default_rng(15)
+
+
+def solves(A, B, b):
+    return np.linalg.solve(A, b), np.linalg.solve(A, B), np.linalg.solve(A.T, b)
+
+
+def inverse(A, B, b):
+    return np.linalg.inv(A), np.linalg.inv(A.T) @ b
+
+
+def determinants(A, B, b):
+    sign, logabs = np.linalg.slogdet(A)
+    return np.linalg.det(A) + sign * logabs + np.linalg.slogdet(A @ A.T)[1]
+
+
+def cholesky(A, B, b):
+    n = A.shape[0]
+    L = np.linalg.cholesky(A @ A.T + n * np.eye(n))
+    return L, np.linalg.cholesky(np.eye(n) + B @ B.T) @ b
+
+
+def eigen(A, B, b):
+    w, V = np.linalg.eigh(A + A.T)
+    # eigenvectors are defined up to sign: the checked values do not depend on it
+    return w, V * V, V @ np.diag(w * w) @ V.T, np.linalg.eigvalsh(A) * 2.0
+
+
+def eigh_lower_triangle(A, B, b):
+    w, V = np.linalg.eigh(A)       # reads A's lower triangle only, as NumPy does
+    return np.sum(w * np.arange(len(w))) + np.sum((V * V) @ b)
+
+
+def gaussian_log_density(X, B, b):
+    """A multivariate normal log-density: the Cholesky and triangular spelling."""
+    n = X.shape[0]
+    S = X @ X.T + np.eye(n)
+    L = np.linalg.cholesky(S)
+    z = np.linalg.solve(L, b)
+    return -0.5 * np.sum(z * z) - np.sum(np.log(np.diag(L))) - 0.5 * n * np.log(2 * np.pi)
+
+
+def ints(A, B, b):
+    return np.linalg.solve(np.eye(len(b), dtype=np.int64) * 2, b) + np.linalg.det(A)
+
+
+CASES = [solves, inverse, determinants, cholesky, eigen, eigh_lower_triangle,
+         gaussian_log_density, ints]
+
+
+def _args(n: int, layout: str | None = None):
+    A = rng.normal(size=(n, n)) + n * np.eye(n)
+    B = rng.normal(size=(n, 2))
+    b = rng.normal(size=n)
+    if layout is None:
+        return A, B, b
+    return relayout(A, layout)[0], relayout(B, layout)[0], relayout(b, layout)[0]
+
+
+@pytest.mark.parametrize("fn", CASES, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_values_and_gradients(fn, n):
+    check_function(fn, _args(n))
+
+
+@pytest.mark.parametrize("fn", [solves, determinants, eigen, gaussian_log_density],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("layout", ["transposed", "strided", "negative"])
+def test_non_contiguous_arguments(fn, layout):
+    check_function(fn, _args(4, layout))
+
+
+def views(A, B, b):
+    return np.linalg.solve(A[::2, ::2], b[::2]), np.linalg.inv(A[1:, 1:].T), \
+        np.linalg.det(A[:2, :2])
+
+
+def test_views_inside_the_function():
+    check_function(views, _args(5))
+
+
+def results_written_afterwards(A, B, b):
+    """The adjoints of solve, inv and eigh read their results: writes into them later must
+    not change the gradient (pyad/ad/snapshot.py keeps the op's own copy)."""
+    x = np.linalg.solve(A, b)
+    Y = np.linalg.inv(A)
+    w, V = np.linalg.eigh(A)
+    s = np.sum(x * x) + np.sum(Y * Y) + np.sum(w * w) + np.sum(V * V * b)
+    x[0] = 3.0
+    Y[-1, :] = b
+    w *= 2.0
+    return s + np.sum(x * b) + np.sum(Y) + np.sum(w)
+
+
+def test_results_written_afterwards():
+    check_function(results_written_afterwards, _args(3))
+
+
+def test_eigenvectors_are_numpys_up_to_sign():
+    a = rng.normal(size=(6, 6))
+    w, V = pyad.jit_grad(eigen_pair)(a)
+    nw, nV = np.linalg.eigh(a)
+    np.testing.assert_allclose(w, nw, rtol=1e-11)
+    np.testing.assert_allclose(np.abs(V), np.abs(nV), atol=1e-11)
+    big = np.argmax(np.abs(V), axis=0)
+    assert np.all(V[big, np.arange(6)] > 0)   # the documented sign
+
+
+def eigen_pair(a):
+    return np.linalg.eigh(a)
+
+
+def eigenvalue_energy(a):
+    w = np.linalg.eigvalsh(a)
+    return np.sum(w * w)
+
+
+def test_repeated_eigenvalues_give_finite_eigenvalue_gradients():
+    """sum(w**2) is the squared Frobenius norm of the symmetric matrix: its gradient with
+    respect to the lower triangle is 2 a on the diagonal, 4 a below."""
+    a = np.diag([1.0, 2.0, 2.0, 2.0])
+    a[2, 0] = 1e-300   # not exactly diagonal
+    g, = pyad.jit_grad(eigenvalue_energy).grad(a)
+    assert np.all(np.isfinite(g))
+    want = np.tril(4 * a, -1) + np.diag(2 * np.diag(a))
+    np.testing.assert_allclose(g, want, atol=1e-12)
+
+
+def solve_sum(a, b):
+    x = np.linalg.solve(a, b)
+    return np.sum(x)
+
+
+def det_only(a):
+    return np.linalg.det(a)
+
+
+def chol_sum(a):
+    return np.sum(np.linalg.cholesky(a))
+
+
+def test_a_singular_matrix_raises_linalgerror_naming_the_line(monkeypatch):
+    f = pyad.jit_grad(solve_sum)
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]])
+    line = solve_sum.__code__.co_firstlineno + 1
+    with pytest.raises(np.linalg.LinAlgError, match=rf"Singular matrix \(line {line} of "
+                                                    r"test_linalg.py\)"):
+        f(singular, np.ones(2))
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        f.grad(singular, np.ones(2))
+    with monkeypatch.context() as m:   # the slow path (cffi) raises the same
+        m.setattr(build, "NATIVE_ARRAYS", False)
+        with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+            pyad.jit_grad(solve_sum)(singular, np.ones(2))
+
+
+def test_det_of_a_singular_matrix_is_zero_but_its_gradient_raises():
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]])
+    f = pyad.jit_grad(det_only)
+    assert f(singular) == 0.0
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        f.grad(singular)
+
+
+def test_cholesky_of_a_matrix_that_is_not_positive_definite():
+    with pytest.raises(np.linalg.LinAlgError, match="Matrix is not positive definite"):
+        pyad.jit_grad(chol_sum)(np.array([[1.0, 2.0], [2.0, 1.0]]))
+
+
+def test_shape_errors():
+    with pytest.raises(np.linalg.LinAlgError, match="must be square"):
+        pyad.jit_grad(det_only)(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="does not match the order of A"):
+        pyad.jit_grad(solve_sum)(np.eye(3), np.ones(2))
+
+
+@pytest.mark.parametrize("src, message", [
+    ("np.linalg.lstsq(x, v)", "np.linalg.lstsq is not supported"),
+    ("np.linalg.eig(x)", "np.linalg.eig is not supported"),
+    ("np.linalg.svd(x)", "np.linalg.svd is not supported"),
+    ("np.linalg.pinv(x)", "np.linalg.pinv is not supported"),
+    ("np.linalg.qr(x)", "np.linalg.qr is not supported"),
+    ("np.linalg.matrix_power(x, 2)", "np.linalg.matrix_power is not supported"),
+    ("np.linalg.inv(v)", "expected a 2-D matrix here, not a 1-D array"),
+    ("np.linalg.eigh(x, UPLO='U')[0]", "only UPLO='L'"),
+    ("np.linalg.solve(x)", "takes 2 arguments"),
+])
+def test_refusals_are_located(src, message, tmp_path):
+    assert_refused(tmp_path, "x, v", f"np.sum({src})", (np.eye(2), np.ones(2)), message)
+
+
+def test_the_refusal_says_what_to_write(tmp_path):
+    f = returning(tmp_path, "x, v", "np.sum(np.linalg.lstsq(x, v))")
+    with pytest.raises(pyad.PyadError) as info:
+        pyad.jit_grad(f)(np.eye(2), np.ones(2))
+    assert "np.linalg.solve(A.T @ A, A.T @ b)" in str(info.value)
+    assert "^" in str(info.value)

@@ -1,0 +1,118 @@
+"""The linear-algebra kernels of the C runtime (runtime/pyad_linalg.c), called through cffi on
+every sample of their op-table rows (pyad/ir/linalg_rows.py) and on transposed and strided
+views, against each row's NumPy reference (`row.py`, which the interpreter runs); their
+failures (singular, not positive definite, no convergence) as statuses."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pyad import _runtime
+from pyad.ir.linalg_rows import LINALG_ROWS
+
+ROWS = {row.name: row for row in LINALG_ROWS}
+LAYOUTS = ("contiguous", "transposed", "strided")
+
+
+@pytest.fixture(scope="module")
+def rt():
+    return _runtime.lib(), _runtime.ffi()
+
+
+def _laid_out(a: np.ndarray, layout: str) -> np.ndarray:
+    """`a` (its values) in another memory layout."""
+    if layout == "transposed" and a.ndim == 2:
+        return np.ascontiguousarray(a.T).T
+    if layout == "strided":
+        big = np.zeros(tuple(2 * n for n in a.shape))
+        view = big[tuple(slice(None, None, 2) for _ in a.shape)]
+        view[...] = a
+        return view
+    return a
+
+
+def _mat(ffi, a: np.ndarray):
+    """A pyad_mat over `a` (1-D as n x 1); `a` must stay alive while it is used."""
+    m = ffi.new("pyad_mat *")
+    m.data = ffi.cast("double *", a.ctypes.data)
+    rows, cols = (a.shape[0], 1) if a.ndim == 1 else a.shape
+    m.shape = [rows, cols]
+    st = [s // 8 for s in a.strides]
+    m.strides = [st[0], 1] if a.ndim == 1 else st
+    return m
+
+
+def _call(rt, name: str, args: list, attrs: tuple):
+    """(status, result) of the kernel of row `name` on `args`."""
+    lib, ffi = rt
+    fn = getattr(lib, ROWS[name].lower[1])
+    ins = [_mat(ffi, a) for a in args]
+    if name == "det":
+        out = ffi.new("double *")
+        return fn(*ins, out), out[0]
+    n = args[0].shape[0]
+    shape = {"solve": args[-1].shape, "slogdet": (2,), "eigh": (n + 1, n),
+             "trisolve": args[-1].shape}.get(name, (n, n))
+    out = np.full(shape, np.nan)
+    if name == "slogdet":
+        return fn(*ins, ffi.cast("double *", out.ctypes.data)), out
+    return fn(*ins, _mat(ffi, out), *attrs), out
+
+
+def _samples():
+    for row in LINALG_ROWS:
+        for sample in row.samples:
+            for layout in LAYOUTS:
+                yield pytest.param(row, sample, layout,
+                                   id=f"{row.name}-{'-'.join(map(str, sample))}-{layout}")
+
+
+@pytest.mark.parametrize("row, sample, layout", list(_samples()))
+def test_kernel_computes_the_reference(rt, row, sample, layout):
+    shapes, attrs = (sample[:-1], sample[-1:]) if row.attr_typed else (sample, ())
+    rng = np.random.default_rng(3)
+    args = [rng.normal(size=s) for s in shapes]
+    if row.domain is not None:
+        args = row.domain(args)
+    want = row.py(*args, *attrs)
+    status, got = _call(rt, row.name, [_laid_out(a, layout) for a in args], attrs)
+    assert status == 0
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_kernels_report_their_failures(rt):
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]])
+    assert _call(rt, "solve", [singular, np.ones(2)], ())[0] == 8
+    assert _call(rt, "inv", [singular], ())[0] == 8
+    assert _call(rt, "det", [singular], ()) == (0, 0.0)
+    status, (sign, logabs) = _call(rt, "slogdet", [singular], ())
+    assert (status, sign, logabs) == (0, 0.0, -np.inf)
+    assert _call(rt, "cholesky", [np.array([[1.0, 0.0], [3.0, 1.0]])], ())[0] == 8
+    assert _call(rt, "cholesky", [np.array([[np.nan]])], ())[0] == 8
+    assert _call(rt, "eigh", [np.array([[1.0, 0.0], [np.nan, 1.0]])], ())[0] == 8
+
+
+def test_eigh_of_larger_and_degenerate_matrices(rt):
+    rng = np.random.default_rng(5)
+    for n in (2, 8, 30):
+        a = rng.normal(size=(n, n))
+        status, got = _call(rt, "eigh", [a], ())
+        assert status == 0
+        np.testing.assert_allclose(got, ROWS["eigh"].py(a), rtol=1e-9, atol=1e-11)
+    q, _ = np.linalg.qr(rng.normal(size=(4, 4)))
+    a = q @ np.diag([1.0, 2.0, 2.0, 3.0]) @ q.T     # a repeated eigenvalue
+    status, got = _call(rt, "eigh", [a], ())
+    w, v = got[0], got[1:]
+    assert status == 0
+    np.testing.assert_allclose(w, [1.0, 2.0, 2.0, 3.0], rtol=1e-12)
+    np.testing.assert_allclose(v @ np.diag(w) @ v.T, np.tril(a) + np.tril(a, -1).T,
+                               atol=1e-12)
+    np.testing.assert_allclose(v.T @ v, np.eye(4), atol=1e-13)
+
+
+def test_empty_matrices(rt):
+    empty = np.zeros((0, 0))
+    assert _call(rt, "det", [empty], ()) == (0, 1.0)
+    for name in ("inv", "cholesky", "eigh"):
+        status, out = _call(rt, name, [empty], ())
+        assert status == 0 and out.shape == ROWS[name].py(empty).shape
