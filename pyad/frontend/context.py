@@ -112,7 +112,9 @@ class Source:
 
 _CONSTRUCT_NAMES = {
     ast.For: "for loop", ast.AsyncFor: "async for loop", ast.While: "while loop",
-    ast.With: "with statement", ast.Try: "try statement", ast.Raise: "raise statement",
+    ast.With: "with statement", ast.Try: "try statement", ast.TryStar: "try statement",
+    ast.Match: "match statement", ast.AsyncWith: "async with statement",
+    ast.Raise: "raise statement",
     ast.Assert: "assert statement", ast.Global: "global statement",
     ast.Nonlocal: "nonlocal statement", ast.Delete: "del statement", ast.Import: "import",
     ast.ImportFrom: "import", ast.ClassDef: "class definition",
@@ -128,6 +130,10 @@ _HINTS = {
     ast.ListComp: "write the loop out with an accumulator",
     ast.GeneratorExp: "write the loop out with an accumulator",
     ast.Lambda: "define a module-level function instead",
+    ast.Try: "compiled code handles no exceptions: remove the try; an error in compiled code "
+             "(IndexError, ZeroDivisionError, ...) raises at the call, naming your line",
+    ast.TryStar: "compiled code handles no exceptions: remove the try",
+    ast.Match: "write the cases as an if/elif chain",
 }
 
 

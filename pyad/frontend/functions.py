@@ -128,6 +128,10 @@ class Functions:
     def library_call(self, fn: Static, node: ast.Call) -> Value:
         """`len(...)`, or a math or builtin function of the table, applied to numbers."""
         ctx, ex = self.ctx, self.lw.exprs
+        if fn.obj is print:  # before its arguments, which are often strings
+            raise ctx.error(node, "print is not supported in compiled code", hint="to see "
+                            "values while debugging, run the Python function itself (for a "
+                            "@pyad.jit_grad function f: f.__wrapped__(...)), or return them")
         raw = [ex.expr(a) for a in node.args]
         if fn.obj is len:
             return self.length(raw, node)

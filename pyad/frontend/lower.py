@@ -29,7 +29,7 @@ from .. import pytree
 from .arrayops import ArrayOps
 from ..ir.builder import Builder, NameGen
 from .calls import CallLowering
-from .control import RETVAL, Statements, always_returns
+from .control import RETVAL, Statements, always_returns, refused_statement
 from .arrays import ArrayLowering
 from .creation import Creation
 from .einsum import Einsum
@@ -115,6 +115,9 @@ class Lowering:
                 and isinstance(body[0].value.value, str):
             body = body[1:]  # docstring
         if not always_returns(body):
+            refused = refused_statement(body)
+            if refused is not None:  # the reason the paths do not all return
+                raise self.ctx.unsupported(refused)
             raise self.ctx.error(self.fdef, f"function {self.fdef.name} does not return a "
                                  "value on every path", hint="end every path with a return "
                                  "statement returning a number or a tuple of numbers")
