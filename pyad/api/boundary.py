@@ -37,6 +37,7 @@ def user_facing(fn: _F) -> _F:
     """`fn`, re-raising the exceptions it raises without pyad's frames (module docstring)."""
     @functools.wraps(fn)
     def entry(*args, **kwargs):
+        __tracebackhide__ = True  # IPython and pytest leave this frame out too
         try:
             return fn(*args, **kwargs)
         except Exception as exc:

@@ -440,6 +440,7 @@ def _weak_call(owner: "JitGrad", method: str, *prefix) -> Callable:
     ref = weakref.ref(owner)
 
     def call(*args):
+        __tracebackhide__ = True  # a user's entry point (boundary.py)
         obj = ref()
         if obj is None:
             raise ReferenceError("the pyad.jit_grad function was deleted")

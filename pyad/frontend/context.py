@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import inspect
 import linecache
 import textwrap
 import types
@@ -25,6 +24,7 @@ from typing import Any, Iterator, Union
 from ..ir.builder import Builder, NameGen
 from ..errors import PyadSyntaxError, PyadTypeError
 from ..ir.nodes import BOOL, F64, I64, Loc, Var, is_array
+from .recover import display_name, function_source
 
 Value = Union[Var, tuple]  # a tuple holds Values (compile-time tuples)
 
@@ -75,12 +75,8 @@ class Source:
     """The function's source text and the mapping from its AST back to the file."""
 
     def __init__(self, fn: types.FunctionType, top_file: str | None = None) -> None:
-        try:
-            lines, start = inspect.getsourcelines(fn)
-        except (OSError, TypeError) as exc:
-            raise PyadSyntaxError(f"cannot read the source of {fn.__qualname__}: {exc}",
-                                  hint="pyad compiles functions defined in a .py file") from None
-        self.filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        found = function_source(fn)  # verified: the text `fn` was compiled from
+        lines, start, self.filename = found.lines, found.start, found.filename
         self.first_line = max(start, 1)
         self.indent = len(lines[0]) - len(lines[0].lstrip())
         self.lines = lines
@@ -101,12 +97,12 @@ class Source:
 
     def error_at(self, loc: Loc, message: str, hint: str = "", cls=PyadSyntaxError):
         if loc.file is not None and loc.file != self.filename:  # inlined from another file
-            return cls(message, filename=loc.file, line=loc.line, col=loc.col,
+            return cls(message, filename=display_name(loc.file), line=loc.line, col=loc.col,
                        end_col=loc.end_col, source_line=linecache.getline(loc.file, loc.line),
                        hint=hint)
         idx = loc.line - self.first_line
         src = self.lines[idx] if 0 <= idx < len(self.lines) else ""
-        return cls(message, filename=self.filename, line=loc.line, col=loc.col,
+        return cls(message, filename=display_name(self.filename), line=loc.line, col=loc.col,
                    end_col=loc.end_col, source_line=src, hint=hint)
 
 

@@ -36,6 +36,7 @@ from .einsum import Einsum
 from .numpyfuncs import NumpyFunctions
 from .indexing import Indexing
 from .context import Context, Source, Value
+from .recover import display_name
 from .exprs import Expressions
 from .functions import Functions
 from .loops import Loops
@@ -105,7 +106,9 @@ class Lowering:
                 store.loc, f"cannot assign into argument array `{param.name}`: a compiled "
                 "function never modifies its arguments",
                 hint=f"work on a copy: `{param.name} = {param.name}.copy()`")
-        return Func(self.fdef.name, block, ctx.src.filename, tuple(x.arg for x in a.args))
+        # runtime errors name the file as located errors do (a notebook cell as `Cell In[3]`)
+        return Func(self.fdef.name, block, display_name(ctx.src.filename),
+                    tuple(x.arg for x in a.args))
 
     def body(self) -> Value:
         """Lower the function body (parameters already bound in `ctx.env`); the returned
