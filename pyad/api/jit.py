@@ -110,7 +110,8 @@ class _Specialization:
             if self.sig[k] not in (F64, "f64[1d]", "f64[2d]", "f64[3d]"):
                 raise TypeError(f"cannot differentiate {self.owner.__name__} with respect to "
                                 f"parameter {names[k]!r} of type {self.sig[k]} (only float "
-                                "arguments have gradients)")
+                                "arguments have gradients): nothing to differentiate; pass a "
+                                "float (2.0, not 2) to differentiate it")
         return tuple(sorted({k % n for k in nums}))
 
     def arrange(self, argnums, by_param: dict) -> Any:

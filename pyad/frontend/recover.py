@@ -13,7 +13,9 @@ Where the text comes from, tried in order:
 The proof: the recovered text is compiled again, as CPython compiled it (same file name, same
 `__future__` flags), and the code object at the function's qualified name and first line must
 equal the function's own `__code__` (bytecode, constants, names, variables, line and column
-table: `code.__eq__`). A module file edited after it was imported, a cell's text that is not
+table: `code.__eq__`). Where the whole text is not Python (code run from a Markdown file's
+blocks) the function's own lines, compiled alone at their place, may give that proof instead
+(for a function at column 0, whose code does not depend on what surrounds it). A module file edited after it was imported, a cell's text that is not
 the function's, an `exec` of a different string: all fail it, and are refused with a located
 error rather than compiled from text the function was not made from.
 
@@ -63,7 +65,11 @@ def function_source(fn: types.FunctionType) -> Recovered:
                               filename=code.co_filename, line=code.co_firstlineno,
                               hint=_missing_hint(code.co_filename))
     lines, filename = found
-    if not _defines("".join(lines), code):
+    start = code.co_firstlineno - 1
+    while start > 0 and not _DEF_LINE.match(lines[start]):
+        start -= 1  # as inspect.findsource does, from the first line of the code
+    block = inspect.getblock(lines[start:])
+    if not (_defines("".join(lines), code) or _defines_alone(block, start, code)):
         first = code.co_firstlineno
         raise PyadSyntaxError(
             f"the source of {fn.__qualname__} changed after it was defined: the text now at "
@@ -72,10 +78,7 @@ def function_source(fn: types.FunctionType) -> Recovered:
             source_line=lines[first - 1] if 0 < first <= len(lines) else "",
             hint="pyad compiles only the text a function was made from: reload its module "
                  "(importlib.reload) or restart the interpreter or kernel")
-    start = code.co_firstlineno - 1
-    while start > 0 and not _DEF_LINE.match(lines[start]):
-        start -= 1  # as inspect.findsource does, from the first line of the code
-    return Recovered(inspect.getblock(lines[start:]), start + 1, filename)
+    return Recovered(block, start + 1, filename)
 
 
 # ----------------------------------------------------------------------------- finding text
@@ -132,6 +135,16 @@ def _defines(text: str, code: types.CodeType) -> bool:
     flags = sum(f for f in _FUTURE_FLAGS if code.co_flags & f)
     return _functions(text, code.co_filename, flags).get(
         (code.co_qualname, code.co_firstlineno)) == code
+
+
+def _defines_alone(block: list[str], start: int, code: types.CodeType) -> bool:
+    """Whether the function's own lines, compiled alone at their place, give `code`: for
+    text around them that is not Python (code run from the blocks of a Markdown file, as
+    the documentation's tests do) or no longer compiles. Only for a function at column 0: an
+    indented one is compiled in its class or function, which the whole text gives."""
+    if not block or block[0][:1].isspace():
+        return False
+    return _defines("\n" * start + "".join(block), code)
 
 
 @functools.lru_cache(maxsize=32)  # a memo: every inlined call of a helper reads its file

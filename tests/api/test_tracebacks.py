@@ -2,6 +2,7 @@
 (pyad/api/boundary.py); PYAD_TRACEBACK=1 shows them; pyad bugs keep them."""
 from __future__ import annotations
 
+import re
 import traceback
 
 import pytest
@@ -112,3 +113,10 @@ def test_a_gradient_with_only_int_arguments_has_nothing_to_differentiate(mod, en
                        r"here \(n: i64\); pass floats \(2.0, not 2\)"):
         CALLS[entry](f, 2)
     assert CALLS[entry](f, 2.0) in (2.0, (4.0, 2.0), (2.0,), (4.0, (2.0,)))
+
+
+def test_an_int_argument_asked_for_by_argnums_has_nothing_to_differentiate(mod):
+    with pytest.raises(TypeError, match=re.escape(
+            "cannot differentiate twice with respect to parameter 'n' of type i64 (only float "
+            "arguments have gradients): nothing to differentiate; pass a float (2.0, not 2)")):
+        pyad.grad(mod.twice, argnums=0)(2)
