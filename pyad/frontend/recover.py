@@ -39,7 +39,8 @@ from ..errors import PyadSyntaxError
 
 _FUTURE_FLAGS = tuple(getattr(__future__, name).compiler_flag
                       for name in __future__.all_feature_names)
-_DEF_LINE = re.compile(r"\s*(@|def\s|async\s+def\s)")
+#: the first line of a function's text, as inspect.findsource finds it (lambdas too)
+_DEF_LINE = re.compile(r"^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|^(\s*@)")
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ def function_source(fn: types.FunctionType) -> Recovered:
                               filename=code.co_filename, line=code.co_firstlineno,
                               hint=_missing_hint(code.co_filename))
     lines, filename = found
-    start = code.co_firstlineno - 1
+    start = min(code.co_firstlineno, len(lines)) - 1
     while start > 0 and not _DEF_LINE.match(lines[start]):
         start -= 1  # as inspect.findsource does, from the first line of the code
     block = inspect.getblock(lines[start:])
@@ -133,8 +134,8 @@ def _defines(text: str, code: types.CodeType) -> bool:
     """Whether compiling `text` as CPython did gives `code` at its qualified name and first
     line."""
     flags = sum(f for f in _FUTURE_FLAGS if code.co_flags & f)
-    return _functions(text, code.co_filename, flags).get(
-        (code.co_qualname, code.co_firstlineno)) == code
+    return code in _functions(text, code.co_filename, flags).get(
+        (code.co_qualname, code.co_firstlineno), ())
 
 
 def _defines_alone(block: list[str], start: int, code: types.CodeType) -> bool:
@@ -148,19 +149,20 @@ def _defines_alone(block: list[str], start: int, code: types.CodeType) -> bool:
 
 
 @functools.lru_cache(maxsize=32)  # a memo: every inlined call of a helper reads its file
-def _functions(text: str, filename: str, flags: int) -> dict[tuple[str, int], types.CodeType]:
-    """The code objects `text` compiles to, by qualified name and first line (none if it
-    does not compile)."""
+def _functions(text: str, filename: str,
+               flags: int) -> dict[tuple[str, int], list[types.CodeType]]:
+    """The code objects `text` compiles to, by qualified name and first line (two lambdas
+    may share both); none if it does not compile."""
     try:
         module = compile(text, filename, "exec", flags=flags, dont_inherit=True)
     except (SyntaxError, ValueError):
         return {}
-    found: dict[tuple[str, int], types.CodeType] = {}
+    found: dict[tuple[str, int], list[types.CodeType]] = {}
     todo = [module]
     while todo:
         for c in todo.pop().co_consts:
             if isinstance(c, types.CodeType):
-                found[(c.co_qualname, c.co_firstlineno)] = c
+                found.setdefault((c.co_qualname, c.co_firstlineno), []).append(c)
                 todo.append(c)
     return found
 

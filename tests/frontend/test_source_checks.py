@@ -175,3 +175,33 @@ def test_generated_code_kept_in_linecache_compiles():
             f(2)
     finally:
         del linecache.cache[name]
+
+
+QUICKENED = """\
+def poly(x):
+    y = 0.0
+    for k in range(4):
+        y = y * x + k
+    return y
+
+
+def apply(fn, x):
+    return fn(x)
+
+
+pair = (lambda x: x * 2.0, lambda x: x + 1.0)
+"""
+
+
+def test_functions_python_already_ran_and_lambdas_are_read_as_written(tmp_path):
+    """Python specializes the bytecode of code it runs often; the check compares the code
+    as compiled, and tells apart two lambdas of one line."""
+    from pyad.frontend.recover import function_source
+    mod = load_module(tmp_path / "quickened.py", QUICKENED)
+    for _ in range(2000):
+        mod.poly(1.5)
+    f = pyad.jit_grad(mod.poly)
+    assert f(1.5) == mod.poly(1.5)
+    for lam in mod.pair:
+        found = function_source(lam)
+        assert (found.start, found.lines) == (12, [QUICKENED.splitlines(keepends=True)[11]])
