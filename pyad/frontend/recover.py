@@ -62,9 +62,9 @@ def function_source(fn: types.FunctionType) -> Recovered:
     found = _text_of(fn)
     if found is None:
         raise PyadSyntaxError(f"cannot read the source of {fn.__qualname__}: "
-                              f"{_where(code.co_filename)} keeps no source text",
-                              filename=code.co_filename, line=code.co_firstlineno,
-                              hint=_missing_hint(code.co_filename))
+                              f"{_where(code.co_filename)}",
+                              filename=display_name(code.co_filename),
+                              line=code.co_firstlineno, hint=_missing_hint(code.co_filename))
     lines, filename = found
     start = min(code.co_firstlineno, len(lines)) - 1
     while start > 0 and not _DEF_LINE.match(lines[start]):
@@ -180,9 +180,14 @@ def display_name(filename: str) -> str:
 
 
 def _where(filename: str) -> str:
-    return {"<stdin>": "the interactive prompt (<stdin>)",
-            "<string>": "a string passed to exec() or compile() (<string>)"}.get(
-        filename, filename)
+    """Why no source was found for code compiled under `filename`."""
+    if filename == "<stdin>":
+        return "the interactive prompt (<stdin>) keeps no source text"
+    if filename == "<string>":
+        return "a string passed to exec() or compile() (<string>) keeps no source text"
+    if filename.startswith("<"):
+        return f"{filename} keeps no source text"
+    return f"its file {filename} cannot be read (deleted, or a module shipped without source)"
 
 
 def _missing_hint(filename: str) -> str:

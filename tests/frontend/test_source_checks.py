@@ -205,3 +205,14 @@ def test_functions_python_already_ran_and_lambdas_are_read_as_written(tmp_path):
     for lam in mod.pair:
         found = function_source(lam)
         assert (found.start, found.lines) == (12, [QUICKENED.splitlines(keepends=True)[11]])
+
+
+def test_a_function_whose_file_was_deleted_says_so(tmp_path):
+    path = tmp_path / "gone.py"
+    f = pyad.jit_grad(load_module(path, MODEL).f)
+    path.unlink()
+    linecache.checkcache(str(path))
+    with pytest.raises(pyad.PyadSyntaxError, match=re.escape(
+            f"cannot read the source of f: its file {path} cannot be read (deleted, or a "
+            "module shipped without source)")):
+        f(1.5)
