@@ -122,3 +122,10 @@ def match_statement(x):
 def with_statement(x):
     with open("data.txt") as fh:
         return x * len(fh.read())
+
+
+def raise_on_a_path(x):
+    if x >= 0.0:
+        return math.sqrt(x)
+    else:
+        raise ValueError("x must not be negative")

@@ -130,6 +130,8 @@ _HINTS = {
              "(IndexError, ZeroDivisionError, ...) raises at the call, naming your line",
     ast.TryStar: "compiled code handles no exceptions: remove the try",
     ast.Match: "write the cases as an if/elif chain",
+    ast.Raise: "compiled code raises no exceptions of its own: check the arguments before "
+               "the call (errors such as ZeroDivisionError and IndexError still raise)",
 }
 
 

@@ -70,7 +70,8 @@ def always_returns(stmts: list[ast.stmt]) -> bool:
 
 #: statements never compiled, whatever they contain: reported as themselves, at their own
 #: line, before a missing return that they may explain (`try: return f(x)`)
-REFUSED_STATEMENTS = (ast.Try, ast.TryStar, ast.Match, ast.With, ast.AsyncWith, ast.AsyncFor)
+REFUSED_STATEMENTS = (ast.Try, ast.TryStar, ast.Match, ast.With, ast.AsyncWith, ast.AsyncFor,
+                      ast.Raise)
 
 
 def refused_statement(stmts: list[ast.stmt]) -> ast.stmt | None:
