@@ -21,7 +21,7 @@ def lambda_expr(x):
 
 
 def unknown_call(x):
-    print(x)
+    hash(x)
     return x
 
 
@@ -97,3 +97,35 @@ def undefined_after_loop(x):
     for i in range(1, 3, -1):
         y = x * i
     return y
+
+
+def print_call(x):
+    print("x =", x)
+    return x
+
+
+def try_except(x):
+    try:
+        return 1.0 / x
+    except ZeroDivisionError:
+        return 0.0
+
+
+def match_statement(x):
+    match x:
+        case 0.0:
+            return 1.0
+        case _:
+            return x
+
+
+def with_statement(x):
+    with open("data.txt") as fh:
+        return x * len(fh.read())
+
+
+def raise_on_a_path(x):
+    if x >= 0.0:
+        return math.sqrt(x)
+    else:
+        raise ValueError("x must not be negative")

@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import _runtime, pipeline, pytree
 from . import arrays as api_arrays, pickling
+from .boundary import keeps_internals, user_facing, without_internals
 from .cache import ObjectCache
 from ..errors import PyadError, PyadInternalError
 from ..ir.nodes import BOOL, F64, I64, Op, is_array, walk
@@ -58,6 +59,14 @@ def _arg_type(fname: str, name: str, a: Any) -> str:
         return F64
     raise TypeError(f"{fname}() argument {name!r} must be a float, int, bool or numpy array, "
                     f"not {type(a).__name__}")
+
+
+def nothing_to_differentiate(fname: str, names: tuple[str, ...], sig: tuple[str, ...]) -> str:
+    """The message for a gradient asked where no argument is differentiated (`f.grad(2)`)."""
+    given = ", ".join(f"{n}: {t}" for n, t in zip(names, sig)) or "no arguments"
+    return (f"nothing to differentiate: the gradient of {fname} is taken with respect to "
+            f"float arguments, and none is differentiated here ({given}); pass floats (2.0, "
+            "not 2) or float arrays for the arguments to differentiate")
 
 
 class _Specialization:
@@ -101,7 +110,8 @@ class _Specialization:
             if self.sig[k] not in (F64, "f64[1d]", "f64[2d]", "f64[3d]"):
                 raise TypeError(f"cannot differentiate {self.owner.__name__} with respect to "
                                 f"parameter {names[k]!r} of type {self.sig[k]} (only float "
-                                "arguments have gradients)")
+                                "arguments have gradients): nothing to differentiate; pass a "
+                                "float (2.0, not 2) to differentiate it")
         return tuple(sorted({k % n for k in nums}))
 
     def arrange(self, argnums, by_param: dict) -> Any:
@@ -206,6 +216,9 @@ class _GradientUnit:
         if which in _GRADIENT_ENTRY and not self.scalar:
             raise TypeError(f"{which} requires {self.spec.owner.__name__} to return a single "
                             "float; use pullback for functions with several or integer results")
+        if which in _GRADIENT_ENTRY and not self.wrt:
+            raise TypeError(nothing_to_differentiate(self.spec.owner.__name__,
+                                                     self.spec.func.arg_names, self.spec.sig))
         unit = self._compile("vg" if which in _GRADIENT_ENTRY else "pullback")
         return unit.callables[which]
 
@@ -352,14 +365,17 @@ class JitGrad:
             self.__dict__[which] = fn  # native fast path for later calls
         return _call_converted(fn, self._convert(spec, args))
 
+    @user_facing
     def grad(self, *args):
         """The gradient at `args` (structure set by `argnums`)."""
         return self._dispatch_grad(self.argnums, False, *args)
 
+    @user_facing
     def value_and_grad(self, *args):
         """`(f(*args), grad(*args))` computed in one native call."""
         return self._dispatch_grad(self.argnums, True, *args)
 
+    @user_facing
     def pullback(self, *args):
         """`(y, back)`: the value and a function mapping a cotangent of `y` to gradients."""
         return self._pullback(self.argnums, *args)
@@ -383,15 +399,18 @@ class JitGrad:
                             unit.shadowed)
         return pytree.gather(spec.shape, out[:-1]), back
 
+    @user_facing
     def tape_bytes(self, *args) -> int:
         """Bytes of AD tape one gradient call at `args` uses (values saved by loops)."""
         return self.pullback(*args)[1].tape_bytes
 
     # ---------------------------------------------------------------- introspection
+    @user_facing
     def ir(self, *args) -> str:
         """The primal IR for the signature of `args`."""
         return str(self.specialization(args).func)
 
+    @user_facing
     def grad_ir(self, *args) -> str:
         """The forward and backward IR (and the fused value-and-gradient IR when the result
         is a single float) for the signature of `args`."""
@@ -399,6 +418,7 @@ class JitGrad:
         parts = [str(unit.fwd), str(unit.bwd)] + ([str(unit.fused)] if unit.fused else [])
         return "\n".join(parts)
 
+    @user_facing
     def llvm_ir(self, *args, gradient: bool = False) -> str:
         """The optimized LLVM IR of the primal (or of the gradient kernels)."""
         spec = self.specialization(args)
@@ -421,13 +441,19 @@ def _weak_call(owner: "JitGrad", method: str, *prefix) -> Callable:
     ref = weakref.ref(owner)
 
     def call(*args):
+        __tracebackhide__ = True  # a user's entry point (boundary.py)
         obj = ref()
         if obj is None:
             raise ReferenceError("the pyad.jit_grad function was deleted")
         if getattr(_converted, "active", False):
             raise PyadInternalError("internal compiler error: a compiled function refused the "
                                     "arguments its dispatcher had converted for it")
-        return getattr(obj, method)(*prefix, *args)
+        try:
+            return getattr(obj, method)(*prefix, *args)
+        except Exception as exc:  # the user's entry point: see boundary.py
+            if keeps_internals(exc):
+                raise
+            raise without_internals(exc)
     return call
 
 

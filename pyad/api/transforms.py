@@ -19,6 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import pytree
+from .boundary import user_facing
 from .jit import JitGrad, jit_grad
 
 _compiled_for: "weakref.WeakKeyDictionary[Callable, JitGrad]" = weakref.WeakKeyDictionary()
@@ -39,6 +40,7 @@ def grad(f: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
     jg = _compiled(f)
 
     @functools.wraps(jg.fn)
+    @user_facing
     def gradient(*args):
         return jg._dispatch_grad(argnums, False, *args)
     return gradient
@@ -52,11 +54,13 @@ def value_and_grad(f: Callable, argnums: int | tuple[int, ...] = 0,
     jg = _compiled(f)
     if not has_aux:
         @functools.wraps(jg.fn)
+        @user_facing
         def vg(*args):
             return jg._dispatch_grad(argnums, True, *args)
         return vg
 
     @functools.wraps(jg.fn)
+    @user_facing
     def vg_aux(*args):
         out, back = jg._pullback(argnums, *args)
         if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], float)):
@@ -67,6 +71,7 @@ def value_and_grad(f: Callable, argnums: int | tuple[int, ...] = 0,
     return vg_aux
 
 
+@user_facing
 def vjp(f: Callable, *args) -> tuple[Any, Callable]:
     """`(f(*args), f_vjp)`: `f_vjp(ct)` maps a cotangent with the structure of the value to a
     tuple with one cotangent per positional argument (None for ints and bools)."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import inspect
 import linecache
 import textwrap
 import types
@@ -25,6 +24,7 @@ from typing import Any, Iterator, Union
 from ..ir.builder import Builder, NameGen
 from ..errors import PyadSyntaxError, PyadTypeError
 from ..ir.nodes import BOOL, F64, I64, Loc, Var, is_array
+from .recover import display_name, function_source
 
 Value = Union[Var, tuple]  # a tuple holds Values (compile-time tuples)
 
@@ -119,12 +119,8 @@ class Source:
     """The function's source text and the mapping from its AST back to the file."""
 
     def __init__(self, fn: types.FunctionType, top_file: str | None = None) -> None:
-        try:
-            lines, start = inspect.getsourcelines(fn)
-        except (OSError, TypeError) as exc:
-            raise PyadSyntaxError(f"cannot read the source of {fn.__qualname__}: {exc}",
-                                  hint="pyad compiles functions defined in a .py file") from None
-        self.filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        found = function_source(fn)  # verified: the text `fn` was compiled from
+        lines, start, self.filename = found.lines, found.start, found.filename
         self.first_line = max(start, 1)
         self.indent = len(lines[0]) - len(lines[0].lstrip())
         self.lines = lines
@@ -145,18 +141,20 @@ class Source:
 
     def error_at(self, loc: Loc, message: str, hint: str = "", cls=PyadSyntaxError):
         if loc.file is not None and loc.file != self.filename:  # inlined from another file
-            return cls(message, filename=loc.file, line=loc.line, col=loc.col,
+            return cls(message, filename=display_name(loc.file), line=loc.line, col=loc.col,
                        end_col=loc.end_col, source_line=linecache.getline(loc.file, loc.line),
                        hint=hint)
         idx = loc.line - self.first_line
         src = self.lines[idx] if 0 <= idx < len(self.lines) else ""
-        return cls(message, filename=self.filename, line=loc.line, col=loc.col,
+        return cls(message, filename=display_name(self.filename), line=loc.line, col=loc.col,
                    end_col=loc.end_col, source_line=src, hint=hint)
 
 
 _CONSTRUCT_NAMES = {
     ast.For: "for loop", ast.AsyncFor: "async for loop", ast.While: "while loop",
-    ast.With: "with statement", ast.Try: "try statement", ast.Raise: "raise statement",
+    ast.With: "with statement", ast.Try: "try statement", ast.TryStar: "try statement",
+    ast.Match: "match statement", ast.AsyncWith: "async with statement",
+    ast.Raise: "raise statement",
     ast.Assert: "assert statement", ast.Global: "global statement",
     ast.Nonlocal: "nonlocal statement", ast.Delete: "del statement", ast.Import: "import",
     ast.ImportFrom: "import", ast.ClassDef: "class definition",
@@ -172,6 +170,12 @@ _HINTS = {
     ast.SetComp: "use a list comprehension",
     ast.DictComp: "use a list comprehension, or a tuple",
     ast.Set: "use a list or a tuple",
+    ast.Try: "compiled code handles no exceptions: remove the try; an error in compiled code "
+             "(IndexError, ZeroDivisionError, ...) raises at the call, naming your line",
+    ast.TryStar: "compiled code handles no exceptions: remove the try",
+    ast.Match: "write the cases as an if/elif chain",
+    ast.Raise: "compiled code raises no exceptions of its own: check the arguments before "
+               "the call (errors such as ZeroDivisionError and IndexError still raise)",
 }
 
 

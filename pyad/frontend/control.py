@@ -70,6 +70,19 @@ def always_returns(stmts: list[ast.stmt]) -> bool:
     return False
 
 
+#: statements never compiled, whatever they contain: reported as themselves, at their own
+#: line, before a missing return that they may explain (`try: return f(x)`)
+REFUSED_STATEMENTS = (ast.Try, ast.TryStar, ast.Match, ast.With, ast.AsyncWith, ast.AsyncFor,
+                      ast.Raise)
+
+
+def refused_statement(stmts: list[ast.stmt]) -> ast.stmt | None:
+    """The first statement (in source order) in `stmts` or nested in them that is never
+    compiled, or None."""
+    found = [n for s in stmts for n in ast.walk(s) if isinstance(n, REFUSED_STATEMENTS)]
+    return min(found, key=lambda n: (n.lineno, n.col_offset), default=None)
+
+
 class Statements:
     """Statement lowering (see the module docstring); one per function body."""
 

@@ -191,6 +191,10 @@ class Functions:
     def library_call(self, fn: Static, node: ast.Call) -> Value:
         """`len(...)`, or a math or builtin function of the table, applied to numbers."""
         ctx, ex = self.ctx, self.lw.exprs
+        if fn.obj is print:  # before its arguments, which are often strings
+            raise ctx.error(node, "print is not supported in compiled code", hint="to see "
+                            "values while debugging, run the Python function itself (for a "
+                            "@pyad.jit_grad function f: f.__wrapped__(...)), or return them")
         folds = fn.obj in (sum, any, all, math.fsum) or (
             fn.obj in (min, max) and len(node.args) == 1 and not node.keywords)
         if folds:

@@ -33,7 +33,7 @@ from .. import pytree
 from .arrayops import ArrayOps
 from ..ir.builder import Builder, NameGen
 from .calls import CallLowering
-from .control import RETVAL, Statements, always_returns
+from .control import RETVAL, Statements, always_returns, refused_statement
 from .arrays import ArrayLowering
 from .creation import Creation
 from .einsum import Einsum
@@ -42,6 +42,7 @@ from .linalg import LinearAlgebra
 from .numpyfuncs import NumpyFunctions
 from .indexing import Indexing
 from .context import Context, DynList, Source, Value
+from .recover import display_name
 from .exprs import Expressions
 from .functions import Functions
 from .loops import Loops
@@ -138,7 +139,9 @@ class Lowering:
                 store.loc, f"cannot assign into the global array `{name}`: pyad freezes "
                 "global arrays as constants when it compiles", hint=f"work on a copy: "
                 f"`{name.lower()} = {name}.copy()`")
-        return Func(self.fdef.name, block, ctx.src.filename, tuple(x.arg for x in a.args))
+        # runtime errors name the file as located errors do (a notebook cell as `Cell In[3]`)
+        return Func(self.fdef.name, block, display_name(ctx.src.filename),
+                    tuple(x.arg for x in a.args))
 
     def returned(self, v: Value) -> Value:
         """The compiled function's result: lists come back as tuples (fixed length) or as
@@ -157,6 +160,9 @@ class Lowering:
                 and isinstance(body[0].value.value, str):
             body = body[1:]  # docstring
         if not always_returns(body):
+            refused = refused_statement(body)
+            if refused is not None:  # the reason the paths do not all return
+                raise self.ctx.unsupported(refused)
             raise self.ctx.error(self.fdef, f"function {self.fdef.name} does not return a "
                                  "value on every path", hint="end every path with a return "
                                  "statement returning a number or a tuple of numbers")
