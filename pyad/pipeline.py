@@ -38,6 +38,7 @@ def simplify(func: Func) -> Func:
     func = verify(func)
     func = opt.fold_constants(func)         # constants, e.g. float(2) -> 2.0
     func = opt.cse(func)                    # repeated pure ops computed once
+    func = opt.invariant_carried(func)      # values a loop passes through unchanged
     func = opt.dce(func)                    # unused values removed
     return verify(func)
 

@@ -73,10 +73,17 @@ class PyList(Compound):
 
 class DynList(Compound):
     """A list whose length is known at run time: (buf, n), the items are the first n entries
-    (or rows) of the array `buf` (lists.py)."""
+    (or rows) of the array `buf` (lists.py). `room`: `buf` is known to have room for every
+    append of the loop being lowered (no capacity check)."""
 
+    room = False
     buf = property(lambda self: self[0])
     n = property(lambda self: self[1])
+
+    def rebuild(self, items) -> "DynList":
+        out = DynList(items, self.owner)
+        out.room = self.room
+        return out
 
 
 class RangeVal(Compound):

@@ -69,7 +69,7 @@ class Iteration:
         ctx.env[counter] = ctx.b.const(0, I64)
         self.lw.loops.loop(LoopSpec(node, node.body, lambda env: ctx.b.lt(env[counter], n),
                                     (counter, node.target, ctx.b.const(1, I64)),
-                                    item=seq.item))
+                                    item=seq.item, trips=lambda: n))
         del ctx.env[counter]
 
     # ------------------------------------------------------------------ iterables

@@ -51,6 +51,25 @@ def mutated_lists(stmts: list[ast.stmt]) -> set[str]:
     return out
 
 
+def appends_per_trip(stmts: list[ast.stmt], name_: str) -> int | None:
+    """At most how many items one trip of a loop with body `stmts` appends to the list
+    `name_`: the `append` calls written in it (each runs at most once a trip), or None when
+    it may append more (an append in a nested loop, `extend`)."""
+    count = 0
+
+    def visit(node: ast.AST, nested: bool) -> bool:
+        nonlocal count
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name_:
+            if node.func.attr == "extend" or node.func.attr == "append" and nested:
+                return False
+            count += node.func.attr == "append"
+        inner = nested or isinstance(node, (ast.For, ast.While, ast.ListComp,
+                                             ast.GeneratorExp, ast.Lambda, ast.FunctionDef))
+        return all(visit(c, inner) for c in ast.iter_child_nodes(node))
+    return count if all(visit(s, False) for s in stmts) else None
+
+
 def temporaries(stmts: list[ast.stmt], node: ast.AST) -> list[ast.stmt]:
     """`stmts` (built by the compiler) located at `node` wherever they have no location."""
     for s in stmts:
@@ -116,9 +135,12 @@ class Lists:
     def temp(self, what: str) -> str:
         return f".{what}{len(self.ctx.names.taken)}"
 
-    def dynamic(self, items: tuple, node: ast.AST, like: tuple = ()) -> DynList:
+    def dynamic(self, items: tuple, node: ast.AST, like: tuple = (),
+                room: Var | None = None) -> DynList:
         """A DynList holding `items` (numbers, or arrays of one shape); `like` adds items
-        whose types the list must also hold (what a loop will append)."""
+        whose types the list must also hold (what a loop will append); `room`, a bound on
+        the appends still to come (a loop's trips times its appends per trip), sizes the
+        buffer so that a list of numbers needs no capacity check on those appends."""
         ctx = self.ctx
         kinds = tuple(items) + tuple(like)
         ranks = {ndim_of(v.type) if isinstance(v, Var) and is_array(v.type) else 0
@@ -145,9 +167,13 @@ class Lists:
             for v in items:
                 out = self.appended(out, v, node)
             return out
+        if room is not None:
+            buf = b.emit("alloc", b.add(room, cap), type=buf.type)
         for k, v in enumerate(items):
             b.emit("store", buf, b.const(k, I64), ctx.convert(v, elem))
-        return DynList((buf, b.const(len(items), I64)), ctx)
+        out = DynList((buf, b.const(len(items), I64)), ctx)
+        out.room = room is not None
+        return out
 
     def item_type(self, lst: DynList) -> str:
         """The type of the items of a DynList."""
@@ -236,6 +262,9 @@ class Lists:
                             "only, so it cannot take a float", cls=PyadTypeError,
                             hint="start it with floats, e.g. [0.0] or [float(k)]")
         buf, n = lst.buf, lst.n
+        if lst.room:   # sized for every append of the loop being lowered
+            b.emit("store", buf, n, ctx.convert(v, elem_type(buf.type)))
+            return lst.rebuild((buf, b.add(n, b.const(1, I64))))
         dims = arrays.dims(buf)
         full = b.ge(n, dims[0])
         vdims = arrays.dims(v) if is_array(v.type) else []

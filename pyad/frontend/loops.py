@@ -32,8 +32,8 @@ from .. import pytree
 from ..ir.builder import Builder
 from .control import BRK, CONT, LEFT, RET, RETVAL, assigned, exits
 from ..errors import PyadTypeError
-from .context import DynList, PyList, Undefined, is_value, unify
-from .lists import is_list, mutated_lists
+from .context import DynList, PyList, RangeVal, Undefined, is_value, unify
+from .lists import appends_per_trip, is_list, mutated_lists
 from ..ir.nodes import BOOL, F64, I64, Block, Var, While
 
 MAX_WIDENINGS = 4
@@ -52,6 +52,7 @@ class LoopSpec:
     runs: bool = False                            # certainly runs at least once
     item: Callable[[Var], object] | None = None   # the target's value for a count k
                                                   # (iteration.py); None: the count itself
+    trips: Callable[[], Var] | None = None        # emits the trip count (None: unknown)
 
 
 @dataclass
@@ -101,8 +102,9 @@ class Loops:
 
         counter = f"%i.{len(ctx.names.taken)}"  # one per loop; the printer drops the number
         ctx.env[counter] = start
+        trips = lambda: self.lw.iteration.range_length(RangeVal((start, stop, step)))  # noqa: E731
         self.loop(LoopSpec(node, node.body, cond, (counter, node.target, step),
-                           runs=literal_range_runs(it)))
+                           runs=literal_range_runs(it), trips=trips))
         del ctx.env[counter]
 
     def range_args(self, it: ast.Call) -> tuple[Var, Var, Var, int | None]:
@@ -220,10 +222,14 @@ class Loops:
         start = self.ctx.env.get(n)
         if not isinstance(start, PyList) or pytree.structure(end) == pytree.structure(start):
             return False
+        lists = self.lw.lists
         like = tuple(end) if isinstance(end, PyList) else \
-            (Var("_", self.lw.lists.item_type(end)),) if isinstance(end, DynList) else ()
-        new = self.lw.lists.dynamic(tuple(start), spec.node, like)
-        self.lw.lists.rebind(start, new)
+            (Var("_", lists.item_type(end)),) if isinstance(end, DynList) else ()
+        k = appends_per_trip(spec.body, n)
+        room = None if k is None or spec.trips is None else \
+            self.ctx.b.mul(spec.trips(), self.ctx.b.const(k, I64))
+        new = lists.dynamic(tuple(start), spec.node, like, room)
+        lists.rebind(start, new)
         return True
 
     def emit(self, spec: LoopSpec, carried: Carried) -> None:
@@ -253,7 +259,9 @@ class Loops:
         ctx.b.stmts.append(While(tuple(outs), tuple(inits), region.cond, body, loc))
         it = iter(outs)
         for n, (struct, _) in carried.items():
-            ctx.env[n] = pytree.unflatten(struct, it)
+            v = pytree.unflatten(struct, it)
+            # room made for this loop's appends is not room for appends after it
+            ctx.env[n] = DynList(v, v.owner) if isinstance(v, DynList) else v
 
     # ------------------------------------------------------------------ one lowering
     def region(self, spec: LoopSpec, carried: Carried) -> Region:

@@ -10,7 +10,8 @@ its errors (explicit checks such as range()'s step are `raise_if` effects and st
 """
 from __future__ import annotations
 
-from .nodes import Block, Func, If, Op, Stmt, Var, While, blocks_of, free_vars, rename_note, walk
+from .nodes import (Block, Func, If, Op, Stmt, Var, While, blocks_of, free_vars, rename_block,
+                    rename_note, walk)
 from .ops import OPS
 
 
@@ -89,6 +90,48 @@ def fold_constants(func: Func) -> Func:
         return Block(block.params, tuple(body), block.results)
 
     return Func(func.name, fold(func.block), func.filename, func.arg_names)
+
+
+def invariant_carried(func: Func) -> Func:
+    """A loop-carried value that every trip yields unchanged is its initial value: its
+    params and the loop's result are replaced by that value, and the slot is dropped (a list
+    appended to in place carries its buffer so; so does a value passed through a loop). The
+    AD pass then sees it as loop-invariant: nothing of it is saved per trip."""
+    mapping: dict[str, Var] = {}
+
+    def drop(block: Block) -> Block:
+        body: list[Stmt] = []
+        for s in block.body:
+            if isinstance(s, If):
+                body.append(If(s.outs, s.cond, drop(s.then), drop(s.orelse), s.loc))
+                continue
+            if not isinstance(s, While):
+                body.append(s)
+                continue
+            fixed = {i for i, (p, y) in enumerate(zip(s.body.params, s.body.results))
+                     if p.name == y.name}
+            for i in fixed:
+                for v in (s.cond.params[i], s.body.params[i], s.outs[i]):
+                    mapping[v.name] = s.inits[i]
+            keep = [i for i in range(len(s.inits)) if i not in fixed]
+
+            def pick(t: tuple) -> tuple:
+                return tuple(t[i] for i in keep)
+            cond, loop = drop(s.cond), drop(s.body)
+            body.append(While(pick(s.outs), pick(s.inits),
+                              Block(pick(cond.params), cond.body, cond.results),
+                              Block(pick(loop.params), loop.body, pick(loop.results)),
+                              s.loc, s.note))
+        return Block(block.params, tuple(body), block.results)
+
+    block = drop(func.block)
+
+    def resolve(v: Var) -> Var:
+        while v.name in mapping:
+            v = mapping[v.name]
+        return v
+    mapping = {k: resolve(v) for k, v in mapping.items()}
+    return Func(func.name, rename_block(block, mapping), func.filename, func.arg_names)
 
 
 def cse_block(block: Block, known: dict | None = None) -> Block:
