@@ -79,41 +79,39 @@ def test_refusals_are_located(tmp_path, params, expr, args, message):
     assert info.value.line == 6, info.value
 
 
-def test_mutating_a_list_from_elsewhere_is_refused(tmp_path):
-    src = ("def add(xs, v):\n"
-           "    xs.append(v)\n"
-           "    return v\n\n\n"
-           "def f(x):\n"
-           "    xs = [x]\n"
-           "    add(xs, x)\n"
-           "    return sum(xs)\n")
-    f = load_module(tmp_path / "mutate.py", src).f
-    with pytest.raises(pyad.PyadError, match="cannot be mutated here") as info:
-        pyad.jit_grad(f)(1.0)
-    assert info.value.line == 2
+PROGRAMS_REFUSED = [   # (source, message, line of the error)
+    ("def add(xs, v):\n"
+     "    xs.append(v)\n"
+     "    return v\n\n\n"
+     "def f(x):\n"
+     "    xs = [x]\n"
+     "    add(xs, x)\n"
+     "    return sum(xs)\n", "cannot be mutated here", 2),
+    ("import math\n\n\n"
+     "def f(x):\n"
+     "    g = math.sin\n"
+     "    if x > 0:\n"
+     "        g = math.cos\n"
+     "    return g(x)\n", "different functions", 6),
+    ("def f(x):\n"
+     "    def g(v):\n"
+     "        return v if v < 1.0 else g(v * 0.5)\n"
+     "    return g(x)\n", "the nested function `g` calls itself", 3),
+    ("def f(x):\n"
+     "    xs = [x, 2.0 * x]\n"
+     "    for v in xs:\n"
+     "        xs.append(v)\n"
+     "    return sum(xs)\n", "`xs` is changed inside a loop over it", 3),
+]
 
 
-def test_functions_chosen_by_a_branch_are_refused(tmp_path):
-    src = ("import math\n\n\n"
-           "def f(x):\n"
-           "    g = math.sin\n"
-           "    if x > 0:\n"
-           "        g = math.cos\n"
-           "    return g(x)\n")
-    f = load_module(tmp_path / "chosen.py", src).f
-    with pytest.raises(pyad.PyadError, match="different functions") as info:
-        pyad.jit_grad(f)(1.0)
-    assert info.value.line == 6
-
-
-def test_recursive_nested_function_is_refused(tmp_path):
-    src = ("def f(x):\n"
-           "    def g(v):\n"
-           "        return v if v < 1.0 else g(v * 0.5)\n"
-           "    return g(x)\n")
-    f = load_module(tmp_path / "rec.py", src).f
-    with pytest.raises(pyad.PyadError, match="calls itself"):
+@pytest.mark.parametrize("src,message,line", PROGRAMS_REFUSED,
+                         ids=[p[1][:24] for p in PROGRAMS_REFUSED])
+def test_programs_refused_where_the_construct_is(tmp_path, src, message, line):
+    f = load_module(tmp_path / "refused_program.py", src).f
+    with pytest.raises(pyad.PyadError, match=message) as info:
         pyad.jit_grad(f)(3.0)
+    assert info.value.line == line
 
 
 def test_fsum_compensates():
