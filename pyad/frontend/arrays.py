@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 
+from . import records
+from ..pytree import Record
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
 from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndim_of
@@ -42,6 +44,8 @@ class ArrayLowering:
     # ------------------------------------------------------------------ helpers
     def array(self, v, node: ast.AST) -> Var:
         v = self.lw.arrayops.materialize(v)
+        if isinstance(v, Record):  # a container: stored into, or a method called
+            raise records.not_an_array(self.ctx, v, node)
         if not (isinstance(v, Var) and is_array(v.type)):
             raise self.ctx.error(node, "expected an array here", cls=PyadTypeError)
         return v

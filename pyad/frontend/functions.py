@@ -16,6 +16,7 @@ import builtins
 import math
 from typing import Any
 
+from . import records
 from ..errors import PyadTypeError
 from .arrays import numpy_module
 from .context import Static, Value, arith, unify
@@ -121,6 +122,8 @@ class Functions:
             if sub is not None:
                 return self.lw.arrays.numpy_call(sub + node.func.attr, node)
         fn = ctx.resolve_static(node.func)
+        if records.is_record_class(fn.obj):  # a namedtuple or dataclass built here
+            return records.construct(self.lw, fn.obj, fn.name, node)
         if self.lw.calls.is_user_function(fn.obj):
             return self.lw.calls.user_call(fn, node)
         return self.library_call(fn, node)

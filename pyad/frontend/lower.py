@@ -39,6 +39,7 @@ from .context import Context, Source, Value
 from .exprs import Expressions
 from .functions import Functions
 from .loops import Loops
+from . import records
 from ..ir.nodes import Block, Func, Var
 from ..ir.memory import param_writes
 
@@ -85,19 +86,23 @@ class Lowering:
         return Lowering(fn, arg_types, callees=self.ctx.callees)
 
     # ------------------------------------------------------------------ entry points
-    def run(self, signature_checked: bool = False) -> Func:
+    def run(self, signature_checked: bool = False, treedef=None) -> Func:
         """The Func; `signature_checked` when called with arguments bound by `calls.bind`
-        (defaults filled in) rather than from Python."""
+        (defaults filled in) rather than from Python; `treedef` when bound by the API
+        (api/binding.py: keywords, defaults, `*args`, containers)."""
         ctx, a = self.ctx, self.fdef.args
-        if not signature_checked and (a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs
-                                      or a.defaults):
+        if treedef is not None:
+            params = records.bind_parameters(ctx, self.fdef, self.arg_types, treedef)
+        elif not signature_checked and (a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs
+                                        or a.defaults):
             raise ctx.error(self.fdef, "unsupported signature: only plain positional "
                             "parameters without defaults are supported")
-        params = []
-        for arg, t in zip(a.args, self.arg_types):
-            v = Var(ctx.names.fresh(arg.arg), t)
-            params.append(v)
-            ctx.env[arg.arg] = v
+        else:
+            params = []
+            for arg, t in zip(a.args, self.arg_types):
+                v = Var(ctx.names.fresh(arg.arg), t)
+                params.append(v)
+                ctx.env[arg.arg] = v
         self.result = self.body()
         block = Block(tuple(params), tuple(ctx.b.stmts), tuple(pytree.leaves(self.result)))
         for store, param in param_writes(block):
@@ -105,7 +110,8 @@ class Lowering:
                 store.loc, f"cannot assign into argument array `{param.name}`: a compiled "
                 "function never modifies its arguments",
                 hint=f"work on a copy: `{param.name} = {param.name}.copy()`")
-        return Func(self.fdef.name, block, ctx.src.filename, tuple(x.arg for x in a.args))
+        names = tuple(x.arg for x in a.args) if treedef is None else tuple(p.name for p in params)
+        return Func(self.fdef.name, block, ctx.src.filename, names)
 
     def body(self) -> Value:
         """Lower the function body (parameters already bound in `ctx.env`); the returned
@@ -122,11 +128,13 @@ class Lowering:
         return self.ctx.env[RETVAL]
 
 
-def lower(fn: types.FunctionType, arg_types: tuple[str, ...]) -> tuple[Func, Any]:
-    """Lower `fn` for `arg_types`. Returns the Func and the shape of its return value
-    (an int index into the results, or a nested tuple of them) to rebuild Python tuples.
-    Recursive callees (`ir.callees_of(func)`) are left as lowered, for the pipeline to
-    simplify."""
+def lower(fn: types.FunctionType, arg_types: tuple[str, ...],
+          treedef=None) -> tuple[Func, Any]:
+    """Lower `fn` for `arg_types`, the types of the leaves of its parameters' values, of
+    structure `treedef` (records.py; None: one leaf per positional parameter). Returns the
+    Func and the shape of its return value (an int index into the results, or a tree of
+    them) to rebuild Python values. Recursive callees (`ir.callees_of(func)`) are left as
+    lowered, for the pipeline to simplify."""
     lw = Lowering(fn, arg_types)
-    func = lw.run()
+    func = lw.run(treedef=treedef)
     return func, pytree.indexed(lw.result)
