@@ -57,6 +57,7 @@ class Record:
 
 
 NONE = Record("none", None, (), ())
+_LEAF_TYPES = frozenset({float, int, bool, str})
 
 
 def is_namedtuple(x: Any) -> bool:
@@ -66,6 +67,8 @@ def is_namedtuple(x: Any) -> bool:
 def as_node(x: Any) -> tuple | Record | None:
     """`x` as a node (a tuple or a Record of its children), or None for a leaf."""
     t = type(x)
+    if t in _LEAF_TYPES:  # the common leaves, decided first: this runs on every call
+        return None
     if t is tuple or t is Record or (isinstance(x, tuple) and not is_namedtuple(x)):
         return x
     if t is list:
@@ -240,7 +243,18 @@ def tree_structure(tree: Any) -> Any:
 
 def tree_flatten(tree: Any) -> tuple[list, Any]:
     """`(leaves, treedef)`; `tree_unflatten(treedef, leaves)` rebuilds `tree`."""
-    return leaves(tree, as_node), structure(tree, as_node)
+    out: list = []
+    return out, _flatten(tree, out)
+
+
+def _flatten(tree: Any, out: list) -> Any:
+    """The structure of `tree`, its leaves appended to `out` (one pass: the dispatcher of a
+    call with containers runs this)."""
+    node = as_node(tree)
+    if node is None:
+        out.append(tree)
+        return LEAF
+    return rebuild(node, [_flatten(e, out) for e in children(node)])
 
 
 def user_tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
