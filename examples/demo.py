@@ -10,7 +10,7 @@ def f(a, b):
     return a / (a + b * b)
 
 
-@pyad.jit_grad
+@pyad.jit_grad(argnums="all")
 def black_scholes_call(s, k, t, r, sigma):
     """European call price; its gradient holds delta, vega, rho, theta (w.r.t. t)."""
     d1 = (math.log(s / k) + (r + 0.5 * sigma * sigma) * t) / (sigma * math.sqrt(t))

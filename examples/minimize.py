@@ -23,7 +23,7 @@ def log1pexp(z):
     return math.log1p(math.exp(z))
 
 
-@pyad.jit_grad(argnums=0)
+@pyad.jit_grad
 def loss(w, X, y, lam):
     n, d = X.shape
     total = 0.0

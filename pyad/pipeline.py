@@ -19,9 +19,11 @@ from .ir.nodes import F64, Func, Op, callees_of, walk
 from .ir.verify import verify
 
 
-def primal_ir(fn: types.FunctionType, sig: tuple[str, ...]) -> tuple[Func, Any]:
-    """Source -> typed SSA IR, simplified. Returns the Func and the shape of its result."""
-    func, shape = frontend.lower(fn, sig)   # Python AST -> IR (located errors)
+def primal_ir(fn: types.FunctionType, sig: tuple[str, ...], treedef=None) -> tuple[Func, Any]:
+    """Source -> typed SSA IR, simplified. Returns the Func and the shape of its result.
+    `sig` are the types of the parameters' leaves, `treedef` their structure (one subtree per
+    parameter; None: each parameter one leaf)."""
+    func, shape = frontend.lower(fn, sig, treedef)  # Python AST -> IR (located errors)
     for c in callees_of(func):              # recursive callees, as lowered, in loops
         c.func = native(simplify(c.func))
     return simplify(func), shape

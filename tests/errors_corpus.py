@@ -54,7 +54,7 @@ def matmul_operator(x):
 
 
 def is_comparison(x):
-    return 1.0 if x is None else x
+    return 1.0 if x is x else x
 
 
 def tuple_as_number(x):

@@ -23,7 +23,7 @@ def plain_square(x, y):
 square = pyad.jit_grad(plain_square, argnums=0)
 
 
-@pyad.jit_grad
+@pyad.jit_grad(argnums="all")
 def weighted(w, x):
     s = 0.0
     for i in range(len(x)):
@@ -52,4 +52,4 @@ def array_spin(x, n):
 
 def call_energy(x):
     """For pool workers: the function is looked up in the worker's copy of this module."""
-    return energy(x, 7), energy.grad(x, 7)[0]
+    return energy(x, 7), energy.grad(x, 7)

@@ -137,10 +137,10 @@ class PyWrapper:
         self.fallback = fallback
         self._pickle_as = None if pickle_as is None else (weakref.ref(pickle_as[0]), pickle_as[1])
 
-    def __call__(self, *args: Any):
-        if len(args) != len(self.params) or not all(map(_accepts, self.params, args)):
+    def __call__(self, *args: Any, **kwargs: Any):
+        if kwargs or len(args) != len(self.params) or not all(map(_accepts, self.params, args)):
             if self.fallback is not None:
-                return self.fallback(*args)
+                return self.fallback(*args, **kwargs)
             raise TypeError(f"{self.__name__}() takes {len(self.params)} arguments of kinds "
                             f"{', '.join(self.params)}")
         shadows = [np.zeros(args[p].shape, np.float64) for p in self.shadows]

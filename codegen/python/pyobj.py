@@ -214,9 +214,9 @@ class WrapperEmitter:
             keep = self.b.block
             self._call_fallback = blk = self.block("call_fallback")
             self.b.position_at_end(blk)
-            args, nargs = self.fn.args[1:]
+            args, nargs, kwnames = self.fn.args[1:]
             fb = self.b.load(self.fallback, typ=PTR)
             self.b.ret(self.call("PyObject_Vectorcall", PTR, [PTR, PTR, SSIZE, PTR],
-                                 [fb, args, nargs, self.null()]))
+                                 [fb, args, nargs, kwnames]))
             self.b.position_at_end(keep)
         return self._call_fallback

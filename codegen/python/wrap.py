@@ -1,15 +1,16 @@
-"""METH_FASTCALL CPython wrappers, emitted in LLVM IR around generated kernels.
+"""METH_FASTCALL | METH_KEYWORDS CPython wrappers, emitted in LLVM IR around generated kernels.
 
 A wrapper has the C signature ``PyObject *w(PyObject *self, PyObject *const *args,
-Py_ssize_t nargs)`` and lives in the same LLVM module as its kernel, together with its
+Py_ssize_t nargs, PyObject *kwnames)`` and lives in the same LLVM module as its kernel, together with its
 ``PyMethodDef`` (``<name>__def``), so its lifetime is the lifetime of the compiled code. It
 
-1. checks the argument count and each argument's exact type inline and converts it
+1. checks that no keyword was passed, the argument count and each argument's exact type
+   inline and converts it
    ('f64': exact float, ob_fval read inline; 'i64': exact int via PyLong_AsLongLong;
    'bool': the True/False singletons; 'ptr': exact int via PyLong_AsVoidPtr; an array type:
    a numpy.ndarray the kernel can read in place, see wrap_arrays.py);
 2. on any mismatch calls the Python object stored in ``<name>__fallback`` (a dispatcher) with
-   the original arguments, or raises TypeError if there is none;
+   the original arguments (keywords included), or raises TypeError if there is none;
 3. makes the shadow arrays it was asked for (zero float64 arrays shaped like array
    arguments: gradient accumulators), then calls the kernel with a zeroed ``pyad_ctx`` and
    stack slots for the outputs -- with ``release_gil``, between ``PyEval_SaveThread()`` and
@@ -48,6 +49,7 @@ PTR = abi.PTR
 I1, I8, I32, I64, F64 = abi.I1, abi.I8, abi.I32, abi.I64, abi.F64
 
 METH_FASTCALL = 0x80
+METH_KEYWORDS = 0x02
 
 #: by-value LLVM type of each input kind
 INPUT_KINDS = {"f64": F64, "i64": I64, "bool": I1, "ptr": PTR}
@@ -111,6 +113,10 @@ def _emit_args(e: WrapperEmitter, params: list[str], slots: dict) -> list:
     args = e.fn.args[1]
     pyfmt = e.pyname.replace("%", "%%")  # for PyErr_Format messages
     kinds_text = ", ".join(_kind_desc(k) for k in params)
+    keywords = e.mismatch_block("keywords", f"{pyfmt}() takes no keyword arguments")
+    no_keywords = e.block("no_keywords")
+    b.cbranch(b.icmp_unsigned("!=", e.fn.args[3], e.null()), keywords, no_keywords)
+    b.position_at_end(no_keywords)
     bad_count = e.mismatch_block(
         "bad_nargs", f"{pyfmt}() takes {n} argument{'s' if n != 1 else ''} ({kinds_text}), got %zd",
         extra=lambda: [e.fn.args[2]])
@@ -324,7 +330,8 @@ def _validate(kernel: ir.Function, module: ir.Module, name: str, params: list[st
 def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: Sequence[str],
                  outs: Sequence[str], result, doc: str = "", pyname: str | None = None,
                  release_gil: bool = False, shadows: Sequence[int] = ()) -> str:
-    """Add ``PyObject* <name>(PyObject* self, PyObject* const* args, Py_ssize_t nargs)``, its
+    """Add ``PyObject* <name>(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+    PyObject* kwnames)``, its
     PyMethodDef global ``<name>__def`` and the fallback slot ``<name>__fallback`` (a PyObject*,
     initially null) to `module`.
 
@@ -345,8 +352,8 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
     params, outs, shadows = list(params), list(outs), list(shadows)
     _validate(kernel, module, name, params, outs, shadows, result)
     pyname = pyname or name
-    wrap = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, SSIZE]), name)
-    wrap.args[1].name, wrap.args[2].name = "args", "nargs"
+    wrap = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, SSIZE, PTR]), name)
+    wrap.args[1].name, wrap.args[2].name, wrap.args[3].name = "args", "nargs", "kwnames"
     e = WrapperEmitter(module, wrap, name, pyname)
     b, null = e.b, e.null()
 
@@ -406,7 +413,8 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
     doc_gv = cstr(module, f"{name}__doc", doc) if doc else null
     mdef_t = ir.LiteralStructType([PTR, PTR, I32, PTR])
     mdef = ir.GlobalVariable(module, mdef_t, def_symbol(name))
-    mdef.initializer = ir.Constant(mdef_t, [name_gv, wrap, ir.Constant(I32, METH_FASTCALL), doc_gv])
+    flags = ir.Constant(I32, METH_FASTCALL | METH_KEYWORDS)
+    mdef.initializer = ir.Constant(mdef_t, [name_gv, wrap, flags, doc_gv])
     return def_symbol(name)
 
 

@@ -15,7 +15,7 @@ from .. import pytree
 
 def _flat(y: Any) -> list[float]:
     """The numbers of a result: its leaves, arrays element by element."""
-    return [float(v) for leaf in pytree.leaves(y) for v in np.ravel(leaf)]
+    return [float(v) for leaf in pytree.tree_leaves(y) for v in np.ravel(leaf)]
 
 
 def _rebuild(like: Any, flat: list[float]) -> Any:
@@ -26,15 +26,16 @@ def _rebuild(like: Any, flat: list[float]) -> Any:
         if isinstance(s, np.ndarray):
             return np.array([next(it) for _ in range(s.size)], dtype=np.float64).reshape(s.shape)
         return next(it)
-    return pytree.tree_map(leaf, like)
+    return pytree.user_tree_map(leaf, like)
 
 
 def check_grad(f, *args, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-7,
-               seed: int = 0, coords: int = 6) -> dict:
-    """Check `f`'s gradient at `args`: float arguments, and up to `coords` randomly chosen
-    elements of each float64 array argument, are perturbed by central differences; results
-    may be numbers, float arrays or tuples of them (up to `coords` result elements are checked
-    one by one, all of them by the dot-product test).
+               seed: int = 0, coords: int = 6, kwargs: dict | None = None) -> dict:
+    """Check `f`'s gradient at `f(*args, **kwargs)` with respect to every float leaf of every
+    parameter (whatever `f.argnums` says): float arguments, and up to `coords` randomly
+    chosen elements of each float64 array, in containers too, are perturbed by central
+    differences; results may be numbers, float arrays or containers of them (up to `coords`
+    result elements are checked one by one, all of them by the dot-product test).
 
     The finite differences call `f` itself, i.e. the compiled primal: a wrong primal would
     be differentiated consistently and pass. Pair this check with one of the values against
@@ -44,35 +45,35 @@ def check_grad(f, *args, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e
     the largest finite-difference error (relative to max(|value|, 1)) and the dot-product
     test's two sides.
     """
-    args = list(args)
-    nums = getattr(f, "argnums", None)
+    kwargs = kwargs or {}
     rng = random.Random(seed)
+    params = getattr(f, "_params", None)  # None: a stand-in taking positional arguments
+    bound = params.bind(args, kwargs) if params else args  # one value per parameter
+    leaves, treedef = pytree.tree_flatten(bound)
 
-    def by_param(g) -> dict:
-        if nums is None:
-            return dict(enumerate(g))
-        if isinstance(nums, int):
-            return {nums % len(args): g}
-        return {k % len(args): x for k, x in zip(nums, g)}
+    def by_param(g) -> dict:  # gradient leaf by leaf (None where there is none)
+        return dict(enumerate(pytree.flatten_like(treedef, g, "gradient")))
 
-    inputs = []  # (argument index, element index or None)
-    for i, a in enumerate(args):
+    inputs = []  # (leaf index, element index or None)
+    for i, a in enumerate(leaves):
         if isinstance(a, float):
             inputs.append((i, None))
         elif isinstance(a, np.ndarray) and a.dtype == np.float64 and a.size:
             cells = list(np.ndindex(*a.shape))
             inputs += [(i, ix) for ix in rng.sample(cells, min(coords, len(cells)))]
-    y, back = f.pullback(*args)
+    y, back = f._pullback("all", *args, **kwargs) if params else f.pullback(*args)
     ys = _flat(y)
 
     def at(i, ix, h):
-        moved = list(args)
+        moved = list(leaves)
         if ix is None:
-            moved[i] = args[i] + h
+            moved[i] = leaves[i] + h
         else:
-            moved[i] = args[i].copy()
+            moved[i] = leaves[i].copy()
             moved[i][ix] += h
-        return _flat(f(*moved))
+        values = pytree.tree_unflatten(treedef, moved)
+        a, kw = params.call_args(values) if params else (values, {})
+        return _flat(f(*a, **kw))
 
     def grad_of(g: dict, i, ix):
         x = g.get(i)
@@ -92,7 +93,7 @@ def check_grad(f, *args, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e
             err = abs(got - want)
             worst = max(worst, err / max(abs(want), abs(got), 1.0))
             if not err <= atol + 100 * rtol * max(abs(want), abs(got), 1.0):  # nan fails
-                where = f"argument {c[0]}" + (f" element {c[1]}" if c[1] is not None else "")
+                where = f"leaf {c[0]}" + (f" element {c[1]}" if c[1] is not None else "")
                 raise AssertionError(f"gradient of result {j} w.r.t. {where}: pyad {got!r}, "
                                      f"finite differences {want!r}")
     v = {c: rng.uniform(-1, 1) for c in inputs}
@@ -106,15 +107,16 @@ def check_grad(f, *args, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e
     return {"fd_max_rel_error": worst, "jv_w": lhs, "v_jtw": rhs}
 
 
-def interp_value_and_grad(f, *args) -> tuple:
-    """`f.value_and_grad(*args)` computed by the IR interpreter on the fused gradient IR
-    (same structure as value_and_grad): an oracle for the backend, since it runs the IR
-    the AD pass made; it cannot see a wrong adjoint (tests/fuzz's dual numbers can)."""
-    spec = f.specialization(args)
+def interp_value_and_grad(f, *args, **kwargs) -> tuple:
+    """`f.value_and_grad(*args, **kwargs)` computed by the IR interpreter on the fused
+    gradient IR (same structure as value_and_grad): an oracle for the backend, since it runs
+    the IR the AD pass made; it cannot see a wrong adjoint (tests/fuzz's dual numbers can)."""
+    spec, leaves = f.bind(args, kwargs)
     unit = spec.gradient(f.argnums)
     if unit.fused is None:
         raise TypeError(f"{f.__name__} does not return a single float")
-    args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in f._convert(spec, args))
+    args = tuple(a.copy() if isinstance(a, np.ndarray) else a
+                 for a in f._convert(spec, leaves))
     shadows = api_arrays.shadows_for(spec.sig, unit.wrt, args)
     flat = interp.run(unit.fused, args + tuple(shadows))
     grads = api_arrays.gradients(spec.sig, unit.wrt, list(flat[1:]), shadows)

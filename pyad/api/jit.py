@@ -1,19 +1,26 @@
 """The user-facing API: `@pyad.jit_grad` and the compiled-function object.
 
-    @pyad.jit_grad                  # or @pyad.jit_grad(argnums=0, fastmath=True)
-    def f(a, b): ...
+    @pyad.jit_grad                  # or @pyad.jit_grad(argnums=(0, 1), fastmath=True)
+    def f(a, b, scale=1.0): ...
 
-    f(a, b)                         # native primal
-    f.grad(a, b)                    # gradient: a tuple, one entry per parameter (None for ints)
+    f(a, b)                         # native primal; f(a, b, scale=2.0) too
+    f.grad(a, b)                    # gradient of argument 0, bare (as jax.grad)
     f.value_and_grad(a, b)          # (value, gradient)
     y, back = f.pullback(a, b)      # back(ct) -> gradient structure, callable many times
 
-Each tuple of argument types (a signature: float -> f64, int -> i64, bool -> bool) is
-compiled on first use and cached. The first compiled signature is called straight from a
-native CPython wrapper (NumPy arrays included: those of the signature's dtypes and ndims are
-read in place); any other arguments fall back to the Python dispatcher here, which converts
-them, compiles or looks up the right specialization (and raises TypeError for bad arguments,
-naming the parameter). The other signatures' wrappers are native too, behind the dispatcher.
+`argnums` is an int (the gradient bare), a tuple of ints (a tuple) or "all" (a tuple with one
+entry per parameter, None for parameters without float leaves); parameters are counted in
+the order of the `def` (`*args` is one parameter, keyword-only parameters come last).
+
+A call is bound to the parameters (binding.py: keywords, defaults, `*args`); each structure
+of the bound values and tuple of leaf types (float -> f64, int -> i64, bool -> bool, arrays,
+None and containers in the structure) is a signature, compiled on first use and cached. The
+first compiled signature whose wrappers take the Python arguments as they are (positional
+parameters holding numbers and arrays, a result of numbers, arrays and tuples) is called
+straight from a native CPython wrapper (NumPy arrays of its dtypes and ndims are read in
+place); other calls (keywords, defaults left out, other types) fall back to the Python
+dispatcher here, which binds and converts them, compiles or looks up the right
+specialization (and raises TypeError for bad arguments, naming the parameter).
 """
 from __future__ import annotations
 
@@ -23,73 +30,75 @@ import threading
 import weakref
 from typing import Any, Callable
 
-import numpy as np
 
-from .. import _runtime, pipeline, pytree
-from . import arrays as api_arrays, pickling
+from .. import pipeline, pytree
+from . import arrays as api_arrays, binding, methods, pickling
 from .boundary import keeps_internals, user_facing, without_internals
+from .pullback import ArrayPullback, Pullback
 from .cache import ObjectCache
 from ..errors import PyadError, PyadInternalError
-from ..ir.nodes import BOOL, F64, I64, Op, is_array, walk
+from ..ir.nodes import F64, Op, is_array, walk
 
 _GRADIENT_ENTRY = ("grad", "value_and_grad")
+_FLOAT_TYPES = (F64, "f64[1d]", "f64[2d]", "f64[3d]")
 
 
-def signature_of(names: tuple[str, ...], fname: str, args: tuple) -> tuple[str, ...]:
-    if len(args) != len(names):
-        if len(args) < len(names):
-            missing = ", ".join(repr(n) for n in names[len(args):])
-            raise TypeError(f"{fname}() missing {len(names) - len(args)} required positional "
-                            f"argument{'s' if len(names) - len(args) > 1 else ''}: {missing}")
-        raise TypeError(f"{fname}() takes {len(names)} positional arguments but {len(args)} "
-                        "were given")
-    return tuple(_arg_type(fname, n, a) for n, a in zip(names, args))
+def check_argnums(argnums) -> None:
+    """TypeError unless `argnums` is an int, a non-empty tuple of ints or "all"."""
+    if argnums == "all" and isinstance(argnums, str):
+        return
+    if isinstance(argnums, int) and not isinstance(argnums, bool):
+        return
+    if isinstance(argnums, (tuple, list)) and argnums and \
+            all(isinstance(k, int) and not isinstance(k, bool) for k in argnums):
+        return
+    raise TypeError(f"argnums must be an int, a non-empty tuple of ints or 'all', not "
+                    f"{argnums!r}")
 
 
-def _arg_type(fname: str, name: str, a: Any) -> str:
-    if isinstance(a, np.ndarray):
-        return api_arrays.array_arg_type(fname, name, a)
-    if isinstance(a, (bool, np.bool_)):
-        return BOOL
-    if isinstance(a, (int, np.integer)):
-        if not -2**63 <= a < 2**63:
-            raise OverflowError(f"{fname}() argument {name!r} does not fit in a 64-bit integer")
-        return I64
-    if isinstance(a, (float, np.floating)) and not isinstance(a, np.longdouble):
-        return F64
-    raise TypeError(f"{fname}() argument {name!r} must be a float, int, bool or numpy array, "
-                    f"not {type(a).__name__}")
-
-
-def nothing_to_differentiate(fname: str, names: tuple[str, ...], sig: tuple[str, ...]) -> str:
-    """The message for a gradient asked where no argument is differentiated (`f.grad(2)`)."""
-    given = ", ".join(f"{n}: {t}" for n, t in zip(names, sig)) or "no arguments"
-    return (f"nothing to differentiate: the gradient of {fname} is taken with respect to "
-            f"float arguments, and none is differentiated here ({given}); pass floats (2.0, "
-            "not 2) or float arrays for the arguments to differentiate")
+def _has_record(tree) -> bool:
+    """Whether a compiler-side tree (a result shape, a gradient structure) holds a Record."""
+    if isinstance(tree, pytree.Record):
+        return True
+    return isinstance(tree, tuple) and any(map(_has_record, tree))
 
 
 class _Specialization:
-    """Everything compiled for one signature."""
+    """Everything compiled for one signature: the leaf types `sig` of the bound arguments and
+    their structure `treedef` (a tuple with one subtree per parameter)."""
 
-    def __init__(self, owner: "JitGrad", sig: tuple[str, ...]) -> None:
+    def __init__(self, owner: "JitGrad", sig: tuple[str, ...], treedef=None) -> None:
+        n = len(owner._params.names)
         self.owner, self.sig = owner, sig
-        self.func, self.shape = pipeline.primal_ir(owner.fn, sig)
+        self.treedef = (pytree.LEAF,) * n if treedef is None else treedef
+        self.func, self.shape = pipeline.primal_ir(owner.fn, sig, self.treedef)
         # arrays in or out (the pullback keeps copies of the arguments and shadow arrays)
         self.arrays = any(is_array(v.type) for v in self.func.params + self.func.results)
+        # the leaves of parameter p are sig[spans[p][0]:spans[p][1]]
+        counts = [len(pytree.leaves(t)) for t in self.treedef]
+        starts = [sum(counts[:p]) for p in range(n)]
+        self.spans = [(a, a + c) for a, c in zip(starts, counts)]
+        #: the native wrappers build the result themselves (numbers, arrays, tuples)
+        self.native_result = not _has_record(self.shape)
+        #: the Python arguments are the kernel's, in order: the native wrapper may be called
+        #: by the user directly
+        self.direct = owner._params.plain and self.treedef == (pytree.LEAF,) * n \
+            and self.native_result
         self.lock = threading.Lock()
         self.primal_unit = None
-        self.grads: dict[tuple[int, ...], Any] = {}
-
+        self.grads: dict[Any, Any] = {}
+        self._native: dict[Any, bool] = {}  # argnums -> native_gradient
     # ------------------------------------------------------------------ primal
     def primal(self) -> Callable:
         with self.lock:
             if self.primal_unit is None:
                 # import-time: llvmlite loads on the first compile, `import pyad` stays fast
                 from ..codegen.build import KernelSpec, WrapperSpec, compile_unit
+                result = self.shape if self.native_result \
+                    else tuple(range(len(self.func.results)))
                 self.primal_unit = compile_unit(
                     self.func.name, [KernelSpec("primal", pipeline.native(self.func))],
-                    [WrapperSpec("primal", "primal", self.shape, self.owner.__doc__ or "",
+                    [WrapperSpec("primal", "primal", result, self.owner.__doc__ or "",
                                  _weak_call(self.owner, "_dispatch_call"),
                                  pickle_as=(self.owner, "__call__"))],
                     fastmath=self.owner.fastmath, boundscheck=self.owner.boundscheck,
@@ -97,46 +106,82 @@ class _Specialization:
                     max_depth=pipeline.max_call_depth())
             return self.primal_unit.callables["primal"]
 
+    def result(self, out) -> Any:
+        """The user's result from the primal wrapper's."""
+        return out if self.native_result else pytree.to_python(pytree.gather(self.shape, out))
+
     # ------------------------------------------------------------------ gradients
-    def wrt(self, argnums) -> tuple[int, ...]:
-        n = len(self.sig)
-        names = self.func.arg_names
-        if argnums is None:
-            return tuple(i for i, t in enumerate(self.sig) if t.startswith(F64))
+    def params_of(self, argnums) -> tuple[int, ...]:
+        """The parameter indices `argnums` selects (validated)."""
+        names = self.owner._params.names
+        n = len(names)
+        every = argnums in ("all", methods.ALL_BUT_SELF)
+        is_self = n and isinstance(self.treedef[0], pytree.Record) \
+            and self.treedef[0].kind == "object"
+        first = 1 if argnums == methods.ALL_BUT_SELF or is_self else 0
+        leaves = self.sig[self.spans[first][0]:] if n > first else ()  # `self` never counts
+        if not any(t in _FLOAT_TYPES for t in leaves):
+            raise TypeError(f"{self.owner.__name__}: nothing to differentiate: no argument is "
+                            "a float or a float array (ints and bools have no gradient); "
+                            "pass floats, e.g. 2.0 instead of 2")
+        if every:
+            return tuple(range(first, n))
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         for k in nums:
             if not -n <= k < n:
                 raise ValueError(f"argnums {k} is out of range for {n} parameters")
-            if self.sig[k] not in (F64, "f64[1d]", "f64[2d]", "f64[3d]"):
+            lo, hi = self.spans[k % n]
+            if not any(t in _FLOAT_TYPES for t in self.sig[lo:hi]):
+                what = self.sig[lo] if hi == lo + 1 else "without float leaves"
                 raise TypeError(f"cannot differentiate {self.owner.__name__} with respect to "
-                                f"parameter {names[k]!r} of type {self.sig[k]} (only float "
+                                f"parameter {names[k % n]!r} of type {what} (only float "
                                 "arguments have gradients): nothing to differentiate; pass a "
                                 "float (2.0, not 2) to differentiate it")
-        return tuple(sorted({k % n for k in nums}))
+        return tuple(k % n for k in nums)
 
-    def arrange(self, argnums, by_param: dict) -> Any:
-        """The gradient structure for `argnums` from parameter index -> gradient."""
-        n = len(self.sig)
-        if argnums is None:
-            return tuple(by_param.get(i) for i in range(n))
+    def wrt(self, argnums) -> tuple[int, ...]:
+        """The float leaves (kernel parameters) differentiated for `argnums`."""
+        return tuple(j for p in sorted(set(self.params_of(argnums)))
+                     for j in range(*self.spans[p]) if self.sig[j] in _FLOAT_TYPES)
+
+    def arrange_tree(self, argnums, by_leaf: dict) -> Any:
+        """The gradient structure for `argnums` from leaf index -> gradient (None for the
+        leaves not differentiated), with Records for the user's containers."""
+        def of(p: int) -> Any:
+            lo, hi = self.spans[p]
+            return pytree.unflatten(self.treedef[p], (by_leaf.get(j) for j in range(lo, hi)))
+        n = len(self.treedef)
+        if argnums in ("all", methods.ALL_BUT_SELF):
+            return tuple(of(p) for p in range(argnums != "all", n))
         if isinstance(argnums, int):
-            return by_param[argnums % n]
-        return tuple(by_param[k % n] for k in argnums)
+            return of(argnums % n)
+        return tuple(of(k % n) for k in argnums)
+
+    def arrange(self, argnums, by_leaf: dict) -> Any:
+        """The gradient structure for `argnums`, as the user's containers."""
+        return pytree.to_python(self.arrange_tree(argnums, by_leaf))
+
+    def native_gradient(self, argnums) -> bool:
+        """Whether the wrappers can build the gradient structure (no containers but tuples)."""
+        key = argnums if isinstance(argnums, (int, str)) else tuple(argnums)
+        native = self._native.get(key)
+        if native is None:
+            native = self._native[key] = not _has_record(self.arrange_tree(argnums, {}))
+        return native
 
     def grad_spec(self, argnums, wrt: tuple[int, ...], offset: int, shadow=None) -> Any:
         """Result spec of the gradient structure over kernel outs starting at `offset`; with
-        `shadow` (pywrap.Shadow), gradients of array arguments are the wrapper's shadows."""
+        `shadow` (pywrap.Shadow), gradients of array arguments are the wrapper's shadows.
+        Flat (one entry per `wrt` leaf) where the structure holds containers."""
         arrays = [p for p in wrt if is_array(self.sig[p])]
         pos = {p: shadow(arrays.index(p)) if shadow and p in arrays else offset + k
                for k, p in enumerate(wrt)}
-        if argnums is None:
-            return tuple(pos.get(i) for i in range(len(self.sig)))
-        if isinstance(argnums, int):
-            return pos[argnums % len(self.sig)]
-        return tuple(pos[k % len(self.sig)] for k in argnums)
+        if not self.native_gradient(argnums):
+            return tuple(pos[p] for p in wrt)
+        return self.arrange_tree(argnums, pos)
 
     def gradient(self, argnums):
-        key = argnums if isinstance(argnums, (int, type(None))) else tuple(argnums)
+        key = argnums if isinstance(argnums, (int, str)) else tuple(argnums)
         g = self.grads.get(key)  # entries are never replaced: no lock needed to read one
         if g is not None:
             return g
@@ -198,7 +243,9 @@ class _GradientUnit:
             else:
                 kernels = [KernelSpec("fwd", g.fwd, pack_saved=len(g.saved)),
                            KernelSpec("bwd", g.bwd, unpack_saved=len(g.saved))]
-                if spec.arrays:  # flat gradients; ArrayPullback takes arrays from its shadows
+                if spec.arrays or not spec.native_gradient(argnums):
+                    # flat gradients: ArrayPullback takes arrays from its shadows and builds
+                    # the structure
                     back = tuple(None if is_array(spec.sig[p]) else k for k, p in enumerate(wrt))
                 else:
                     back = spec.grad_spec(argnums, wrt, 0)
@@ -216,87 +263,12 @@ class _GradientUnit:
         if which in _GRADIENT_ENTRY and not self.scalar:
             raise TypeError(f"{which} requires {self.spec.owner.__name__} to return a single "
                             "float; use pullback for functions with several or integer results")
-        if which in _GRADIENT_ENTRY and not self.wrt:
-            raise TypeError(nothing_to_differentiate(self.spec.owner.__name__,
-                                                     self.spec.func.arg_names, self.spec.sig))
         unit = self._compile("vg" if which in _GRADIENT_ENTRY else "pullback")
         return unit.callables[which]
 
     def llvm_ir(self) -> str:
         units = [self._compile("pullback")] + ([self._compile("vg")] if self.scalar else [])
         return "\n".join(u.llvm_ir for u in units)
-
-
-class Pullback:
-    """`back` of `y, back = f.pullback(*args)`: maps a cotangent shaped like `y` to the
-    gradient structure. Owns the saved values (freed when collected); may be called any
-    number of times, also after the compiled function is gone."""
-
-    __slots__ = ("_bwd", "_addr", "_shape", "_types", "_free", "_zero", "__weakref__")
-
-    @property
-    def tape_bytes(self) -> int:
-        """Bytes the forward sweep pushed on the AD tape (0 for straight-line code)."""
-        return int(_runtime.dll().pyad_pullback_tape_bytes(self._addr))
-
-    def __init__(self, bwd: Callable, addr: int, shape, types: tuple[str, ...],
-                 shadowed: bool = True) -> None:
-        self._bwd, self._addr, self._shape, self._types = bwd, addr, shape, types
-        self._free = _pullback_free()
-        self._zero = _pullback_zero_shadows() if shadowed else None
-
-    def __call__(self, ct):
-        flat = pytree.flatten_like(self._shape, ct, "cotangent")
-        cts = [float(c) for c, t in zip(flat, self._types) if t == F64]
-        # the backward sweep adds into the shadows of the function's own arrays: each call
-        # starts them from zero (whole-array adjoints read a result's shadow entire)
-        if self._zero is not None:
-            self._zero(self._addr)
-        return self._bwd(self._addr, *cts)
-
-    def __del__(self) -> None:
-        addr, self._addr = self._addr, 0
-        if addr:
-            self._free(addr)
-
-    def __reduce__(self):
-        raise TypeError("a pyad pullback cannot be pickled or copied: it owns native memory "
-                        "(the saved values) of this process; send the function and its "
-                        "arguments instead and call f.pullback(*args) on the other side")
-
-
-class ArrayPullback(Pullback):
-    """`back` for signatures with arrays: cotangents of array results are arrays; gradients
-    of array arguments are accumulated in shadow arrays, zeroed before every call."""
-
-    __slots__ = ("_spec", "_unit", "_shadows", "_results", "_args")
-
-    def setup(self, spec, unit, shadows: list, results: list, args: tuple) -> None:
-        self._spec, self._unit, self._shadows, self._results = spec, unit, shadows, results
-        self._args = args  # the backward sweep reads these arrays
-
-    def __call__(self, ct):
-        flat = pytree.flatten_like(self._shape, ct, "cotangent")
-        cts = [api_arrays.check_cotangent(t, y, c, k) for k, (c, t, y)
-               in enumerate(zip(flat, self._types, self._results)) if t.startswith(F64)]
-        for sh in self._shadows:
-            sh.fill(0.0)
-        if self._zero is not None:
-            self._zero(self._addr)
-        outs = self._bwd(self._addr, *cts)
-        grads = api_arrays.gradients(self._spec.sig, self._unit.wrt, outs,
-                                     [sh.copy() for sh in self._shadows])
-        return self._spec.arrange(self._unit.argnums, grads)
-
-
-@functools.lru_cache(maxsize=None)
-def _pullback_free() -> Callable[[int], None]:
-    return _runtime.dll().pyad_pullback_free
-
-
-@functools.lru_cache(maxsize=None)
-def _pullback_zero_shadows() -> Callable[[int], None]:
-    return _runtime.dll().pyad_pullback_zero_shadows
 
 
 class JitGrad:
@@ -307,11 +279,14 @@ class JitGrad:
     # through the slot with no Python frame in between (about 40 ns a call).
     __slots__ = ("__call__", "__dict__", "__weakref__")
 
-    def __init__(self, fn: Callable, *, argnums=None, fastmath: bool = False,
+    def __init__(self, fn: Callable, *, argnums=0, fastmath: bool = False,
                  boundscheck: bool = True, cache: bool = False) -> None:
+        if isinstance(fn, JitGrad):  # recompiled with these options
+            fn = fn.fn
         if not inspect.isfunction(fn):
             raise TypeError(f"pyad.jit_grad expects a Python function, got {type(fn).__name__}")
         functools.update_wrapper(self, fn)
+        check_argnums(argnums)
         self.fn = fn
         self.argnums = argnums
         self.fastmath = fastmath
@@ -320,11 +295,16 @@ class JitGrad:
         self._object_cache = None
         if self.cache:
             self._object_cache = ObjectCache(fastmath=fastmath, boundscheck=boundscheck)
-        self._names = tuple(inspect.signature(fn).parameters)
-        self._specs: dict[tuple[str, ...], _Specialization] = {}
+        self._params = binding.Params(fn, fn.__name__)
+        self._flat_treedef = (pytree.LEAF,) * len(self._params.names)
+        self._specs: dict[Any, _Specialization] = {}
         self._first: _Specialization | None = None  # the signature with the native fast path
         self._lock = threading.Lock()
         self.__call__ = _weak_call(self, "_dispatch_call")
+
+    def __get__(self, obj, objtype=None):
+        """`instance.method` for a compiled method: bound to the instance (methods.py)."""
+        return self if obj is None else methods.BoundJitGrad(self, obj)
 
     @property
     def __pyad_wrapped__(self) -> Callable:
@@ -333,71 +313,83 @@ class JitGrad:
         return self.fn
 
     # ---------------------------------------------------------------- dispatch
-    def specialization(self, args: tuple) -> _Specialization:
-        sig = signature_of(self._names, self.__name__, args)
-        spec = self._specs.get(sig)
+    def bind(self, args: tuple, kwargs: dict | None = None) -> tuple[_Specialization, list]:
+        """The specialization for the call `(*args, **kwargs)` and the kernel's arguments
+        (the leaves of the bound values, not yet converted)."""
+        bound = self._params.bind(args, kwargs)
+        leaves, treedef, sig = binding.describe(self._params, bound)
+        key = sig if treedef == self._flat_treedef else (sig, treedef)
+        spec = self._specs.get(key)
         if spec is None:
             with self._lock:
-                spec = self._specs.get(sig)
+                spec = self._specs.get(key)
                 if spec is None:
-                    spec = _guard(lambda: _Specialization(self, sig))
-                    if self._first is None:
+                    spec = _guard(lambda: _Specialization(self, sig, treedef))
+                    if self._first is None and spec.direct:
                         self._first = spec
-                    self._specs[sig] = spec
-        return spec
+                    self._specs[key] = spec
+        return spec, leaves
 
-    def _convert(self, spec: _Specialization, args: tuple) -> tuple:
-        return tuple(api_arrays.convert(t, a) for t, a in zip(spec.sig, args))
+    def specialization(self, args: tuple, kwargs: dict | None = None) -> _Specialization:
+        return self.bind(args, kwargs)[0]
 
-    def _dispatch_call(self, *args):
-        spec = self.specialization(args)
+    def _convert(self, spec: _Specialization, leaves) -> tuple:
+        return tuple(api_arrays.convert(t, a) for t, a in zip(spec.sig, leaves))
+
+    def _dispatch_call(self, *args, **kwargs):
+        spec, leaves = self.bind(args, kwargs)
         fn = _guard(spec.primal)
         if spec is self._first:
-            self.__call__ = fn  # the first signature gets the native fast path
-        return _call_converted(fn, self._convert(spec, args))
+            self.__call__ = fn  # the first direct signature gets the native fast path
+        return spec.result(_call_converted(fn, self._convert(spec, leaves)))
 
-    def _dispatch_grad(self, argnums, with_value: bool, *args):
-        spec = self.specialization(args)
+    def _dispatch_grad(self, argnums, with_value: bool, *args, **kwargs):
+        spec, leaves = self.bind(args, kwargs)
         unit = _guard(lambda: spec.gradient(argnums))
         which = "value_and_grad" if with_value else "grad"
         fn = _guard(lambda: unit.entry(which))
-        if argnums is self.argnums and spec is self._first:
+        native = spec.native_gradient(argnums)
+        if argnums is self.argnums and spec is self._first and native:
             self.__dict__[which] = fn  # native fast path for later calls
-        return _call_converted(fn, self._convert(spec, args))
+        out = _call_converted(fn, self._convert(spec, leaves))
+        if native:
+            return out
+        value, flat = out if with_value else (None, out)
+        g = spec.arrange(argnums, dict(zip(unit.wrt, flat)))
+        return (value, g) if with_value else g
 
     @user_facing
-    def grad(self, *args):
+    def grad(self, *args, **kwargs):
         """The gradient at `args` (structure set by `argnums`)."""
-        return self._dispatch_grad(self.argnums, False, *args)
+        return self._dispatch_grad(self.argnums, False, *args, **kwargs)
 
     @user_facing
-    def value_and_grad(self, *args):
+    def value_and_grad(self, *args, **kwargs):
         """`(f(*args), grad(*args))` computed in one native call."""
-        return self._dispatch_grad(self.argnums, True, *args)
+        return self._dispatch_grad(self.argnums, True, *args, **kwargs)
 
     @user_facing
-    def pullback(self, *args):
+    def pullback(self, *args, **kwargs):
         """`(y, back)`: the value and a function mapping a cotangent of `y` to gradients."""
-        return self._pullback(self.argnums, *args)
+        return self._pullback(self.argnums, *args, **kwargs)
 
-    def _pullback(self, argnums, *args):
-        spec = self.specialization(args)
+    def _pullback(self, argnums, *args, **kwargs):
+        spec, leaves = self.bind(args, kwargs)
         unit = _guard(lambda: spec.gradient(argnums))
         fwd, bwd = _guard(lambda: (unit.entry("fwd"), unit.entry("bwd")))
-        args = self._convert(spec, args)
-        if spec.arrays:
+        args = self._convert(spec, leaves)
+        types = tuple(r.type for r in spec.func.results)
+        if spec.arrays or not spec.native_gradient(argnums):
             # the pullback reads the arrays later: it keeps private copies of them
             args = tuple(a.copy() if is_array(t) else a for t, a in zip(spec.sig, args))
             shadows = api_arrays.shadows_for(spec.sig, unit.wrt, args)
             out = fwd(*args, *shadows)
-            back = ArrayPullback(bwd, out[-1], spec.shape,
-                                 tuple(r.type for r in spec.func.results), unit.shadowed)
+            back = ArrayPullback(bwd, out[-1], spec.shape, types, unit.shadowed)
             back.setup(spec, unit, shadows, out[:-1], args)
         else:
             out = fwd(*args)
-            back = Pullback(bwd, out[-1], spec.shape, tuple(r.type for r in spec.func.results),
-                            unit.shadowed)
-        return pytree.gather(spec.shape, out[:-1]), back
+            back = Pullback(bwd, out[-1], spec.shape, types, unit.shadowed)
+        return pytree.to_python(pytree.gather(spec.shape, out[:-1])), back
 
     @user_facing
     def tape_bytes(self, *args) -> int:
@@ -406,15 +398,15 @@ class JitGrad:
 
     # ---------------------------------------------------------------- introspection
     @user_facing
-    def ir(self, *args) -> str:
+    def ir(self, *args, **kwargs) -> str:
         """The primal IR for the signature of `args`."""
-        return str(self.specialization(args).func)
+        return str(self.specialization(args, kwargs).func)
 
     @user_facing
-    def grad_ir(self, *args) -> str:
+    def grad_ir(self, *args, **kwargs) -> str:
         """The forward and backward IR (and the fused value-and-gradient IR when the result
         is a single float) for the signature of `args`."""
-        unit = _guard(lambda: self.specialization(args).gradient(self.argnums))
+        unit = _guard(lambda: self.specialization(args, kwargs).gradient(self.argnums))
         parts = [str(unit.fwd), str(unit.bwd)] + ([str(unit.fused)] if unit.fused else [])
         return "\n".join(parts)
 
@@ -440,7 +432,7 @@ def _weak_call(owner: "JitGrad", method: str, *prefix) -> Callable:
     the pullbacks holding it) may outlive the JitGrad object."""
     ref = weakref.ref(owner)
 
-    def call(*args):
+    def call(*args, **kwargs):
         __tracebackhide__ = True  # a user's entry point (boundary.py)
         obj = ref()
         if obj is None:
@@ -449,7 +441,7 @@ def _weak_call(owner: "JitGrad", method: str, *prefix) -> Callable:
             raise PyadInternalError("internal compiler error: a compiled function refused the "
                                     "arguments its dispatcher had converted for it")
         try:
-            return getattr(obj, method)(*prefix, *args)
+            return getattr(obj, method)(*prefix, *args, **kwargs)
         except Exception as exc:  # the user's entry point: see boundary.py
             if keeps_internals(exc):
                 raise
@@ -481,15 +473,25 @@ def _guard(thunk: Callable):
         raise PyadInternalError(f"internal compiler error: {type(exc).__name__}: {exc}") from exc
 
 
-def jit_grad(fn: Callable | None = None, *, argnums=None, fastmath: bool = False,
+def jit_grad(fn: Callable | None = None, *, argnums=0, fastmath: bool = False,
              boundscheck: bool = True, cache: bool = False):
     """Compile `fn` and its gradient. Use as `@jit_grad` or `@jit_grad(argnums=..., ...)`.
+    `argnums` selects what `grad`, `value_and_grad` and `pullback` differentiate: an int
+    (default 0: the first parameter, its gradient bare, as in JAX), a tuple of ints (a tuple
+    of gradients) or "all" (a tuple with one entry per parameter, None where a parameter has
+    no float leaves).
     `fastmath` lets LLVM reassociate floating point; `boundscheck=False` drops the index
     checks of array accesses (out-of-bounds access is then undefined behaviour). `cache=True`
     stores the compiled object code on disk (`pyad.cache_dir()`, keyed by the content of the
     generated code, so an edited function never loads a stale entry) and loads it in later
     processes instead of running LLVM again; `pyad.clear_cache()` empties it."""
-    def wrap(f: Callable) -> JitGrad:
-        return JitGrad(f, argnums=argnums, fastmath=fastmath, boundscheck=boundscheck,
-                       cache=cache)
+    def wrap(f: Callable) -> JitGrad | methods.BoundJitGrad:
+        def compiled(fn: Callable) -> JitGrad:
+            return JitGrad(fn, argnums=argnums, fastmath=fastmath, boundscheck=boundscheck,
+                           cache=cache)
+        if inspect.ismethod(f):  # a bound method: compiled once for its class, bound here
+            return methods.BoundJitGrad(compiled(f.__func__), f.__self__)
+        if isinstance(f, methods.BoundJitGrad):
+            return f.rebound(compiled(f.fn))
+        return compiled(f)
     return wrap(fn) if fn is not None else wrap

@@ -7,12 +7,14 @@
 
 `f` is a plain Python function (compiled on first use, once per function) or a `jit_grad`
 object (its options are used; `argnums` here overrides its own). As in JAX, `argnums`
-defaults to 0; an int gives the gradient bare, a tuple gives a tuple. Gradients of arrays are
-arrays of the argument's shape, of ints and bools `None`.
+defaults to 0; an int gives the gradient bare, a tuple (or "all") gives a tuple. Gradients
+have the structure of their argument (a dict for a dict, arrays of the argument's shape);
+of ints and bools they are `None`. The returned functions take keyword arguments as `f` does.
 """
 from __future__ import annotations
 
 import functools
+import inspect
 import weakref
 from typing import Any, Callable
 
@@ -20,14 +22,17 @@ import numpy as np
 
 from .. import pytree
 from .boundary import user_facing
-from .jit import JitGrad, jit_grad
+from .jit import JitGrad, check_argnums, jit_grad
+from .methods import BoundJitGrad
 
 _compiled_for: "weakref.WeakKeyDictionary[Callable, JitGrad]" = weakref.WeakKeyDictionary()
 
 
-def _compiled(f: Callable) -> JitGrad:
-    if isinstance(f, JitGrad):
+def _compiled(f: Callable) -> JitGrad | BoundJitGrad:
+    if isinstance(f, (JitGrad, BoundJitGrad)):
         return f
+    if inspect.ismethod(f):  # compiled once for the function, bound to this instance
+        return BoundJitGrad(_compiled(f.__func__), f.__self__)
     jg = _compiled_for.get(f)
     if jg is None:
         jg = _compiled_for[f] = jit_grad(f)
@@ -37,12 +42,13 @@ def _compiled(f: Callable) -> JitGrad:
 def grad(f: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
     """The function computing the gradient of `f` (a single float result) with respect to
     the arguments `argnums`."""
+    check_argnums(argnums)
     jg = _compiled(f)
 
     @functools.wraps(jg.fn)
     @user_facing
-    def gradient(*args):
-        return jg._dispatch_grad(argnums, False, *args)
+    def gradient(*args, **kwargs):
+        return jg._dispatch_grad(argnums, False, *args, **kwargs)
     return gradient
 
 
@@ -51,18 +57,19 @@ def value_and_grad(f: Callable, argnums: int | tuple[int, ...] = 0,
     """The function computing `(f(*args), gradient)`. With `has_aux=True`, `f` returns
     `(value, aux)` and the result is `((value, aux), gradient of value)`; aux may hold
     numbers, arrays and tuples and receives no gradient."""
+    check_argnums(argnums)
     jg = _compiled(f)
     if not has_aux:
         @functools.wraps(jg.fn)
         @user_facing
-        def vg(*args):
-            return jg._dispatch_grad(argnums, True, *args)
+        def vg(*args, **kwargs):
+            return jg._dispatch_grad(argnums, True, *args, **kwargs)
         return vg
 
     @functools.wraps(jg.fn)
     @user_facing
-    def vg_aux(*args):
-        out, back = jg._pullback(argnums, *args)
+    def vg_aux(*args, **kwargs):
+        out, back = jg._pullback(argnums, *args, **kwargs)
         if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], float)):
             raise TypeError(f"value_and_grad(has_aux=True): {jg.__name__} must return a pair "
                             "(float value, aux)")
@@ -72,10 +79,11 @@ def value_and_grad(f: Callable, argnums: int | tuple[int, ...] = 0,
 
 
 @user_facing
-def vjp(f: Callable, *args) -> tuple[Any, Callable]:
-    """`(f(*args), f_vjp)`: `f_vjp(ct)` maps a cotangent with the structure of the value to a
-    tuple with one cotangent per positional argument (None for ints and bools)."""
-    y, back = _compiled(f)._pullback(None, *args)
+def vjp(f: Callable, *args, **kwargs) -> tuple[Any, Callable]:
+    """`(f(*args, **kwargs), f_vjp)`: `f_vjp(ct)` maps a cotangent with the structure of the
+    value to a tuple with one cotangent per parameter of `f` (argnums="all": None for ints
+    and bools; keyword arguments are parameters too)."""
+    y, back = _compiled(f)._pullback("all", *args, **kwargs)
     return y, back
 
 
@@ -84,4 +92,4 @@ def _zeros_like(v: Any) -> Any:
         if isinstance(x, np.ndarray):
             return np.zeros(x.shape)
         return 0.0 if isinstance(x, float) else x
-    return pytree.tree_map(zero, v)
+    return pytree.user_tree_map(zero, v)

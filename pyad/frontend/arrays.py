@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 
+from . import records
+from ..pytree import Record
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
 from .context import DynList, PyList
@@ -51,6 +53,8 @@ class ArrayLowering:
             return self.lw.lists.to_array(v)
         if isinstance(v, PyList) and v:
             return self.lw.creation.stacked(list(v), node)
+        if isinstance(v, Record):  # a container: stored into, or a method called
+            raise records.not_an_array(self.ctx, v, node)
         if not (isinstance(v, Var) and is_array(v.type)):
             raise self.ctx.error(node, "expected an array here", cls=PyadTypeError)
         return v

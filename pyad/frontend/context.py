@@ -25,8 +25,11 @@ from ..ir.builder import Builder, NameGen
 from ..errors import PyadSyntaxError, PyadTypeError
 from ..ir.nodes import BOOL, F64, I64, Loc, Var, is_array
 from .recover import display_name, function_source
+from ..pytree import Record
 
-Value = Union[Var, tuple]  # a tuple holds Values (compile-time tuples)
+# a tuple holds Values (compile-time tuples); a Record a dict, namedtuple, dataclass or None
+# (records.py)
+Value = Union[Var, tuple, Record]
 
 
 def location_of(node: ast.AST) -> dict:
@@ -92,7 +95,7 @@ class RangeVal(Compound):
 
 def is_value(v: Any) -> bool:
     """Whether an environment entry is a value (not missing, not `Undefined`)."""
-    return isinstance(v, (Var, tuple))
+    return isinstance(v, (Var, tuple, Record))
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ import ast
 from .. import pytree
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
+from . import records
 from .context import Undefined, is_value, location_of, unify
 from .lists import is_list
 from .closures import is_function
@@ -129,6 +130,10 @@ class Statements:
             case ast.AugAssign():
                 self.aug_assign(node)
             case ast.If():
+                taken = records.static_truth(self.lw, node.test)  # e.g. `if scale is None:`
+                if taken is not None:
+                    self.stmts(node.body if taken else node.orelse)
+                    return
                 cond = ex.truth(ex.expr(node.test), node.test)
                 self.if_region(cond, node.body, node.orelse, node)
             case ast.While():

@@ -16,10 +16,12 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import PyadSyntaxError, PyadTypeError
+from . import records
 from .context import RangeVal, Static, Undefined, Value, arith, unify
 from .closures import FuncRef, Partial, is_function
 from .lists import is_list
 from ..ir.nodes import BOOL, F64, I64, Block, If, Var, is_array
+from ..pytree import Record
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
           ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow"}
@@ -57,6 +59,8 @@ class Expressions:
             case ast.BoolOp():
                 return self.boolop(node, node.values)
             case ast.Compare():
+                if type(node.ops[0]) in (ast.Is, ast.IsNot) and len(node.ops) == 1:
+                    return self.static_test(node)
                 left = self.expr(node.left)
                 if type(node.ops[0]) not in CMPOPS:
                     return self.compare(node, self.scalar(left, node.left), 0)  # raises
@@ -65,6 +69,9 @@ class Expressions:
                     return ops.compare(node, left, right)
                 return self.compare(node, self.scalar(left, node.left), 0, right)
             case ast.IfExp():
+                taken = records.static_truth(self.lw, node.test)
+                if taken is not None:
+                    return self.expr(node.body if taken else node.orelse)
                 cond = self.truth(self.expr(node.test), node.test)
                 return self.branch(cond, lambda: self.expr(node.body),
                                    lambda: self.expr(node.orelse), node)
@@ -80,6 +87,8 @@ class Expressions:
                 return self.lw.closures.define(node)
             case ast.Subscript():
                 return self.subscript(node)
+            case ast.Dict():
+                return records.display(self.lw, node)
         raise self.ctx.unsupported(node)
 
     # ------------------------------------------------------------------ leaves
@@ -120,6 +129,8 @@ class Expressions:
             v = self.lw.arrayops.materialize(self.expr(node.value))
             if isinstance(v, Var) and is_array(v.type):
                 return self.lw.arrays.attribute(v, node)
+            if isinstance(v, Record):
+                return records.attribute(self.ctx, v, node)
             raise self.ctx.error(node, f"unsupported attribute access `.{node.attr}` on a "
                                  "value", hint="only attributes of modules (math.pi, "
                                  "math.exp) and arrays (a.shape, a.T) are supported")
@@ -140,6 +151,9 @@ class Expressions:
             return tuple(self.constant(x, node) for x in s.obj)
         if type(s.obj) is np.ndarray:
             return self.lw.arrays.constant(s.obj, s.name, node)
+        tree = records.constant(self, s.obj, node)  # a dict, namedtuple... of numbers
+        if tree is not None:
+            return tree
         raise self.ctx.error(node, f"`{s.name}` ({type(s.obj).__name__}) cannot be used as a "
                              "value in a compiled function",
                              hint="only numbers, bools, tuples of them and NumPy arrays are "
@@ -153,6 +167,8 @@ class Expressions:
             return self.lw.lists.index(base, node)
         if isinstance(base, RangeVal):
             return self.lw.iteration.range_item(base, node)
+        if isinstance(base, Record):
+            return records.subscript(self.ctx, base, node)
         i = constant_int(node.slice)
         if isinstance(base, tuple) and i is not None:
             if not -len(base) <= i < len(base):
@@ -222,6 +238,13 @@ class Expressions:
         return self.branch(result, lambda: self.compare(node, right, i + 1),
                            lambda: self.ctx.b.const(False, BOOL), node)
 
+    def static_test(self, node: ast.Compare) -> Var:
+        """`x is None`, `x is not None`: decided at compile time (records.py)."""
+        taken = records.static_truth(self.lw, node)
+        if taken is None:
+            return self.compare(node, self.scalar(self.expr(node.left), node.left), 0)  # raises
+        return self.ctx.b.const(taken, BOOL)
+
     # ------------------------------------------------------------------ regions
     def branch(self, cond: Var, then: Callable[[], Value], orelse: Callable[[], Value],
                node: ast.AST) -> Var:
@@ -255,6 +278,8 @@ class Expressions:
             raise self.ctx.error(node, "a tuple cannot be used as a number here",
                                  hint="unpack it first: `a, b = t`, or index it: `t[0]`",
                                  cls=PyadTypeError)
+        if isinstance(v, Record):
+            raise records.not_a_number(self.ctx, v, node)
         return v
 
     def truth(self, v: Value, node: ast.AST) -> Var:

@@ -17,6 +17,7 @@ import functools
 import math
 from typing import Any
 
+from . import records
 from ..errors import PyadTypeError
 from .arrays import numpy_module
 from .context import PyList, RangeVal, Static, Value, arith, location_of, unify
@@ -152,7 +153,10 @@ class Functions:
             sub = numpy_module(ctx.resolve_static(node.func.value).obj)
             if sub is not None:
                 return self.lw.arrays.numpy_call(sub + node.func.attr, node)
-        return self.static_call(ctx.resolve_static(node.func), node)
+        fn = ctx.resolve_static(node.func)
+        if records.is_record_class(fn.obj):  # a namedtuple or dataclass built here
+            return records.construct(self.lw, fn.obj, fn.name, node)
+        return self.static_call(fn, node)
 
     def method_call(self, node: ast.Call) -> Value:
         """`xs.append(v)` on a list, `a.sum()` on an array (the receiver evaluated once)."""

@@ -41,7 +41,7 @@ from .gathers import Gathers
 from .linalg import LinearAlgebra
 from .numpyfuncs import NumpyFunctions
 from .indexing import Indexing
-from .context import Context, DynList, Source, Value
+from .context import Context, DynList, PyList, Source, Value
 from .recover import display_name
 from .exprs import Expressions
 from .functions import Functions
@@ -50,6 +50,7 @@ from .lists import Lists
 from .folds import Folds
 from .iteration import Iteration
 from .closures import Closures, local_names
+from . import records
 from ..ir.nodes import Block, Func, Var
 from ..ir.memory import constant_writes, param_writes
 
@@ -113,19 +114,23 @@ class Lowering:
         return Lowering(fn, arg_types, callees=self.ctx.callees)
 
     # ------------------------------------------------------------------ entry points
-    def run(self, signature_checked: bool = False) -> Func:
+    def run(self, signature_checked: bool = False, treedef=None) -> Func:
         """The Func; `signature_checked` when called with arguments bound by `calls.bind`
-        (defaults filled in) rather than from Python."""
+        (defaults filled in) rather than from Python; `treedef` when bound by the API
+        (api/binding.py: keywords, defaults, `*args`, containers)."""
         ctx, a = self.ctx, self.fdef.args
-        if not signature_checked and (a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs
-                                      or a.defaults):
+        if treedef is not None:
+            params = records.bind_parameters(ctx, self.fdef, self.arg_types, treedef)
+        elif not signature_checked and (a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs
+                                        or a.defaults):
             raise ctx.error(self.fdef, "unsupported signature: only plain positional "
                             "parameters without defaults are supported")
-        params = []
-        for arg, t in zip(a.args, self.arg_types):
-            v = Var(ctx.names.fresh(arg.arg), t)
-            params.append(v)
-            ctx.env[arg.arg] = v
+        else:
+            params = []
+            for arg, t in zip(a.args, self.arg_types):
+                v = Var(ctx.names.fresh(arg.arg), t)
+                params.append(v)
+                ctx.env[arg.arg] = v
         self.result = self.returned(self.body())
         block = Block(tuple(params), tuple(ctx.b.stmts), tuple(pytree.leaves(self.result)))
         for store, param in param_writes(block):
@@ -140,14 +145,19 @@ class Lowering:
                 "global arrays as constants when it compiles", hint=f"work on a copy: "
                 f"`{name.lower()} = {name}.copy()`")
         # runtime errors name the file as located errors do (a notebook cell as `Cell In[3]`)
-        return Func(self.fdef.name, block, display_name(ctx.src.filename),
-                    tuple(x.arg for x in a.args))
+        names = tuple(x.arg for x in a.args) if treedef is None else \
+            tuple(p.name for p in params)
+        return Func(self.fdef.name, block, display_name(ctx.src.filename), names)
 
     def returned(self, v: Value) -> Value:
-        """The compiled function's result: lists come back as tuples (fixed length) or as
-        1-D arrays (run-time length)."""
+        """The compiled function's result: lists come back as lists (fixed length) or as
+        arrays (run-time length: the items stacked)."""
         if isinstance(v, DynList):
             return self.lists.to_array(v)
+        if isinstance(v, PyList):
+            return pytree.Record("list", None, (), tuple(self.returned(x) for x in v))
+        if isinstance(v, pytree.Record):
+            return v.with_children(self.returned(x) for x in v.children)
         if isinstance(v, tuple):
             return tuple(self.returned(x) for x in v)
         return v
@@ -170,11 +180,13 @@ class Lowering:
         return self.ctx.env[RETVAL]
 
 
-def lower(fn: types.FunctionType, arg_types: tuple[str, ...]) -> tuple[Func, Any]:
-    """Lower `fn` for `arg_types`. Returns the Func and the shape of its return value
-    (an int index into the results, or a nested tuple of them) to rebuild Python tuples.
-    Recursive callees (`ir.callees_of(func)`) are left as lowered, for the pipeline to
-    simplify."""
+def lower(fn: types.FunctionType, arg_types: tuple[str, ...],
+          treedef=None) -> tuple[Func, Any]:
+    """Lower `fn` for `arg_types`, the types of the leaves of its parameters' values, of
+    structure `treedef` (records.py; None: one leaf per positional parameter). Returns the
+    Func and the shape of its return value (an int index into the results, or a tree of
+    them) to rebuild Python values. Recursive callees (`ir.callees_of(func)`) are left as
+    lowered, for the pipeline to simplify."""
     lw = Lowering(fn, arg_types)
-    func = lw.run()
+    func = lw.run(treedef=treedef)
     return func, pytree.indexed(lw.result)

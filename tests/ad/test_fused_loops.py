@@ -150,7 +150,7 @@ class _WrongArrayGradient:
 
 def test_check_grad_perturbs_array_elements():
     """pyad.check_grad compares array gradients with finite differences too."""
-    with pytest.raises(AssertionError, match="argument 0 element"):
+    with pytest.raises(AssertionError, match="leaf 0 element"):
         pyad.check_grad(_WrongArrayGradient(), np.array([0.5, -1.0, 2.0]), 1.5, coords=3)
 
 

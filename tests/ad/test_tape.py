@@ -37,7 +37,7 @@ LORENZ_SHORT = LORENZ_ARGS[:6] + (200, 0.001)
 
 
 def test_lorenz_euler_example():
-    f = pyad.jit_grad(C.lorenz_euler)
+    f = pyad.jit_grad(C.lorenz_euler, argnums="all")
     want = C.lorenz_euler(*LORENZ_ARGS)
     assert f(*LORENZ_ARGS) == pytest.approx(want, rel=1e-9)
     g = f.grad(*LORENZ_ARGS)
@@ -61,7 +61,7 @@ def test_lorenz_euler_example():
 
 
 def test_w3_lorenz_rk4_at_10000_steps():
-    f = pyad.jit_grad(C.lorenz_rk4)
+    f = pyad.jit_grad(C.lorenz_rk4, argnums="all")
     t = time.perf_counter()
     want = C.lorenz_rk4(*LORENZ_ARGS)
     t_python = time.perf_counter() - t
@@ -140,7 +140,7 @@ def _decay_closed_form(x, c, n):
 
 def test_gradient_of_a_ten_million_iteration_loop():
     n = 10**7
-    f = pyad.jit_grad(decay_sum)
+    f = pyad.jit_grad(decay_sum, argnums="all")
     f.grad(1.5, 10)  # compile
     t = time.perf_counter()
     val, (gx, gn) = f.value_and_grad(1.5, n)
@@ -148,7 +148,7 @@ def test_gradient_of_a_ten_million_iteration_loop():
     value, d_x, _ = _decay_closed_form(1.5, 0.9999999, n)
     assert val == pytest.approx(value, rel=1e-6)
     assert gx == pytest.approx(d_x, rel=1e-6) and gn is None
-    fp = pyad.jit_grad(decay_sum_param)
+    fp = pyad.jit_grad(decay_sum_param, argnums="all")
     fp.grad(1.5, 0.9999999, 10)
     t = time.perf_counter()
     val, (gx, gc_, gn) = fp.value_and_grad(1.5, 0.9999999, n)
@@ -165,23 +165,23 @@ def test_gradient_of_a_ten_million_iteration_loop():
 def test_tape_saves_only_what_is_needed():
     """The tape holds nothing for straight-line code, nothing for values that are never
     overwritten, no loop counters of range loops; memory proportional to what is saved."""
-    f = pyad.jit_grad(straight_line)
+    f = pyad.jit_grad(straight_line, argnums="all")
     assert f.tape_bytes(1.5, -0.5) == 0
     _, back = f.pullback(1.5, -0.5)
     assert back.tape_bytes == 0
     # s = s * 0.9999999 + x: the reverse sweep needs no value of s: the tape does not grow
     # with the trip count
-    f = pyad.jit_grad(decay_sum)
+    f = pyad.jit_grad(decay_sum, argnums="all")
     assert f.tape_bytes(1.5, 10**6) == f.tape_bytes(1.5, 10) < 1024
     # s = s * c + x: the reverse sweep needs every overwritten s (one f64 per iteration)
-    fp = pyad.jit_grad(decay_sum_param)
+    fp = pyad.jit_grad(decay_sum_param, argnums="all")
     small = fp.tape_bytes(1.5, 0.9, 10)
     for n in (1000, 10**6):
         b = fp.tape_bytes(1.5, 0.9, n)
         assert 8 * n <= b <= 16 * n + 1024, (n, b)
     assert fp.tape_bytes(1.5, 0.9, 0) <= small
     # a while loop with a branch: the tape grows linearly with the trip count
-    fw = pyad.jit_grad(while_with_branch)
+    fw = pyad.jit_grad(while_with_branch, argnums="all")
     b1, b2 = fw.tape_bytes(0.3, 1000), fw.tape_bytes(0.3, 2000)
     assert 0 < b1 < b2 <= 2 * b1 + 1024
     assert b2 - b1 <= 1000 * 64  # a few words per iteration, not more
@@ -204,7 +204,7 @@ def test_tape_bytes_api(case):
 
 @linux_only
 def test_tape_is_released_when_the_gradient_returns():
-    fp = pyad.jit_grad(decay_sum_param)
+    fp = pyad.jit_grad(decay_sum_param, argnums="all")
     fp.grad(1.5, 0.9, 1000)
     gc.collect()
     before = rss_bytes()
@@ -219,8 +219,8 @@ def test_tape_is_released_when_the_gradient_returns():
 # =========================================================================== memory
 @linux_only
 def test_repeated_gradient_calls_do_not_grow_the_process():
-    fp = pyad.jit_grad(decay_sum_param)
-    fw = pyad.jit_grad(while_with_branch)
+    fp = pyad.jit_grad(decay_sum_param, argnums="all")
+    fw = pyad.jit_grad(while_with_branch, argnums="all")
     n = 100_000  # 800 kB of tape per call: a leak shows at once
     for _ in range(20):  # warm-up
         fp.value_and_grad(0.5, 0.99, n)
@@ -239,7 +239,7 @@ def test_repeated_gradient_calls_do_not_grow_the_process():
 
 @linux_only
 def test_dropped_pullbacks_free_their_tapes():
-    fp = pyad.jit_grad(decay_sum_param)
+    fp = pyad.jit_grad(decay_sum_param, argnums="all")
     n = 10_000  # 80 kB per pullback: 1000 leaked pullbacks would be 80 MB
     for _ in range(20):
         fp.pullback(0.5, 0.99, n)[1](1.0)
@@ -255,7 +255,7 @@ def test_dropped_pullbacks_free_their_tapes():
 
 
 def test_each_pullback_owns_its_tape():
-    fp = pyad.jit_grad(decay_sum_param)
+    fp = pyad.jit_grad(decay_sum_param, argnums="all")
     xs = [0.5 + 0.25 * k for k in range(20)]
     backs = [fp.pullback(x, 0.97, 500)[1] for x in xs]
     for x, back in reversed(list(zip(xs, backs))):
@@ -266,7 +266,7 @@ def test_each_pullback_owns_its_tape():
 
 def test_pullback_outlives_its_jit_grad():
     args = (10.0, 28.0, 8.0 / 3.0, -1.5, 0.5, 2.0, 300, 0.005)
-    jf = pyad.jit_grad(C.lorenz_rk4)
+    jf = pyad.jit_grad(C.lorenz_rk4, argnums="all")
     want = jf.grad(*args)
     bytes_ = jf.tape_bytes(*args)
     _, back = jf.pullback(*args)
@@ -291,7 +291,7 @@ def test_memory_error_when_the_tape_cannot_grow():
         sys.path.insert(0, {str(ROOT)!r})
         import pyad
         from tests.ad.test_tape import decay_sum_param
-        f = pyad.jit_grad(decay_sum_param)
+        f = pyad.jit_grad(decay_sum_param, argnums="all")
         want = f.grad(1.5, 0.9, 1000)
         with open("/proc/self/statm") as fh:
             vm = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
@@ -315,7 +315,7 @@ def test_memory_error_when_the_tape_cannot_grow():
 
 # =========================================================================== threads
 def test_two_threads_share_a_compiled_gradient():
-    f = pyad.jit_grad(C.lorenz_rk4)
+    f = pyad.jit_grad(C.lorenz_rk4, argnums="all")
     arg_sets = [(10.0, 28.0, 8.0 / 3.0, 1.0, 1.0, 1.0, 2000, 0.001),
                 (9.0, 25.0, 2.5, -1.5, 0.5, 2.0, 1500, 0.002)]
     expected = [(f.value_and_grad(*a), f.grad(*a)) for a in arg_sets]
@@ -358,7 +358,7 @@ def inner_while_counts(x, n):
 def test_inner_loop_trip_counts_come_from_the_bounds_not_the_tape(fn):
     """An inner loop that exits only at its bound has its trip count recomputed in the
     reverse sweep (max(0, ceil((hi - lo) / step))) instead of taped by the outer loop."""
-    f = pyad.jit_grad(fn)
+    f = pyad.jit_grad(fn, argnums="all")
     for n in (0, 1, 2, 7):
         assert f(1.5, n) == pytest.approx(fn(1.5, n), rel=1e-14)
         pyad.check_grad(f, 1.5, n)

@@ -68,7 +68,7 @@ def _small_f(small: Path):
     spec = importlib.util.spec_from_file_location("pyad_aot_small", small / "small.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return pyad.jit_grad(module.f)
+    return pyad.jit_grad(module.f, argnums="all")
 
 
 def test_emit_ir_prints_the_primal_ir(small, cli):

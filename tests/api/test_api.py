@@ -17,23 +17,26 @@ def f(a, b):
 
 def test_value_gradient_and_pullback_of_the_example():
     assert f(2.0, 3.0) == 2.0 / 11.0
-    ga, gb = f.grad(2.0, 3.0)
+    ga = f.grad(2.0, 3.0)                       # argument 0, bare (jax.grad's convention)
     assert ga == pytest.approx(0.0743801652892562, rel=1e-15)
-    assert gb == pytest.approx(-0.09917355371900827, rel=1e-15)
     val, g = f.value_and_grad(2.0, 3.0)
-    assert val == 2.0 / 11.0 and g == (ga, gb)
+    assert val == 2.0 / 11.0 and g == ga
     y, back = f.pullback(2.0, 3.0)
     assert y == val
-    assert back(1.0) == (ga, gb)
-    assert back(2.0) == (2 * ga, 2 * gb)
-    assert back(1.0) == (ga, gb)  # reusable
+    assert back(1.0) == ga and back(2.0) == 2 * ga and back(1.0) == ga  # reusable
+    fa = pyad.jit_grad(f, argnums="all")
+    ga2, gb = fa.grad(2.0, 3.0)
+    assert ga2 == ga and gb == pytest.approx(-0.09917355371900827, rel=1e-15)
+    assert fa.value_and_grad(2.0, 3.0) == (val, (ga, gb))
+    _, back = fa.pullback(2.0, 3.0)
+    assert back(1.0) == (ga, gb) and back(2.0) == (2 * ga, 2 * gb)
     pyad.check_grad(f, 2.0, 3.0)
 
 
 def test_repeated_calls_take_the_native_path_and_stay_right():
     for x in (0.5, 1.5, -2.0):
         assert f(x, 3.0) == x / (x + 9.0)
-        assert f.grad(x, 3.0)[0] == pytest.approx(9.0 / (x + 9.0) ** 2, rel=1e-14)
+        assert f.grad(x, 3.0) == pytest.approx(9.0 / (x + 9.0) ** 2, rel=1e-14)
 
 
 def test_int_arguments_are_another_signature():
@@ -43,8 +46,9 @@ def test_int_arguments_are_another_signature():
 
     assert g(1.5, 3) == 1.5 * 3 + 1
     assert g(2, 3) == 7 and isinstance(g(2, 3), int)  # (i64, i64): an int result
-    assert g.grad(1.5, 3) == (3.0, None)
-    with pytest.raises(TypeError, match="requires g to return a single float"):
+    assert g.grad(1.5, 3) == 3.0
+    assert pyad.jit_grad(g, argnums="all").grad(1.5, 3) == (3.0, None)
+    with pytest.raises(TypeError, match="g: nothing to differentiate"):
         g.grad(2, 3)
 
 
@@ -69,7 +73,7 @@ def lambda_free_int(x, n):
 
 
 def test_tuple_results_and_pullback():
-    @pyad.jit_grad
+    @pyad.jit_grad(argnums="all")
     def polar(r, t):
         return r * math.cos(t), (r * math.sin(t), 7)
 
@@ -96,7 +100,7 @@ def test_pullback_outlives_the_function():
     del jf
     gc.collect()
     assert ref() is None
-    assert back(1.0) == (pytest.approx(math.exp(1.5) * 2.5, rel=1e-14),)
+    assert back(1.0) == pytest.approx(math.exp(1.5) * 2.5, rel=1e-14)
     del back
     gc.collect()
 
@@ -104,7 +108,7 @@ def test_pullback_outlives_the_function():
 def test_many_pullbacks_are_freed():
     for i in range(2000):
         y, back = f.pullback(float(i), 1.0)
-        assert back(1.0)[1] == pytest.approx(-2 * i / (i + 1.0) ** 2)
+        assert back(1.0) == pytest.approx(1.0 / (i + 1.0) ** 2)
 
 
 def test_wrong_arguments_name_the_parameter():
@@ -112,10 +116,13 @@ def test_wrong_arguments_name_the_parameter():
         f(1.0)
     with pytest.raises(TypeError, match="takes 2 positional arguments but 3 were given"):
         f(1.0, 2.0, 3.0)
-    with pytest.raises(TypeError, match=r"argument 'b' must be a float, int, bool or numpy array, not str"):
+    with pytest.raises(TypeError, match=r"argument 'b' must be a float, int, bool, numpy "
+                                        r"array, None, or a tuple, list, dict, namedtuple or "
+                                        r"dataclass of them, not str"):
         f(1.0, "x")
-    with pytest.raises(TypeError, match=r"argument 'a' must be a float, int, bool or numpy array, not list"):
-        f.grad([1.0], 2.0)
+    with pytest.raises(TypeError, match=r"argument 'a\[0\]' must be a float, int, bool, "
+                                        r"numpy array, None, or a tuple.*, not set"):
+        f.grad([{1}], 2.0)
 
 
 def test_big_ints_and_bools():
@@ -124,7 +131,8 @@ def test_big_ints_and_bools():
         return x * n if flag else -x
 
     assert scale(1.5, 2, True) == 3.0 and scale(1.5, 2, False) == -1.5
-    assert scale.grad(1.5, 2, True) == (2.0, None, None)
+    assert scale.grad(1.5, 2, True) == 2.0
+    assert pyad.jit_grad(scale, argnums="all").grad(1.5, 2, True) == (2.0, None, None)
     with pytest.raises(OverflowError, match="argument 'n' does not fit in a 64-bit integer"):
         scale(1.5, 2**70, True)
 
@@ -132,7 +140,7 @@ def test_big_ints_and_bools():
 def test_numpy_scalars_are_accepted():
     import numpy as np
     assert f(np.float64(2.0), 3.0) == 2.0 / 11.0
-    assert f.grad(np.float64(2.0), np.int64(3)) == pytest.approx((0.0743801652892562, None))
+    assert f.grad(np.float64(2.0), np.int64(3)) == pytest.approx(0.0743801652892562)
 
 
 def test_runtime_error_names_the_line():

@@ -91,7 +91,7 @@ def test_pyad_traceback_shows_the_internal_frames(mod, monkeypatch):
 
 
 def test_internal_errors_keep_their_frames(mod, monkeypatch):
-    def broken(self):
+    def broken(self, *args, **kwargs):
         raise KeyError("oops")
 
     monkeypatch.setattr(frontend.Lowering, "run", broken)
@@ -108,15 +108,14 @@ def test_internal_errors_keep_their_frames(mod, monkeypatch):
 def test_a_gradient_with_only_int_arguments_has_nothing_to_differentiate(mod, entry):
     f = pyad.jit_grad(mod.twice)
     assert f(2) == 4.0
-    with pytest.raises(TypeError, match=r"^nothing to differentiate: the gradient of twice is "
-                       r"taken with respect to float arguments, and none is differentiated "
-                       r"here \(n: i64\); pass floats \(2.0, not 2\)"):
+    with pytest.raises(TypeError, match=r"^twice: nothing to differentiate: no argument is a "
+                       r"float or a float array \(ints and bools have no gradient\); pass "
+                       r"floats, e.g. 2.0 instead of 2"):
         CALLS[entry](f, 2)
     assert CALLS[entry](f, 2.0) in (2.0, (4.0, 2.0), (2.0,), (4.0, (2.0,)))
 
 
 def test_an_int_argument_asked_for_by_argnums_has_nothing_to_differentiate(mod):
     with pytest.raises(TypeError, match=re.escape(
-            "cannot differentiate twice with respect to parameter 'n' of type i64 (only float "
-            "arguments have gradients): nothing to differentiate; pass a float (2.0, not 2)")):
+            "twice: nothing to differentiate: no argument is a float or a float array")):
         pyad.grad(mod.twice, argnums=0)(2)

@@ -53,7 +53,9 @@ _COMPILED: dict = {}
 
 
 def compiled(fn, **options):
-    """One pyad.jit_grad object per (function, options): specializations are cached."""
+    """One pyad.jit_grad object per (function, options): specializations are cached. The
+    harness differentiates every parameter (argnums="all") unless told otherwise."""
+    options = {"argnums": "all", **options}
     key = (fn, tuple(sorted(options.items())))
     jf = _COMPILED.get(key)
     if jf is None:

@@ -13,7 +13,8 @@ from .. import corpus_arrays as C
 from ..corpus_arrays import CASES, NO_FINITE_DIFFERENCES
 from .harness import (
     LAYOUTS, assert_close, assert_grad_structure, assert_identical, assert_unchanged, case_id,
-    check_function, compiled, has_float_result, is_diff, py, random_like, relayout, snapshot)
+    check_function, compiled, has_float_result, is_diff, line_of, py, random_like, relayout,
+    snapshot)
 from .ops_table import op_add, op_dot_mv, op_id, op_matmul_mm, op_outer, op_sum, op_sum_axis0
 
 
@@ -275,7 +276,7 @@ def test_int_and_bool_arrays_are_their_own_signatures():
     assert_close(f(xb), py(generic_total(xb)))
     assert type(f(xb)) is int
     assert_close(f(xf), 2.25)  # the first (native fast path) signature still works
-    assert_close(f.grad(xf), (np.ones(3),))
+    assert_close(f.grad(xf), np.ones(3))
     # int64 arrays of 1, 2 and 3 dims are separate signatures too
     assert_close(compiled(op_sum)(np.arange(6).reshape(2, 3)), 15)
     assert_close(compiled(op_sum)(np.arange(8).reshape(2, 2, 2)), 28)
@@ -308,9 +309,6 @@ REJECTED = [
     ("datetime", lambda: np.array(["2020-01-01"] * 3, dtype="datetime64[D]")),
     ("0-d", lambda: np.array(1.5)),
     ("4-d", lambda: np.ones((1, 1, 1, 3))),
-    ("list", lambda: [1.0, 2.0, 3.0]),
-    ("tuple", lambda: (1.0, 2.0, 3.0)),
-    ("None", lambda: None),
     ("memoryview", lambda: memoryview(np.ones(3))),
 ]
 if np.dtype(np.longdouble) != np.dtype(np.float64):
@@ -329,6 +327,20 @@ def test_unsupported_arguments_raise_type_error_naming_the_argument(kind, make):
         assert "'samples'" not in str(info.value)
         with pytest.raises(TypeError, match="'samples'"):
             call(bad, good)
+
+
+@pytest.mark.parametrize("bad, message", [([1.0, 2.0, 3.0], "indexing"),
+                                          ((1.0, 2.0, 3.0), "indexing"),
+                                          (None, "None cannot be indexed")])
+def test_containers_and_none_for_an_array_are_refused_where_they_are_indexed(bad, message):
+    """A list, tuple or None is a pytree argument (docs/gradients.md), not an array: the
+    function is compiled for it and refused, located, where it is indexed."""
+    f = compiled(weighted_total)
+    good = np.array([1.0, 2.0, 3.0])
+    for call in (f, f.grad, f.pullback):
+        with pytest.raises(pyad.PyadError, match=message) as info:
+            call(good, bad)
+        assert info.value.line == line_of(weighted_total, "s += samples[i]")
 
 
 def test_non_native_byte_order_is_converted_or_rejected():

@@ -78,7 +78,7 @@ def test_values_and_gradients(fn, args):
 
 def test_repeated_indices_add_their_gradients():
     g = pyad.jit_grad(repeated).grad(np.array([1.0, 2.0, 3.0, 4.0]), np.array([0, 0, 3, 0, -1]))
-    np.testing.assert_array_equal(g[0], [6.0, 0.0, 0.0, 16.0])
+    np.testing.assert_array_equal(g, [6.0, 0.0, 0.0, 16.0])
 
 
 def test_out_of_bounds_index_arrays_raise_index_error_naming_the_line():

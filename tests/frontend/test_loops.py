@@ -63,7 +63,7 @@ def _line_of(fn, needle: str) -> int:
 
 def oracle_grad(f, args):
     """(value, gradient tuple) from the interpreter on the fused IR."""
-    unit = f.specialization(args).gradient(None)
+    unit = f.specialization(args).gradient("all")
     assert unit.fused is not None
     flat = interp.run(unit.fused, args)
     assert len(flat) == 1 + len(unit.wrt)
@@ -300,7 +300,7 @@ def test_range_step_zero_raises_value_error():
 def test_literal_zero_step():
     """CPython raises only when the range is reached. pyad may instead refuse a literal step
     0 at compile time, but then with a located error at the step argument."""
-    f = pyad.jit_grad(literal_zero_step_not_reached)
+    f = pyad.jit_grad(literal_zero_step_not_reached, argnums="all")
     assert literal_zero_step_not_reached(1.5) == 3.0
     try:
         value = f(1.5)
@@ -318,7 +318,7 @@ def test_range_of_a_float_is_a_type_error_like_python():
     with pytest.raises(TypeError):
         range_step(1.0, 0.0, 10, 1)
     with pytest.raises(TypeError):
-        pyad.jit_grad(range_step)(1.0, 0.0, 10, 1)
+        pyad.jit_grad(range_step, argnums="all")(1.0, 0.0, 10, 1)
 
 
 
@@ -350,7 +350,7 @@ def bound_on_every_path(x):
 def test_possibly_unbound_variable_is_a_located_error(fn, args, name):
     """A variable first assigned inside a branch (or a loop body) may be used later
     only if it is defined on every path; otherwise a located error like UnboundLocalError."""
-    f = pyad.jit_grad(fn)
+    f = pyad.jit_grad(fn, argnums="all")
     with pytest.raises(pyad.PyadSyntaxError) as info:
         f(*args)
     err = info.value
@@ -362,7 +362,7 @@ def test_possibly_unbound_variable_is_a_located_error(fn, args, name):
 
 
 def test_defined_on_every_path_is_fine():
-    f = pyad.jit_grad(bound_on_every_path)
+    f = pyad.jit_grad(bound_on_every_path, argnums="all")
     assert f(1.5) == 3.0 and f(-2.0) == 2.0
     assert f.grad(1.5) == (2.0,) and f.grad(-2.0) == (-1.0,)
 
@@ -376,7 +376,7 @@ def div_in_loop(x, k, n):
 
 @linux_only
 def test_runtime_error_inside_a_loop_names_the_line_and_frees_the_tape():
-    f = pyad.jit_grad(div_in_loop)
+    f = pyad.jit_grad(div_in_loop, argnums="all")
     line = _line_of(div_in_loop, "x / (i - k)")
     assert f(0.5, -1, 10) == pytest.approx(div_in_loop(0.5, -1, 10), rel=1e-12)
     with pytest.raises(ZeroDivisionError, match=rf"line {line}\b"):
@@ -420,7 +420,7 @@ def test_loop_ir_round_trips_and_verifies(fn, args):
     from pyad.ir.verify import verify
     f = compiled(fn)
     spec = f.specialization(args)
-    unit = spec.gradient(None)
+    unit = spec.gradient("all")
     for func in (spec.func, unit.fwd, unit.bwd, unit.fused):
         verify(func)
         again = parse_func(str(func))
@@ -534,14 +534,14 @@ def _load(body: str, tmp_path_factory):
 @given(body=loop_programs(), x=st.floats(-2.0, 2.0), y=st.floats(-2.0, 2.0))
 def test_random_loop_program(body, x, y, tmp_path_factory):
     py = _load(body, tmp_path_factory)
-    f = pyad.jit_grad(py)
+    f = pyad.jit_grad(py, argnums="all")
     want = py(x, y)
     assert math.isfinite(want)
     assert f(x, y) == pytest.approx(want, rel=1e-12, abs=1e-12)
     spec = f.specialization((x, y))
     assert rebuild(spec.shape, interp.run(spec.func, (x, y))) == \
         pytest.approx(want, rel=1e-12, abs=1e-12)
-    value, *oracle = interp.run(spec.gradient(None).fused, (x, y))
+    value, *oracle = interp.run(spec.gradient("all").fused, (x, y))
     val, grads = f.value_and_grad(x, y)
     assert val == pytest.approx(value, rel=1e-13, abs=1e-13)
     assert val == pytest.approx(want, rel=1e-12, abs=1e-12)

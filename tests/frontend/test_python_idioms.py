@@ -18,9 +18,10 @@ def test_agrees_with_python(fn, args):
     check_against_python(fn, *args)
 
 
-def test_list_results_come_back_as_tuples_and_arrays():
+def test_list_results_come_back_as_lists_and_arrays():
     f = pyad.jit_grad(C.returns_a_list)
-    assert f(0.7) == pytest.approx(tuple(C.returns_a_list(0.7)), rel=1e-15)
+    got = f(0.7)
+    assert isinstance(got, list) and got == pytest.approx(C.returns_a_list(0.7), rel=1e-15)
     g = pyad.jit_grad(C.returns_a_grown_list)
     got = g(1.5, 4)
     assert isinstance(got, np.ndarray)
@@ -30,7 +31,7 @@ def test_list_results_come_back_as_tuples_and_arrays():
     y, back = g.pullback(1.5, 4)
     ct = np.zeros_like(y)
     ct[3] = 1.0
-    assert back(ct)[0] == pytest.approx(3 * 1.5 ** 2, rel=1e-14)
+    assert back(ct) == pytest.approx(3 * 1.5 ** 2, rel=1e-14)   # argument 0, bare (JAX)
 
 
 def test_a_list_that_grows_past_its_first_capacity():

@@ -48,7 +48,7 @@ class Gen:
         c = round(r.uniform(-0.8, 0.8), 2)
         if kind == "append_loop":
             body = self.scalar(["v", "a"] + names)
-            return [f"for v in x:", f"    if v > {c}:", f"        {L}.append({body})"]
+            return ["for v in x:", f"    if v > {c}:", f"        {L}.append({body})"]
         if kind == "comp":
             M = self.fresh("L")
             self.lists.append(M)

@@ -177,7 +177,7 @@ def run(source: str, args) -> Outcome:
         return Outcome("skip", "not smooth here: finite differences disagree with the duals")
 
     try:
-        f = pyad.jit_grad(mod.f)
+        f = pyad.jit_grad(mod.f, argnums="all")
         got = float(f(*args))
         value, grads = f.value_and_grad(*args)
         pb_value, back = f.pullback(*args)

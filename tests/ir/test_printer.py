@@ -187,8 +187,9 @@ def _code_block_after(text: str, marker: str, lang: str = "") -> str:
 
 def test_readme_example_is_what_grad_ir_prints():
     readme = (ROOT / "README.md").read_text()
-    shown = _code_block_after(readme, "The printed IR of the example (`f.grad_ir(2.0, 3.0)`")
-    printed = strip_locs(pyad.jit_grad(f).grad_ir(2.0, 3.0))
+    shown = _code_block_after(readme, "The printed IR of the example (`pyad.jit_grad(f, "
+                                      'argnums="all").grad_ir(2.0, 3.0)`')
+    printed = strip_locs(pyad.jit_grad(f, argnums="all").grad_ir(2.0, 3.0))
     fwd_and_bwd = printed[:printed.index("func f.vg")]
     assert shown == fwd_and_bwd.rstrip("\n") + "\n"
 

@@ -1,0 +1,236 @@
+"""Frontend, records: the compiled function's parameters, containers as compile-time values,
+and tests decided at compile time.
+
+The API binds a call to the parameters and passes the leaves (numbers, arrays) of the bound
+values with their structure (a treedef, pytree.py); `bind_parameters` gives each parameter its
+value: a leaf Var, a tuple, or a `pytree.Record` of values for a dict, namedtuple or
+dataclass (read with `p['key']` (a constant string) and `p.attr`), or `pytree.NONE` for
+None. A list argument is a list of fixed length inside the function (lists.py). Records are built in the function
+too: dict displays with constant string keys, and calls of namedtuple and dataclass
+classes; returned, they come back to Python as the user's containers.
+
+None is known at compile time, so tests of it are too (`scale is None`, `x is not None`,
+`not scale`, and `and`/`or` of such tests; the truth of a tuple or container, e.g. `if rest:`
+for `*rest`, is known too): an `if` or `x if c else y` whose test is decided
+lowers only the branch taken, so the branch for the other case may use the parameter as a
+number. `static_truth` decides them.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+from typing import Any
+
+from .. import pytree
+from ..errors import PyadSyntaxError, PyadTypeError
+from .context import PyList, Static, Undefined
+from ..ir.nodes import Var
+from ..pytree import NONE, Record
+
+
+def parameter_names(fdef: ast.FunctionDef) -> list[str]:
+    """The parameters in the order the API binds them (pyad/api/binding.py)."""
+    a = fdef.args
+    return [x.arg for x in a.posonlyargs + a.args] + ([a.vararg.arg] if a.vararg else []) \
+        + [x.arg for x in a.kwonlyargs] + ([a.kwarg.arg] if a.kwarg else [])
+
+
+def bind_parameters(ctx, fdef: ast.FunctionDef, sig: tuple[str, ...], treedef) -> list[Var]:
+    """Bind each parameter in `ctx.env` to its value of structure `treedef[i]`, with fresh
+    Vars of types `sig` for the leaves; the Vars (the Func's parameters), in order."""
+    names = parameter_names(fdef)
+    types, params = iter(sig), []
+    for name, struct in zip(names, treedef):
+        def leaf(name=name) -> Var:
+            v = Var(ctx.names.fresh(name), next(types))
+            params.append(v)
+            return v
+        leaves = (leaf() for _ in iter(int, 1))
+        ctx.env[name] = _as_value(pytree.unflatten(struct, leaves))
+    return params
+
+
+def _as_value(v: Any) -> Any:
+    """A bound value as the frontend holds it: a list argument is a list of fixed length
+    (lists.py) that the function may read but not mutate (it belongs to the caller)."""
+    if isinstance(v, tuple):
+        return tuple(_as_value(e) for e in v)
+    if isinstance(v, Record):
+        kids = tuple(_as_value(e) for e in v.children)
+        return PyList(kids, None) if v.kind == "list" else v.with_children(kids)
+    return v
+
+
+# ----------------------------------------------------------------------------- reading records
+
+def subscript(ctx, base: Record, node: ast.Subscript) -> Any:
+    """`p['key']` on a dict record; `p[0]` on a namedtuple (a tuple)."""
+    key = node.slice
+    try:
+        i = ast.literal_eval(key)  # a constant, e.g. -1
+    except ValueError:
+        i = None
+    if base.kind == "namedtuple" and type(i) is int and -len(base.children) <= i < len(base.children):
+        return base.children[i]
+    if base is NONE:
+        raise ctx.error(node, "None cannot be indexed", cls=PyadTypeError,
+                        hint="the value is None in this call: pass an array, or test "
+                        "`if x is None:` first")
+    if base.kind != "dict" or not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+        what = ": only a constant string key" if base.kind == "dict" else ""
+        raise ctx.error(node, f"unsupported indexing of a {base.describe()}{what}",
+                        hint="index a dict with a constant string: `p['w']`; read a "
+                        "namedtuple or dataclass field as an attribute: `p.w`")
+    try:
+        return base.get(key.value)
+    except KeyError:
+        raise ctx.error(node, f"the dict has no key {key.value!r} (its keys: "
+                        f"{', '.join(map(repr, base.fields))})", cls=PyadTypeError) from None
+
+
+def attribute(ctx, base: Record, node: ast.Attribute) -> Any:
+    """`p.attr` on a namedtuple or dataclass record."""
+    if base.kind in ("namedtuple", "dataclass", "object"):
+        try:
+            return base.get(node.attr)
+        except KeyError:
+            pass
+        if base.kind == "object":
+            raise ctx.error(node, f"`{node.attr}` is not a number, array or container of them "
+                            f"of this {base.cls.__name__} object", cls=PyadTypeError,
+                            hint="a compiled method reads the numeric attributes of `self`; "
+                            "pass anything else as an argument")
+        raise ctx.error(node, f"{base.describe()} has no field `{node.attr}`",
+                        cls=PyadTypeError)
+    raise ctx.error(node, f"unsupported attribute access `.{node.attr}` on a "
+                    f"{base.describe()}", hint="read a dict entry as `p['key']`")
+
+
+def not_a_number(ctx, v: Record, node: ast.AST):
+    """The error for a record used where a number is expected."""
+    if v is NONE:
+        return ctx.error(node, "None cannot be used as a number here", cls=PyadTypeError,
+                         hint="test it first: `if scale is None: ...`")
+    return ctx.error(node, f"a {v.describe()} cannot be used as a number here",
+                     cls=PyadTypeError, hint="read one of its entries")
+
+
+def not_an_array(ctx, v: Record, node: ast.AST):
+    """The error for a record stored into or whose method is called."""
+    if v.kind == "object":
+        return ctx.error(node, "a compiled method cannot call methods of `self` or assign "
+                         "to its attributes", cls=PyadTypeError, hint="call a module-level "
+                         "function with the attributes it needs, and return new values")
+    return ctx.error(node, f"a {v.describe()} is read-only in compiled code and has no "
+                     "methods", cls=PyadTypeError, hint="read entries as `p['key']` or "
+                     "`p.attr`; build a new container instead of assigning into one")
+
+
+# ----------------------------------------------------------------------------- making records
+
+def constant(exprs, obj: Any, node: ast.AST) -> Any:
+    """A global container (nested dicts with string keys, namedtuples, dataclasses, lists,
+    tuples) of numbers as a compile-time value of constants, else None."""
+    if pytree.as_node(obj) is None:
+        return None
+    leaves, treedef = pytree.tree_flatten(obj)
+    if not all(isinstance(v, (bool, int, float)) for v in leaves) \
+            or not pytree.has_str_keys(treedef):
+        return None
+    return _as_value(pytree.unflatten(treedef, [exprs.constant(v, node) for v in leaves]))
+
+
+
+
+def display(lw, node: ast.Dict) -> Record:
+    """`{'a': x, 'b': y}` with constant string keys."""
+    ctx, values = lw.ctx, {}
+    for k, v in zip(node.keys, node.values):
+        if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
+            raise ctx.error(k if k is not None else v, "unsupported dict: keys must be "
+                            "constant strings", hint="write `{'w': w, 'b': b}`")
+        values[k.value] = lw.arrayops.materialize(lw.exprs.expr(v))
+    keys = tuple(sorted(values))
+    return Record("dict", None, keys, tuple(values[k] for k in keys))
+
+
+def is_record_class(obj: Any) -> bool:
+    return isinstance(obj, type) and (
+        (issubclass(obj, tuple) and hasattr(obj, "_fields")) or dataclasses.is_dataclass(obj))
+
+
+def construct(lw, cls: type, name: str, node: ast.Call) -> Record:
+    """`Point(x, y=2.0)`: a namedtuple or dataclass built in the compiled function (fields
+    without a value take their defaults when those are numbers)."""
+    ctx, ex = lw.ctx, lw.exprs
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None
+                                                                 for k in node.keywords):
+        raise ctx.error(node, f"unsupported call of `{name}`: pass the fields one by one")
+    if issubclass(cls, tuple):
+        kind, fields = "namedtuple", tuple(cls._fields)
+        defaults = dict(getattr(cls, "_field_defaults", {}))
+    else:
+        kind = "dataclass"
+        fs = [f for f in dataclasses.fields(cls) if f.init]
+        fields = tuple(f.name for f in fs)
+        defaults = {f.name: f.default for f in fs if f.default is not dataclasses.MISSING}
+    if len(node.args) > len(fields):
+        raise ctx.error(node, f"{name}() takes {len(fields)} fields, got {len(node.args)}",
+                        cls=PyadTypeError)
+    values = {f: lw.arrayops.materialize(ex.expr(a)) for f, a in zip(fields, node.args)}
+    for k in node.keywords:
+        if k.arg not in fields or k.arg in values:
+            raise ctx.error(k.value, f"{name}() got an unexpected or repeated field "
+                            f"`{k.arg}`", cls=PyadTypeError)
+        values[k.arg] = lw.arrayops.materialize(ex.expr(k.value))
+    for f in fields:
+        if f not in values:
+            if f not in defaults or not isinstance(defaults[f], (bool, int, float)):
+                raise ctx.error(node, f"{name}() is missing field `{f}`", cls=PyadTypeError)
+            values[f] = ex.constant(defaults[f], node)
+    return Record(kind, cls, fields, tuple(values[f] for f in fields))
+
+
+# ----------------------------------------------------------------------------- static tests
+
+def static_truth(lw, test: ast.expr) -> bool | None:
+    """The value of `test` when it is decided at compile time (see the module docstring),
+    else None."""
+    match test:
+        case ast.Compare(ops=[ast.Is() | ast.IsNot() as op], comparators=[right]):
+            a, b = _operand(lw, test.left), _operand(lw, right)
+            if a is None or b is None or (a is not NONE and b is not NONE):
+                return None
+            same = a is b
+            return same if isinstance(op, ast.Is) else not same
+        case ast.UnaryOp(op=ast.Not()):
+            inner = static_truth(lw, test.operand)
+            return None if inner is None else not inner
+        case ast.BoolOp():
+            parts = [static_truth(lw, v) for v in test.values]
+            if any(p is None for p in parts):
+                return None
+            return all(parts) if isinstance(test.op, ast.And) else any(parts)
+        case ast.Name():  # None, a tuple (`if rest:` for *rest) or a container
+            v = _operand(lw, test)
+            if isinstance(v, tuple):
+                return bool(v)
+            return bool(v.children) if isinstance(v, Record) else None
+    return None
+
+
+def _operand(lw, node: ast.expr) -> Any:
+    """NONE for None, the value of a local, else None (not decided here)."""
+    if isinstance(node, ast.Constant) and node.value is None:
+        return NONE
+    if isinstance(node, ast.Name):
+        env = lw.ctx.env
+        if node.id in env:
+            v = env[node.id]
+            return None if isinstance(v, Undefined) else v
+        try:
+            s: Static = lw.ctx.resolve_static(node)
+        except PyadSyntaxError:
+            return None
+        return NONE if s.obj is None else None
+    return None

@@ -1,0 +1,203 @@
+"""Parameter containers (pytrees): tuples, lists, dicts (string keys), namedtuples and
+dataclasses of numbers and arrays, nested, as arguments; gradients in the same structure,
+checked leaf by leaf against finite differences and the IR interpreter; containers as results
+(pullback cotangents take their structure) and as global constants; pyad.tree_*."""
+from __future__ import annotations
+
+import dataclasses
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+import pyad
+from tests.gradients import assert_same_structure_leaves, check_against_python
+
+Point = namedtuple("Point", "x y")
+
+
+@dataclasses.dataclass
+class Layer:
+    w: np.ndarray
+    b: float
+    scale: tuple = (1.0, 2.0)
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    a: float
+    n: int
+
+
+CONSTANTS = {"gain": 2.0, "offsets": (0.5, -1.0), "where": Point(1.0, 3.0)}
+
+
+def dict_loss(p, x):
+    return np.sum((p["w"] * x + p["b"]) ** 2) + p["reg"][0] * np.sum(p["w"] ** 2)
+
+
+def nested(p):
+    q = p["inner"]
+    return q["a"] * q["list"][1] + p["pair"][0] * np.sum(p["pair"][1])
+
+
+def namedtuple_loss(pt, k):
+    return pt.x ** 2 * pt[1] + k * pt[-2]
+
+
+def dataclass_loss(layer, x):
+    return np.sum(np.tanh(layer.w @ x + layer.b)) * layer.scale[1]
+
+
+def mixed_ints(fz, p):
+    return fz.a ** fz.n + p[0] * p[1]
+
+
+def list_arg(xs):
+    return xs[0] * xs[1] + xs[2]
+
+
+def global_constants(x):
+    return CONSTANTS["gain"] * x + CONSTANTS["offsets"][1] + CONSTANTS["where"].y * x * x
+
+
+def dict_result(x, y):
+    return {"sum": x + y, "prod": x * y, "both": (x, y * 2.0)}
+
+
+def dict_result_dotted(x, y):
+    """<ct, dict_result(x, y)> for the cotangent CT: a scalar function, so the interpreter
+    oracle checks its gradient, which the pullback of dict_result at CT must equal."""
+    d = dict_result(x, y)
+    return 1.0 * d["sum"] - 2.0 * d["prod"] + 0.5 * d["both"][0] + 3.0 * d["both"][1]
+
+
+CT = {"sum": 1.0, "prod": -2.0, "both": (0.5, 3.0)}
+
+
+def namedtuple_result(x):
+    return Point(x * 2.0, y=x * x)
+
+
+def helper_of_dict(p, x):
+    return p["a"] * x + p["b"]
+
+
+def calls_helper(p, x):
+    return helper_of_dict(p, x) * helper_of_dict({"a": x, "b": 1.0}, p["a"])
+
+
+RNG = np.random.default_rng(0)
+CASES = [
+    (dict_loss, ({"w": RNG.normal(size=3), "b": 0.3, "reg": (0.1,)}, np.linspace(0, 1, 3))),
+    (nested, ({"inner": {"a": 1.5, "list": [2.0, 3.0]}, "pair": (0.5, RNG.normal(size=2))},)),
+    (namedtuple_loss, (Point(1.5, -2.0), 0.75)),
+    (dataclass_loss, (Layer(RNG.normal(size=(2, 3)), 0.1), RNG.normal(size=3))),
+    (dataclass_loss, (Layer(RNG.normal(size=(2, 3)), 0.1, (0.5, 3.0)), RNG.normal(size=3))),
+    (mixed_ints, (Frozen(1.3, 3), (2.0, 4))),
+    (list_arg, ([1.0, 2.0, 3.0],)),
+    (global_constants, (1.25,)),
+    (dict_result, (1.5, -0.5)),
+    (namedtuple_result, (1.5,)),
+    (calls_helper, ({"a": 2.0, "b": 0.5}, 1.5)),
+]
+
+
+@pytest.mark.parametrize("fn,args", CASES, ids=[f"{c[0].__name__}-{i}"
+                                                for i, c in enumerate(CASES)])
+def test_value_and_gradients_leaf_by_leaf(fn, args):
+    check_against_python(fn, *args)
+
+
+def test_gradients_come_back_in_the_argument_structure():
+    p = {"w": np.array([1.0, -2.0]), "b": 0.5, "reg": (0.25,)}
+    x = np.array([0.5, 1.5])
+    g = pyad.grad(dict_loss)(p, x)
+    assert isinstance(g, dict) and sorted(g) == ["b", "reg", "w"]
+    r = p["w"] * x + p["b"]
+    np.testing.assert_allclose(g["w"], 2 * r * x + 2 * 0.25 * p["w"], rtol=1e-14)
+    assert g["b"] == pytest.approx(2 * np.sum(r), rel=1e-14)
+    assert g["reg"] == (pytest.approx(np.sum(p["w"] ** 2), rel=1e-14),)
+    g = pyad.jit_grad(mixed_ints).grad(Frozen(1.3, 3), (2.0, 4))
+    assert type(g) is Frozen and g.n is None and g.a == pytest.approx(3 * 1.3 ** 2)
+    g = pyad.jit_grad(dataclass_loss).grad(Layer(np.ones((2, 3)), 0.1), np.ones(3))
+    assert type(g) is Layer and g.w.shape == (2, 3) and g.scale[0] == 0.0
+    assert type(pyad.jit_grad(list_arg).grad([1.0, 2.0, 3.0])) is list
+    assert type(pyad.jit_grad(namedtuple_loss).grad(Point(1.0, 2.0), 1.0)) is Point
+
+
+def test_results_and_cotangents_take_the_result_structure():
+    f = pyad.jit_grad(dict_result, argnums="all")
+    assert f(1.5, -0.5) == dict_result(1.5, -0.5)
+    y, back = f.pullback(1.5, -0.5)
+    assert y == dict_result(1.5, -0.5)
+    g = back({"sum": 1.0, "prod": 0.0, "both": (0.0, 1.0)})
+    assert g == (pytest.approx(1.0), pytest.approx(3.0))
+    dotted = check_against_python(dict_result_dotted, 1.5, -0.5)
+    assert_same_structure_leaves(back(CT), dotted.grad(1.5, -0.5))
+    with pytest.raises(TypeError, match=r"cotangent must have the structure of the result: "
+                                        r"a dict with keys \['both', 'prod', 'sum'\]"):
+        back({"sum": 1.0})
+    out = pyad.jit_grad(namedtuple_result)(2.0)
+    assert type(out) is Point and out == namedtuple_result(2.0)
+
+
+def test_a_new_structure_compiles_anew():
+    f = pyad.jit_grad(helper_of_dict)
+    assert f({"a": 2.0, "b": 1.0}, 3.0) == 7.0
+    assert f({"a": 2.0, "b": 1}, 3.0) == 7.0            # an int leaf: another signature
+    assert f({"a": 2.0, "b": 1.0, "c": 0.0}, 3.0) == 7.0  # another key: another structure
+    assert len(f._specs) == 3
+
+
+def test_tree_utilities():
+    tree = (1.0, {"w": np.ones(2), "c": [3, 4]}, Point(5.0, None), Frozen(6.0, 7))
+    leaves, treedef = pyad.tree_flatten(tree)
+    assert [np.asarray(v).tolist() for v in leaves] == [1.0, 3, 4, [1.0, 1.0], 5.0, 6.0, 7]
+    assert pyad.tree_leaves(tree)[3] is tree[1]["w"]
+    back = pyad.tree_unflatten(treedef, leaves)
+    assert type(back[1]) is dict and type(back[2]) is Point and type(back[3]) is Frozen
+    assert back[2].y is None and back[1]["c"] == [3, 4]
+    doubled = pyad.tree_map(lambda v: v * 2, tree)
+    assert doubled[3] == Frozen(12.0, 14) and doubled[1]["c"] == [6, 8]
+    summed = pyad.tree_map(lambda a, b: a + b, tree, doubled)
+    np.testing.assert_array_equal(summed[1]["w"], [3.0, 3.0])
+    assert pyad.tree_structure(tree) == pyad.tree_structure(doubled)
+    with pytest.raises(TypeError, match="tree_map argument must have the structure"):
+        pyad.tree_map(lambda a, b: a, tree, (1.0,))
+
+
+def test_refusals(tmp_path):
+    f = pyad.jit_grad(helper_of_dict)
+    with pytest.raises(TypeError, match=r"helper_of_dict\(\) argument 'p': dict keys "
+                                        r"must be strings, not int"):
+        f({1: 2.0}, 1.0)
+    with pytest.raises(TypeError, match=r"helper_of_dict\(\) argument \"p\['a'\]\" must be "
+                                        r"a float, int, bool, numpy array, None, or a tuple"):
+        f({"a": "x", "b": 1.0}, 1.0)
+    with pytest.raises(pyad.PyadTypeError, match=r"the dict has no key 'a' \(its keys: 'b', "
+                                                 r"'c'\)") as e:
+        f({"b": 1.0, "c": 2.0}, 1.0)
+    assert e.value.line == helper_of_dict.__code__.co_firstlineno + 1
+    from tests.modules import assert_refused
+    assert_refused(tmp_path, "p", "p[0]", ({"a": 1.0},),
+                   "unsupported indexing of a dict: only a constant string key")
+    assert_refused(tmp_path, "p", "p[-len(p)]", (Point(1.0, 2.0),),
+                   "unsupported indexing of a namedtuple Point")
+    assert_refused(tmp_path, "p", "p.a", ({"a": 1.0},), "unsupported attribute access `.a` on "
+                   "a dict")
+    assert_refused(tmp_path, "p", "p.z", (Point(1.0, 2.0),), "namedtuple Point has no field `z`")
+    assert_refused(tmp_path, "p", "p + 1.0", ({"a": 1.0},),
+                   "a dict cannot be used as a number here")
+    assert_refused(tmp_path, "x", "{1: x}", (1.0,), "unsupported dict: keys must be constant "
+                   "strings")
+    assert_refused(tmp_path, "p", "p.get('a')", ({"a": 1.0},), "a dict is read-only in "
+                   "compiled code and has no methods")
+    with pytest.raises(pyad.PyadTypeError, match="a dict is read-only in compiled code") as e:
+        pyad.jit_grad(stores_into)({"a": 1.0})
+    assert e.value.line == stores_into.__code__.co_firstlineno + 1
+
+
+def stores_into(p):
+    p["a"] = 2.0
+    return p["a"]
