@@ -263,7 +263,7 @@ def test_ir_shows_the_callee_once():
     callees = callees_of(func)
     assert len(callees) == 1 and isinstance(callees[0], Callee)
     assert text.count(f"func @{callees[0].name}(") == 1
-    assert f"call %" in text and f"@{callees[0].name}" in text
+    assert "call %" in text and f"@{callees[0].name}" in text
 
 
 def test_one_callee_per_argument_types():

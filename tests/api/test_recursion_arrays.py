@@ -4,10 +4,13 @@ a callee adds into the caller's shadows of its array arguments.
 
 Each program's value is checked against CPython, its gradient against central finite
 differences and the dot-product test, the IR interpreter and the pullback
-(`check_against_python`), and, where one is easy to write, against a closed form.
+(`check_against_python`), against forward-mode dual numbers run by CPython (the fuzz
+tester's oracle, which shares nothing with pyad), and, where one is easy to write, against a
+closed form.
 """
 from __future__ import annotations
 
+import inspect
 import math
 import sys
 
@@ -18,6 +21,7 @@ import pyad
 from pyad import pipeline
 from pyad.ir.nodes import callees_of
 
+from ..fuzz.check import dual_gradient
 from ..gradients import check_against_python
 
 RNG = np.random.default_rng(16)
@@ -339,3 +343,32 @@ def test_tuple_argument_is_refused():
         f(1.0)
     assert e.value.line == takes_tuple.__code__.co_firstlineno + 3
     assert "one by one" in str(e.value)
+
+
+# =========================================================================== an independent oracle
+DUAL_PROGRAMS = [
+    ((power, tree_sum), brief_example, (np.array([0.5, 1.5, -2.0, 3.0]),)),
+    ((power,), sum_of_power, (RNG.normal(size=4), 4)),
+    ((view_sum,), strided_and_reversed, (RNG.normal(size=7),)),
+    ((split_norm,), uses_split_norm, (RNG.normal(size=3), RNG.normal(size=3), 0.4)),
+    ((even_sum, odd_sum), uses_mutual, (RNG.normal(size=3) * 0.5, 3)),
+    ((cube3,), uses_cube3, (RNG.normal(size=(2, 2, 3)),)),
+    ((scaled, power), write_after_call, (RNG.normal(size=3),)),
+    ((power,), in_a_loop, (RNG.normal(size=2), 4)),
+]
+
+
+@pytest.mark.parametrize("helpers, entry, args", DUAL_PROGRAMS,
+                         ids=[p[1].__name__ for p in DUAL_PROGRAMS])
+def test_gradient_agrees_with_forward_mode_dual_numbers(helpers, entry, args):
+    """The gradient against forward-mode dual numbers run by CPython (tests/fuzz/dual.py),
+    which shares nothing with pyad."""
+    source = "import math\nimport numpy as np\n\n" + "\n\n".join(
+        inspect.getsource(fn) for fn in (*helpers, entry)) + f"\n\nf = {entry.__name__}\n"
+    value, want = dual_gradient(source, args)
+    f = pyad.jit_grad(entry)
+    v, grads = f.value_and_grad(*args)
+    assert v == pytest.approx(value, rel=1e-12)
+    got = np.concatenate([np.ravel(g) for g, a in zip(grads, args)
+                          if isinstance(a, (float, np.ndarray))])
+    np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-13)
