@@ -129,3 +129,37 @@ def raise_on_a_path(x):
         return math.sqrt(x)
     else:
         raise ValueError("x must not be negative")
+
+
+import numpy as np  # noqa: E402  (here, below the older cases: their line numbers stay)
+
+
+def _writes_argument(a, k):
+    if k == 0:
+        return 0.0
+    a[0] = 1.0
+    return _writes_argument(a, k - 1)
+
+
+def recursion_writes_argument(x):
+    return _writes_argument(np.full(3, x), 2)
+
+
+def _returns_view(a, k):
+    if k == 0:
+        return a[1:]
+    return _returns_view(a, k - 1) * 2.0
+
+
+def recursion_returns_view(x):
+    return np.sum(_returns_view(np.full(3, x), 2))
+
+
+def _takes_tuple(p, k):
+    if k == 0:
+        return p[0]
+    return _takes_tuple(p, k - 1)
+
+
+def recursion_tuple_argument(x):
+    return _takes_tuple((x, x), 2)

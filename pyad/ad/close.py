@@ -18,9 +18,10 @@ from ..ir.nodes import F64, I64, Block, If, Op, Stmt, Var, While, free_vars, is_
 
 @dataclass(frozen=True)
 class Prefixed:
-    """A statement replaced by a short prologue and a new statement."""
+    """A statement replaced by a short prologue and a new statement (a loop with its trip
+    counter, a `callfwd` with the zero shadows of its inactive array arguments)."""
     prologue: tuple[Stmt, ...]
-    stmt: While
+    stmt: Stmt
 
 
 def substitute(block: Block, subst: dict) -> Block:

@@ -146,17 +146,22 @@ def _with_fallback(fast: Func, safe: Func) -> Func:
 
 def callee_gradient(callee) -> tuple[Func, Func]:
     """The forward and backward halves of a natively called function (`ir.Callee`), with
-    respect to all its f64 params: fwd(params) -> results, pushing the saved values on the
-    tape; bwd(cotangents of the f64 results) -> cotangents of the f64 params, popping them.
+    respect to all its f64 params and f64 array params:
+    fwd(params, shadows of the f64 array params) -> results, pushing the saved values
+    (the shadows among them) on the tape;
+    bwd(cotangents of the f64 results and f64 array results) -> cotangents of the f64
+    params, popping them, and adding the f64 array params' cotangents into their shadows.
     Made once per callee (its own calls refer back to it by the Callee)."""
     if callee.gradient is None:
         f = callee.func
-        g = differentiate(f, tuple(i for i, p in enumerate(f.params) if p.type == F64))
+        g = differentiate(f, tuple(i for i, p in enumerate(f.params)
+                                   if p.type == F64 or is_float_array(p.type)))
+        scalar_grads = tuple(r for r, i in zip(g.bwd.results, g.wrt) if f.params[i].type == F64)
         pushes = tuple(Op((), "push", (v,)) for v in g.saved)
         pops = tuple(Op((v,), "pop") for v in reversed(g.saved))
         fwd = Func(g.fwd.name, Block(g.fwd.params, g.fwd.block.body + pushes,
                                      g.fwd.results[:g.n_results]), f.filename, f.arg_names)
-        bwd = Func(g.bwd.name, Block(g.cts, pops + g.bwd.block.body, g.bwd.results),
+        bwd = Func(g.bwd.name, Block(g.cts, pops + g.bwd.block.body, scalar_grads),
                    f.filename)
         callee.gradient = (fwd, bwd)
     return callee.gradient

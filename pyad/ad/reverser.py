@@ -20,12 +20,14 @@ from typing import Iterator
 
 from ..ir.builder import Builder, NameGen
 from ..errors import PyadInternalError
-from ..ir.nodes import BOOL, F64, I64, Block, If, Op, Stmt, Var, While, free_vars, is_array
+from ..ir.nodes import BOOL, F64, I64, Block, If, Op, Stmt, Var, While, free_vars, is_array, \
+    ndim_of
 from ..ir.memory import AliasClasses
 from ..ir.opt import has_effects
 from ..ir.ops import OPS
 from . import fused, taped
-from .activity import has_reverse_effects
+from .activity import has_reverse_effects, is_float_array
+from .close import Prefixed
 
 
 @dataclass
@@ -134,20 +136,52 @@ class Reverser:
         """`ys = call f(xs)` with an active argument: the forward sweep runs f's forward half
         (`callfwd`, which pushes f's saved values on the tape) and the reverse sweep its
         backward half (`callbwd`, which pops them), always, even when no cotangent reaches
-        ys, so that every push has its pop."""
-        cts = [adj.pop(o.name, None) for o in s.outs]
+        ys, so that every push has its pop.
+
+        f64 arrays cross by reference both ways: `callfwd` also takes the shadow of each
+        f64 array argument (a zero array for an inactive one), into which f's backward half
+        accumulates; `callbwd` takes the cotangent of each f64 result, for an array result
+        its shadow here, and returns the cotangents of the f64 arguments."""
+        cts = [adj.pop(o.name, None) for o in s.outs if not is_array(o.type)]
         if not any(a.name in self.active for a in s.args):
             return
-        self.subst[id(s)] = Op(s.outs, "callfwd", s.args, s.attrs, s.loc)
         b.loc = s.loc
-        ct_args = tuple(c if c is not None else b.const(0.0)
-                        for o, c in zip(s.outs, cts) if o.type == F64)
+        prologue, shadows = [], []
+        for a in s.args:
+            if not is_float_array(a.type):
+                continue
+            if a.name not in self.shadow:  # inactive: f's backward half needs somewhere to add
+                dims = [Op((Var(self.names.fresh(), I64),), "dim", (a,), (k,), s.loc)
+                        for k in range(ndim_of(a.type))]
+                zero = Op((Var(self.names.fresh(a.name + ".d"), a.type),), "alloc",
+                          tuple(d.outs[0] for d in dims), ("shadow",), s.loc)
+                prologue += [*dims, zero]
+                shadows.append(zero.outs[0])
+            else:
+                shadows.append(self.shadow[a.name])
+        fwd = Op(s.outs, "callfwd", s.args + tuple(shadows), s.attrs, s.loc)
+        self.subst[id(s)] = Prefixed(tuple(prologue), fwd) if prologue else fwd
+        scalar_cts = iter(cts)
+        ct_args = []
+        for o in s.outs:
+            if o.type == F64:
+                c = next(scalar_cts)
+                ct_args.append(c if c is not None else b.const(0.0))
+            elif is_float_array(o.type):
+                ct_args.append(self.shadow.get(o.name) or self._zeros_like(o, b))
+            elif not is_array(o.type):
+                next(scalar_cts)
         floats = [a for a in s.args if a.type == F64]
         grads = tuple(Var(b.names.adjoint(a.name), F64) for a in floats)
-        b.stmts.append(Op(grads, "callbwd", ct_args, s.attrs, s.loc))
+        b.stmts.append(Op(grads, "callbwd", tuple(ct_args), s.attrs, s.loc))
         for a, g in zip(floats, grads):
             if a.name in self.active:
                 self.accumulate(b, adj, a, g)
+
+    @staticmethod
+    def _zeros_like(v: Var, b: Builder) -> Var:
+        dims = [b.emit("dim", v, attrs=(k,), type=I64) for k in range(ndim_of(v.type))]
+        return b.emit("alloc", *dims, attrs=("shadow",), type=v.type)
 
     def _if(self, s: If, adj: dict[str, Var], b: Builder) -> None:
         cts = [adj.pop(o.name, None) for o in s.outs]

@@ -49,7 +49,12 @@ def _stmts(body: tuple[Stmt, ...], active: set[str], shadow: dict[str, Var],
         return shadow[v.name]
 
     for s in body:
-        if isinstance(s, Op):
+        if isinstance(s, Op) and s.op == "call":
+            out.append(s)  # a call's arrays are new: each active one gets a zero shadow
+            for o in s.outs:
+                if needs(o):
+                    out.extend(_zero_shadow(o, fresh(o), names, s.loc))
+        elif isinstance(s, Op):
             out.append(s)
             if s.outs and needs(s.outs[0]):
                 if s.op == "alloc":
@@ -60,12 +65,7 @@ def _stmts(body: tuple[Stmt, ...], active: set[str], shadow: dict[str, Var],
                 elif OPS[s.op].whole_array or s.op == "constarray":
                     # a whole-array primitive's new array; a constant that joins active
                     # arrays (`y = W` before `y = y * x` in a loop) gets a shadow of its own
-                    o = s.outs[0]
-                    dims = [Op((Var(names.fresh(), I64),), "dim", (o,), (k,), s.loc)
-                            for k in range(ndim_of(o.type))]
-                    out.extend(dims)
-                    out.append(Op((fresh(o),), "alloc", tuple(d.outs[0] for d in dims),
-                                  ("shadow",), s.loc))
+                    out.extend(_zero_shadow(s.outs[0], fresh(s.outs[0]), names, s.loc))
         elif isinstance(s, If):
             ks = [k for k, o in enumerate(s.outs) if needs(o)]
             blocks = []
@@ -88,3 +88,9 @@ def _stmts(body: tuple[Stmt, ...], active: set[str], shadow: dict[str, Var],
             inits = s.inits + tuple(shadow[s.inits[k].name] for k in ks)
             out.append(While(outs, inits, cond, body_blk, s.loc, s.note))
     return tuple(out)
+
+
+def _zero_shadow(v: Var, sh: Var, names: NameGen, loc) -> list[Op]:
+    """`sh = zeros(v.shape)`: the shadow `sh` of a new array `v`."""
+    dims = [Op((Var(names.fresh(), I64),), "dim", (v,), (k,), loc) for k in range(ndim_of(v.type))]
+    return [*dims, Op((sh,), "alloc", tuple(d.outs[0] for d in dims), ("shadow",), loc)]

@@ -5,12 +5,13 @@ copy instead, made right before it: the reverse sweep then reads what the forwar
 read. Arguments nothing writes afterwards (the usual case: arrays computed once, function
 arguments) are used in place. Likewise for the result of a row whose adjoint reads it
 (`reads_result`: x = solve(A, b) then x[0] = 0): the op makes a result of its own, which
-nothing writes, and the function's array is a copy of it."""
+nothing writes, and the function's array is a copy of it. A native call (recursion) reads its
+array arguments again in its backward half, so it is treated the same way."""
 from __future__ import annotations
 
 from ..ir.builder import NameGen
 from ..ir.memory import AliasClasses, written_after
-from ..ir.nodes import Block, Func, If, Op, Stmt, Var, While
+from ..ir.nodes import Block, Func, If, Op, Stmt, Var, While, is_array
 from ..ir.ops import OPS
 from .activity import is_float_array
 
@@ -19,11 +20,14 @@ def snapshot_reads(func: Func, names: NameGen) -> Func:
     classes = AliasClasses(func.block)
     unsafe = {}   # id(op) -> the names of the arguments (and result) to copy
     for s, after in written_after(func.block, classes):
-        if OPS[s.op].whole_array and OPS[s.op].adjoint is not None:
+        if OPS[s.op].whole_array and OPS[s.op].adjoint is not None or s.op == "call":
+            call = s.op == "call"  # its backward half may read any array arg or result
             written = {a.name for a in s.args
-                       if is_float_array(a.type) and classes.find(a.name) in after}
-            if OPS[s.op].reads_result and classes.find(s.outs[0].name) in after:
-                written.add(s.outs[0].name)
+                       if (is_float_array(a.type) or call and is_array(a.type))
+                       and classes.find(a.name) in after}
+            written |= {o.name for o in (s.outs if call else s.outs[:1] if OPS[s.op].reads_result
+                                         else ()) if is_array(o.type)
+                        and classes.find(o.name) in after}
             if written:
                 unsafe[id(s)] = written
     if not unsafe:
@@ -43,13 +47,11 @@ def _block(blk: Block, unsafe: dict[int, set[str]], names: NameGen) -> Block:
                     body.append(copy)
                     a = copy.outs[0]
                 args.append(a)
-            out = s.outs[0] if s.outs else None
-            if out is not None and out.name in unsafe[id(s)]:
-                kept = Var(names.fresh(out.name + ".kept"), out.type)
-                body.append(Op((kept,), s.op, tuple(args), s.attrs, s.loc))
-                body.append(Op((out,), "copy", (kept,), (), s.loc))
-            else:
-                body.append(Op(s.outs, s.op, tuple(args), s.attrs, s.loc))
+            kept = tuple(Var(names.fresh(o.name + ".kept"), o.type)
+                         if o.name in unsafe[id(s)] else o for o in s.outs)
+            body.append(Op(kept, s.op, tuple(args), s.attrs, s.loc))
+            body.extend(Op((o,), "copy", (k,), (), s.loc) for o, k in zip(s.outs, kept)
+                        if k is not o)
         elif isinstance(s, If):
             body.append(If(s.outs, s.cond, _block(s.then, unsafe, names),
                            _block(s.orelse, unsafe, names), s.loc))

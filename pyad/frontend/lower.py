@@ -97,6 +97,7 @@ class Lowering:
         self.calls = CallLowering(self)
         self.closures = Closures(self)
         self.result: Value | None = None
+        self.recursive = False  # a recursive callee lowered on its own (`separate`)
 
     # ------------------------------------------------------------------ other bodies
     def inlined(self, fn: types.FunctionType) -> "Lowering":
@@ -111,7 +112,9 @@ class Lowering:
     def separate(self, fn: types.FunctionType, arg_types: tuple[str, ...]) -> "Lowering":
         """A lowering of `fn` as a function of its own (a recursive callee), sharing this
         compile's recursive callees."""
-        return Lowering(fn, arg_types, callees=self.ctx.callees)
+        sub = Lowering(fn, arg_types, callees=self.ctx.callees)
+        sub.recursive = True
+        return sub
 
     # ------------------------------------------------------------------ entry points
     def run(self, signature_checked: bool = False, treedef=None) -> Func:
@@ -135,8 +138,9 @@ class Lowering:
         block = Block(tuple(params), tuple(ctx.b.stmts), tuple(pytree.leaves(self.result)))
         for store, param in param_writes(block):
             raise ctx.src.error_at(
-                store.loc, f"cannot assign into argument array `{param.name}`: a compiled "
-                "function never modifies its arguments",
+                store.loc, f"cannot assign into argument array `{param.name}`: a "
+                f"{'recursive' if self.recursive else 'compiled'} function never modifies "
+                "its arguments",
                 hint=f"work on a copy: `{param.name} = {param.name}.copy()`")
         for store, const in constant_writes(block):
             name = const.outs[0].name.split(".")[0]

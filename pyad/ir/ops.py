@@ -171,11 +171,14 @@ _ROWS: list[OpDef] = [
     OpDef("call", call_sig, None, CALL, ("call",),
           "the results of callee attrs[0] applied to the arguments"),
     OpDef("callfwd", call_sig, None, None, ("call",),
-          "call, forward sweep: the results; the callee's saved values go on the tape",
+          "call, forward sweep: args are the call's, then the shadows of its f64 array args; "
+          "the results; the callee's saved values go on the tape",
           effect=True),
     OpDef("callbwd", call_sig, None, None, ("call",),
           "call, reverse sweep: pops the callee's saved values; arguments are the cotangents "
-          "of its f64 results, results the cotangents of its f64 params", effect=True),
+          "of its f64 results and f64 array results, results the cotangents of its f64 "
+          "params (f64 array params' cotangents are added into the shadows callfwd took)",
+          effect=True),
     OpDef("add", ARITH, lambda a, b: wrap(a + b) if isinstance(a, int) else a + b,
           lambda b, ct, y, x1, x2: (ct, ct),
           ("inst", {F64: "fadd", I64: "add"}), "a + b", samples=((1.5, -2.25), (-3.0, 0.5)),

@@ -6,19 +6,26 @@ from __future__ import annotations
 import math
 
 from ..errors import PyadInternalError
-from .nodes import TYPES, is_array, ndim_of, Block, Func, If, Op, While
+from .nodes import F64, TYPES, elem_type, is_array, ndim_of, Block, Func, If, Op, While
 from .ops import OPS
 
 CALL_OPS = ("call", "callfwd", "callbwd")
 
 
+def is_float_array(t: str) -> bool:
+    return is_array(t) and elem_type(t) == F64
+
+
 def call_types(s: Op) -> tuple[list[str], list[str]]:
     """The argument and result types a call op must have, from its callee."""
     callee = s.attrs[0]
-    params = list(callee.arg_types)
-    if s.op == "callbwd":
-        return [t for t in callee.result_types if t == "f64"], [t for t in params if t == "f64"]
-    return params, list(callee.result_types)
+    params, results = list(callee.arg_types), list(callee.result_types)
+    if s.op == "callfwd":   # the primal args, then the shadows of the f64 array args
+        return params + [t for t in params if is_float_array(t)], results
+    if s.op == "callbwd":   # cotangents of the f64 (array) results -> of the f64 params
+        return [t for t in results if t == F64 or is_float_array(t)], \
+            [t for t in params if t == F64]
+    return params, results
 
 
 def verify(func: Func) -> Func:

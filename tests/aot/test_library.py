@@ -204,6 +204,23 @@ def power(x, n):
     return x * power(x, n - 1)
 
 
+def apower(a, k):
+    if k == 0:
+        return np.ones(a.shape[0])
+    return a * apower(a, k - 1)
+
+
+def tree_sum(x, lo, hi):
+    if hi - lo == 1:
+        return x[lo] * x[lo]
+    mid = (lo + hi) // 2
+    return tree_sum(x, lo, mid) + tree_sum(x, mid, hi)
+
+
+def array_recursion(x, k):
+    return np.sum(apower(x[::-1], k)) + tree_sum(x, 0, x.shape[0])
+
+
 def gauss(A, b):
     s, l = np.linalg.slogdet(A)
     return l + np.sum(np.linalg.solve(A, b))
@@ -228,6 +245,7 @@ WORK_SIGS = [
     ("scaled", "f64[:](f64[:], f64)"),
     ("first", "f64(i64)"),
     ("power", "f64(f64, i64)"),
+    ("array_recursion", "f64(f64[:], i64)"),
     ("gauss", "f64(f64[:, :], f64[:])"),
 ]
 
@@ -240,6 +258,7 @@ WORK_EXPORTS = {
     "work_decorated", "work_decorated_grad", "work_norm__f64a1", "work_norm__f64a1_grad",
     "work_norm__f64a2", "work_norm__f64a2_grad", "work_calls", "work_calls_grad",
     "work_scaled", "work_scaled_vjp", "work_first", "work_power", "work_power_grad",
+    "work_array_recursion", "work_array_recursion_grad",
     "work_gauss", "work_gauss_grad",
 }
 
@@ -441,6 +460,19 @@ def test_recursive_function_agrees_with_jit_and_limits_its_depth(work):
     assert lib.work_power_grad(1.1, 7, out, g) == 0
     assert (out[0], g[0]) == (f(1.1, 7), f.grad(1.1, 7)[0])
     assert lib.work_power(1.0, 10 ** 9, out) == 5  # WORK_ERR_RECURSION, no stack overflow
+    assert work.error().startswith("RecursionError: maximum recursion depth exceeded")
+
+
+def test_recursive_function_with_arrays_agrees_with_jit(work):
+    lib, ffi = work.lib, work.ffi
+    x, g = np.array([0.5, 1.5, -2.0, 3.0, 0.25]), np.zeros(5)
+    out = ffi.new("double *")
+    f = pyad.jit_grad(work.py.array_recursion)
+    assert lib.work_array_recursion(work.d(x), 5, 3, out) == 0 and out[0] == f(x, 3)
+    assert lib.work_array_recursion_grad(work.d(x), 5, 3, out, work.d(g)) == 0
+    np.testing.assert_array_equal(g, f.grad(x, 3)[0])
+    np.testing.assert_allclose(g, 3 * x ** 2 + 2 * x, rtol=1e-14)
+    assert lib.work_array_recursion(work.d(x), 5, 10 ** 9, out) == 5
     assert work.error().startswith("RecursionError: maximum recursion depth exceeded")
 
 
