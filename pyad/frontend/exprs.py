@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import PyadSyntaxError, PyadTypeError
 from . import records
-from .context import RangeVal, Static, Undefined, Value, arith, unify
+from .context import PyList, RangeVal, Static, Undefined, Value, arith, unify
 from .closures import FuncRef, Partial, is_function
 from .lists import is_list
 from ..ir.nodes import BOOL, F64, I64, Block, If, Var, is_array
@@ -174,6 +174,9 @@ class Expressions:
             if not -len(base) <= i < len(base):
                 raise self.ctx.error(node, "tuple index out of range", cls=PyadSyntaxError)
             return base[i]
+        if isinstance(base, tuple):   # a run-time index or a slice: read as a list is read
+            out = self.lw.lists.index(PyList(base, None), node)
+            return tuple(out) if isinstance(out, PyList) else out
         raise self.ctx.unsupported(node, "indexing (only a tuple with a constant index)")
 
     # ------------------------------------------------------------------ operators

@@ -329,17 +329,22 @@ def test_unsupported_arguments_raise_type_error_naming_the_argument(kind, make):
             call(bad, good)
 
 
-@pytest.mark.parametrize("bad, message", [([1.0, 2.0, 3.0], "indexing"),
-                                          ((1.0, 2.0, 3.0), "indexing"),
-                                          (None, "None cannot be indexed")])
-def test_containers_and_none_for_an_array_are_refused_where_they_are_indexed(bad, message):
-    """A list, tuple or None is a pytree argument (docs/gradients.md), not an array: the
-    function is compiled for it and refused, located, where it is indexed."""
+@pytest.mark.parametrize("seq", [[1.0, 2.0, 3.0], (1.0, 2.0, 3.0)], ids=["list", "tuple"])
+def test_lists_and_tuples_for_an_array_are_read_as_python_reads_them(seq):
+    """A list or tuple is a pytree argument (docs/gradients.md), not an array; indexed with
+    a run-time index it is read as Python reads it (docs/python.md)."""
+    f = compiled(weighted_total)
+    good = np.array([1.0, 2.0, 3.0])
+    assert f(good, seq) == pytest.approx(weighted_total(good, seq))
+    assert list(pyad.jit_grad(weighted_total).grad(good, seq)) == pytest.approx(list(seq))
+
+
+def test_none_for_an_array_is_refused_where_it_is_indexed():
     f = compiled(weighted_total)
     good = np.array([1.0, 2.0, 3.0])
     for call in (f, f.grad, f.pullback):
-        with pytest.raises(pyad.PyadError, match=message) as info:
-            call(good, bad)
+        with pytest.raises(pyad.PyadError, match="None cannot be indexed") as info:
+            call(good, None)
         assert info.value.line == line_of(weighted_total, "s += samples[i]")
 
 

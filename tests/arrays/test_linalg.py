@@ -136,7 +136,7 @@ def test_repeated_eigenvalues_give_finite_eigenvalue_gradients():
     respect to the lower triangle is 2 a on the diagonal, 4 a below."""
     a = np.diag([1.0, 2.0, 2.0, 2.0])
     a[2, 0] = 1e-300   # not exactly diagonal
-    g, = pyad.jit_grad(eigenvalue_energy).grad(a)
+    g = pyad.jit_grad(eigenvalue_energy).grad(a)
     assert np.all(np.isfinite(g))
     want = np.tril(4 * a, -1) + np.diag(2 * np.diag(a))
     np.testing.assert_allclose(g, want, atol=1e-12)

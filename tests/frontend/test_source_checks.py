@@ -81,7 +81,7 @@ def test_edits_that_leave_the_function_as_it_was_are_accepted(tmp_path):
     rewrite(path, MODEL.replace("return y * x", "return y * x  # the model") +
             "\n\ndef added(x):\n    return x\n")
     assert f(1.5) == pytest.approx(2.0 * math.sin(1.5) * 1.5, rel=1e-15)
-    assert f.grad(1.5)[0] == pytest.approx(
+    assert f.grad(1.5) == pytest.approx(
         2.0 * math.cos(1.5) * 1.5 + 2.0 * math.sin(1.5), rel=1e-14)
 
 
