@@ -163,3 +163,69 @@ def _takes_tuple(p, k):
 
 def recursion_tuple_argument(x):
     return _takes_tuple((x, x), 2)
+
+
+def _appends(xs, v):
+    xs.append(v)
+    return v
+
+
+def list_mutated_elsewhere(x):
+    xs = [x]
+    _appends(xs, x)
+    return sum(xs)
+
+
+def list_changed_while_iterated(x):
+    xs = [x, 2.0 * x]
+    for v in xs:
+        xs.append(v)
+    return sum(xs)
+
+
+def run_time_list_of_mixed_items(x):
+    xs = []
+    for k in range(3):
+        xs.append(x * k)
+    xs.append(np.ones(2))
+    return len(xs)
+
+
+def sum_over_arrays_of_run_time_length(x):
+    return sum([np.ones(2) * x for _ in range(3)])
+
+
+def function_chosen_by_branch(x):
+    g = math.sin
+    if x > 0:
+        g = math.cos
+    return g(x)
+
+
+def nested_def_calls_itself(x):
+    def g(v):
+        return v if v < 1.0 else g(v * 0.5)
+    return g(x)
+
+
+def nonlocal_in_closure(x):
+    s = x
+
+    def bump():
+        nonlocal s
+        s = s + 1.0
+        return s
+    return bump()
+
+
+def float_not_iterable(x):
+    return sum(v for v in x)
+
+
+def list_slice_at_run_time(x):
+    xs = [x, x, x]
+    return sum(xs[1:int(x)])
+
+
+def truth_of_an_array(x):
+    return 1.0 if np.ones(2) * x else 0.0
