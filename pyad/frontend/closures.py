@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import PyadTypeError
-from .context import Static
+from .context import Static, located
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,10 +146,7 @@ class Closures:
         for k, v in kwargs.items():
             temps[f"{base}.{k}"] = v
             kw_nodes.append(ast.keyword(k, ast.Name(f"{base}.{k}", ast.Load())))
-        call = ast.Call(ast.Name(base, ast.Load()), arg_nodes, kw_nodes)
-        for n in ast.walk(call):
-            if "lineno" in n._attributes:
-                ast.copy_location(n, node)
+        call, = located([ast.Call(ast.Name(base, ast.Load()), arg_nodes, kw_nodes)], node)
         env.update(temps)
         try:
             return self.lw.functions.call(call)

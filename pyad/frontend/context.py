@@ -38,6 +38,15 @@ def location_of(node: ast.AST) -> dict:
                                            "end_col_offset") if hasattr(node, k)}
 
 
+def located(nodes: list, at: ast.AST) -> list:
+    """`nodes` (written by the compiler) located at `at` wherever they have no location."""
+    for top in nodes:
+        for n in ast.walk(top):
+            if "lineno" in n._attributes and not hasattr(n, "lineno"):
+                ast.copy_location(n, at)
+    return nodes
+
+
 class Undefined:
     """A name assigned on some paths only (reading it is an error, like UnboundLocalError);
     `why` names a path that reaches the read without assigning it ("when the `if` at line 7

@@ -24,7 +24,7 @@ import ast
 from typing import Any
 
 from ..errors import PyadTypeError
-from .context import DynList, PyList, Value, arith, unify
+from .context import DynList, PyList, Value, arith, located, unify
 from ..ir.loops import for_each
 from ..ir.nodes import BOOL, F64, I64, Block, If, Var, array_type, elem_type, is_array, ndim_of
 
@@ -68,15 +68,6 @@ def appends_per_trip(stmts: list[ast.stmt], name_: str) -> int | None:
                                              ast.GeneratorExp, ast.Lambda, ast.FunctionDef))
         return all(visit(c, inner) for c in ast.iter_child_nodes(node))
     return count if all(visit(s, False) for s in stmts) else None
-
-
-def temporaries(stmts: list[ast.stmt], node: ast.AST) -> list[ast.stmt]:
-    """`stmts` (built by the compiler) located at `node` wherever they have no location."""
-    for s in stmts:
-        for n in ast.walk(s):
-            if "lineno" in n._attributes and not hasattr(n, "lineno"):
-                ast.copy_location(n, node)
-    return stmts
 
 
 def name(id_: str, store: bool = False) -> ast.Name:
@@ -124,7 +115,7 @@ class Lists:
         env = self.ctx.env
         saved = {n: env[n] for n in scoped if n in env}
         before = set(env)
-        self.lw.stmts.stmts(temporaries(stmts, node))
+        self.lw.stmts.stmts(located(stmts, node))
         out = tuple(env[r] for r in result) if isinstance(result, tuple) else env[result]
         for n in list(env):
             if n not in before and (n in scoped or n.startswith(".")):
