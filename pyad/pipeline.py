@@ -15,6 +15,8 @@ from . import ad
 from .frontend import lower as frontend, recursion
 from .ir import opt
 from .ir.expand import expand
+from .ir.scalarize import scalarize
+from .ir.shapes import fold_known
 from .ir.nodes import F64, Func, Op, callees_of, walk
 from .ir.verify import verify
 
@@ -41,6 +43,9 @@ def simplify(func: Func) -> Func:
     func = opt.fold_constants(func)         # constants, e.g. float(2) -> 2.0
     func = opt.cse(func)                    # repeated pure ops computed once
     func = opt.invariant_carried(func)      # values a loop passes through unchanged
+    func = fold_known(func)                 # known sizes, comparisons, shape checks folded
+    func = scalarize(func)                  # small arrays of known shape become scalars
+    func = opt.cse(func)
     func = opt.dce(func)                    # unused values removed
     return verify(func)
 

@@ -17,11 +17,10 @@ size 1 is 0.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import PyadTypeError
-from .context import arith, unify
+from .context import Lazy, arith, unify
 from .exprs import CMPOPS
 from .functions import SPELLINGS, arity
 from .refusals import INSTEAD
@@ -29,19 +28,6 @@ from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndi
 from ..ir.loops import for_each, for_range, reduce_each
 
 _REDUCE = ("sum", "mean", "max", "min", "amax", "amin", "prod")
-
-
-@dataclass
-class Lazy:
-    """An elementwise array expression not yet stored: `gen(idx)` emits its element at
-    `idx` into the current builder."""
-    elem: str
-    dims: list[Var]
-    gen: Callable[[list[Var]], Var]
-
-    @property
-    def type(self) -> str:
-        return array_type(self.elem, len(self.dims))
 
 
 class ArrayOps:

@@ -13,6 +13,7 @@ from . import records
 from ..pytree import Record
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
+from .context import Lazy
 from .context import DynList, PyList
 from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndim_of
 from ..ir.loops import for_each
@@ -22,6 +23,9 @@ _DTYPE_NAMES = {"float": F64, "float64": F64, "double": F64, "int": I64, "int64"
 #: the largest global array frozen into compiled code (larger ones are passed as arguments)
 MAX_CONSTANT_ELEMENTS = 1 << 16
 
+#: array methods that change the array in place (a.sort() and a.fill() are supported)
+_IN_PLACE_REFUSED = ("partition", "resize", "put", "itemset", "setfield", "byteswap",
+                     "setflags")
 _CREATE = ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
            "full_like", "copy")
 
@@ -243,8 +247,21 @@ class ArrayLowering:
             if node.args or node.keywords:
                 raise self.ctx.error(node, "a.copy() takes no arguments", cls=PyadTypeError)
             return self.copy_array(a)
+        if f.attr in _IN_PLACE_REFUSED:
+            raise self.ctx.error(node.func, f"a.{f.attr}() changes the array in place, which "
+                                 "pyad does not support", hint="assign the new values into "
+                                 "the array: a[...] = ...")
         args = [a] + [ex.expr(x) for x in node.args]
-        return self.lw.arrayops.function(f.attr, node, args)
+        if f.attr == "fill":      # a.fill(v): every element becomes v; returns None
+            if len(args) != 2 or node.keywords:
+                raise self.ctx.error(node, "a.fill() takes one value", cls=PyadTypeError)
+            self.lw.arrayops.assign_into(a, args[1], node)
+            return self.ctx.b.const(0, I64)   # None: an expression statement drops it
+        result = self.lw.arrayops.function(f.attr, node, args)
+        if f.attr == "sort":      # a.sort(): sorts a in place; returns None
+            self.lw.arrayops.assign_into(a, result, node)
+            return self.ctx.b.const(0, I64)
+        return result
 
     # ------------------------------------------------------------------ creation
     def shape_arg(self, v, node: ast.AST) -> list[Var]:
@@ -312,9 +329,10 @@ class ArrayLowering:
         for_each(ctx.b, self.dims(src), body)
         return out
 
-    def create(self, name: str, node: ast.Call, args: list) -> Var:
+    def create(self, name: str, node: ast.Call, args: list) -> Var | Lazy:
         """np.zeros/ones/empty/full(shape[, value]), the *_like forms (`np.full_like(a,
-        value)`) and np.copy."""
+        value)`) and np.copy. Ones and fills are elementwise values (Lazy): an array only
+        where one is needed (assigned and written, say)."""
         b = self.ctx.b
         if name in ("zeros", "ones", "empty", "full"):
             need = 2 if name == "full" else 1
@@ -327,12 +345,13 @@ class ArrayLowering:
                 elem = self.dtype_kw(node, value.type)
             else:
                 elem = self.dtype_kw(node, F64)
-            a = self.new_array(elem, dims)
-            if name == "ones":
-                self.fill(a, b.const(1, elem) if elem != BOOL else b.const(True, BOOL))
-            elif name == "full":
-                self.fill(a, self.scalar_for(value, elem, node))
-            return a
+            if name == "ones":    # an elementwise value: fuses with what reads it
+                one = b.const(1, elem) if elem != BOOL else b.const(True, BOOL)
+                return Lazy(elem, dims, lambda idx: one)
+            if name == "full":
+                fill = self.scalar_for(value, elem, node)
+                return Lazy(elem, dims, lambda idx: fill)
+            return self.new_array(elem, dims)
         need = 2 if name == "full_like" else 1
         if len(args) != need:
             raise self.ctx.error(node, f"np.{name} takes {'an array and a value' if need > 1 else 'one array'} here",
@@ -341,10 +360,10 @@ class ArrayLowering:
         if name == "copy":
             return self.copy_array(src)
         elem = self.dtype_kw(node, elem_type(src.type))
-        a = self.new_array(elem, self.dims(src))
         if name == "ones_like":
-            self.fill(a, b.const(1, elem) if elem != BOOL else b.const(True, BOOL))
-        elif name == "full_like":
-            self.fill(a, self.scalar_for(self.lw.exprs.scalar(args[1], node.args[1]), elem,
-                                         node))
-        return a
+            one = b.const(1, elem) if elem != BOOL else b.const(True, BOOL)
+            return Lazy(elem, self.dims(src), lambda idx: one)
+        if name == "full_like":
+            fill = self.scalar_for(self.lw.exprs.scalar(args[1], node.args[1]), elem, node)
+            return Lazy(elem, self.dims(src), lambda idx: fill)
+        return self.new_array(elem, self.dims(src))

@@ -19,11 +19,11 @@ import textwrap
 import types
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator, Union
+from typing import Any, Callable, Iterator, Union
 
 from ..ir.builder import Builder, NameGen
 from ..errors import PyadSyntaxError, PyadTypeError
-from ..ir.nodes import BOOL, F64, I64, Loc, Var, is_array
+from ..ir.nodes import BOOL, F64, I64, Loc, Var, array_type, is_array
 from .recover import display_name, function_source
 from ..pytree import Record
 
@@ -45,6 +45,19 @@ def located(nodes: list, at: ast.AST) -> list:
             if "lineno" in n._attributes and not hasattr(n, "lineno"):
                 ast.copy_location(n, at)
     return nodes
+
+
+@dataclass
+class Lazy:
+    """An elementwise array expression not yet stored: `gen(idx)` emits its element at
+    `idx` into the current builder."""
+    elem: str
+    dims: list[Var]
+    gen: Callable[[list[Var]], Var]
+
+    @property
+    def type(self) -> str:
+        return array_type(self.elem, len(self.dims))
 
 
 class Undefined:

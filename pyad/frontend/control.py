@@ -23,6 +23,8 @@ from . import records
 from .context import Undefined, is_value, location_of, unify
 from .lists import is_list
 from .closures import is_function
+from .context import Lazy
+from .deferral import Deferral
 from ..ir.nodes import BOOL, I64, If, Op, Var, is_array, ndim_of
 
 BRK, CONT, RET, RETVAL = "%brk", "%cont", "%ret", "%retval"
@@ -90,21 +92,57 @@ class Statements:
     def __init__(self, lw) -> None:
         self.lw = lw
         self.ctx = lw.ctx
+        self._deferral: Deferral | None = None
+        self.deferred: dict[str, ast.stmt] = {}   # name -> the statement that will read it
 
     # ------------------------------------------------------------------ statement lists
     def stmts(self, stmts: list[ast.stmt]) -> None:
         env = self.ctx.env
         for i, s in enumerate(stmts):
+            if self.deferred and not self.deferral.pure(s):
+                self.flush()
+            self.at = (stmts, i)
             self.stmt(s)
+            for name in [n for n, c in self.deferred.items() if c is s]:
+                del self.deferred[name]     # read: no later statement reads it
+                env[name] = Undefined(name, "after its only read")
             if type(s) in EXIT_FLAG:
                 env[LEFT] = frozenset({EXIT_FLAG[type(s)]})
             if LEFT in env:
+                self.flush()
                 return  # the rest is unreachable
             rest = stmts[i + 1:]
             if rest and exits([s]) & (set(FLAGS) & env.keys()):
+                self.flush()
                 left = frozenset(f for f in FLAGS if isinstance(env.get(f), Var))
                 self.if_region(self.still_running(rest[0]), rest, [], rest[0], left)
                 return
+        self.flush()
+
+    @property
+    def deferral(self) -> Deferral:
+        if self._deferral is None:
+            self._deferral = Deferral(self.lw.fdef, self.ctx)
+        return self._deferral
+
+    def flush(self) -> None:
+        """Evaluate the deferred values (deferral.py) here, before memory may change."""
+        for name in self.deferred:
+            self.ctx.env[name] = self.lw.arrayops.materialize(self.ctx.env[name])
+        self.deferred.clear()
+
+    def defer(self, target: ast.expr, value) -> bool:
+        """Bind `target = value` leaving the elementwise `value` unevaluated, if the rules
+        of deferral.py allow it."""
+        if not (isinstance(value, Lazy) and isinstance(target, ast.Name)):
+            return False
+        stmts, i = self.at
+        reader = self.deferral.consumer(target.id, stmts, i)
+        if reader is None:
+            return False
+        self.ctx.env[target.id] = value
+        self.deferred[target.id] = reader
+        return True
 
     def still_running(self, node: ast.AST) -> Var:
         ctx = self.ctx
@@ -122,11 +160,15 @@ class Statements:
             case ast.Assign():
                 mark = self.mark()
                 value = ex.expr(node.value)
+                if len(node.targets) == 1 and self.defer(node.targets[0], value):
+                    return
                 for target in node.targets:  # `x = y = v`: no target renames v's op
                     self.assign(target, value, mark if len(node.targets) == 1 else None)
             case ast.AnnAssign() if node.value is not None:
                 mark = self.mark()
-                self.assign(node.target, ex.expr(node.value), mark)
+                value = ex.expr(node.value)
+                if not self.defer(node.target, value):
+                    self.assign(node.target, value, mark)
             case ast.AugAssign():
                 self.aug_assign(node)
             case ast.If():

@@ -10,7 +10,7 @@ from ..errors import PyadTypeError
 from .context import DynList
 from ..ir.loops import for_range
 from ..ir.nodes import BOOL, F64, I64, Var, elem_type, ndim_of
-from .arrayops import Lazy
+from .context import Lazy
 
 class Creation:
     """`np.<name>(...)` for the names in NAMES; one per function body."""
@@ -266,13 +266,13 @@ class Creation:
     def tril(self, node: ast.Call, args: list, kw: dict, upper: bool = False) -> Lazy:
         self._kwargs(node, kw, ("k",))
         self._nargs(node, args, 1, 2, "triu" if upper else "tril")
-        a = self.lw.arrays.array(args[0], node.args[0])
-        if ndim_of(a.type) != 2:
+        a = args[0] if isinstance(args[0], Lazy) else self.lw.arrays.array(args[0], node.args[0])
+        lz = self.lw.arrayops.lift(a)
+        if len(lz.dims) != 2:
             raise self.ctx.error(node, "np.tril and np.triu take a 2-D array here",
                                  cls=PyadTypeError)
         kv = args[1] if len(args) > 1 else self.lw.exprs.expr(kw["k"]) if "k" in kw else None
         k = self._int(kv, node) if kv is not None else self.ctx.b.const(0, I64)
-        lz = self.lw.arrayops.lift(a)
         elem = lz.elem
 
         def gen(idx):

@@ -10,7 +10,7 @@ import ast
 from ..errors import PyadTypeError
 from ..ir.loops import reduce_each
 from ..ir.nodes import F64, I64, Var, elem_type, ndim_of
-from .arrayops import Lazy
+from .context import Lazy
 
 
 class Einsum:

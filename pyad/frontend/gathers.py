@@ -8,7 +8,7 @@ import ast
 
 from ..errors import PyadTypeError
 from ..ir.nodes import BOOL, I64, Var, elem_type, is_array, ndim_of
-from .arrayops import Lazy
+from .context import Lazy
 from .context import arith, unify
 
 

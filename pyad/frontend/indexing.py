@@ -14,7 +14,7 @@ import ast
 from ..errors import PyadTypeError
 from ..ir.loops import reduce_each
 from ..ir.nodes import I64, Var, elem_type, is_array, ndim_of
-from .arrayops import Lazy
+from .context import Lazy
 
 class Indexing:
     """See the module docstring; one per function body."""

@@ -11,7 +11,7 @@ import ast
 from ..errors import PyadTypeError
 from ..ir.loops import for_range, while_loop
 from ..ir.nodes import BOOL, F64, I64, Var, ndim_of
-from .arrayops import Lazy
+from .context import Lazy
 
 
 class NumpyFunctions:

@@ -1,0 +1,121 @@
+"""Frontend, which names may hold an elementwise expression unevaluated (a `Lazy`,
+arrayops.py) until the one statement that reads them, so that
+
+    diff = pos[:, None, :] - pos[None, :, :]
+    dist = np.sqrt(np.sum(diff * diff, axis=2))
+    return np.sum(w * dist)
+
+is one loop nest with no temporary array, as if written as one expression.
+
+A name `x` bound by `x = <elementwise expression>` in a statement list is deferred when
+- `x` is bound once in the whole function (no other assignment, `+=`, loop target, `del`);
+- every read of `x` is in one later statement of the same list, a simple one (assignment,
+  `return`, expression), and none is inside a lambda, nested def or comprehension (which
+  could run it many times).
+Everything else is evaluated where it is bound, as before.
+
+A deferred value reads arrays when its consumer runs, so it must see the memory it would
+have seen where it was bound: every statement that may write memory (a subscript
+assignment, an in-place `+=`, a call of a user function or of a method not known to be
+pure, any compound statement) first evaluates the values still deferred (`Statements.stmts`
+calls `flush`). The values are then the ones CPython computes.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+
+from ..errors import PyadError
+
+#: array methods that never write memory
+PURE_METHODS = frozenset({
+    "sum", "mean", "max", "min", "prod", "std", "var", "reshape", "ravel", "flatten",
+    "transpose", "copy", "dot", "astype", "cumsum", "cumprod", "argmax", "argmin", "squeeze",
+    "clip", "round", "conj", "item", "all", "any", "trace", "diagonal", "swapaxes"})
+#: builtins that never write memory
+PURE_BUILTINS = frozenset({"len", "float", "int", "abs", "min", "max", "range", "sum", "bool",
+                           "round", "pow", "divmod"})
+_SIMPLE = (ast.Assign, ast.AnnAssign, ast.Return, ast.Expr)
+_SCOPES = (ast.Lambda, ast.FunctionDef, ast.ListComp, ast.SetComp, ast.DictComp,
+           ast.GeneratorExp)
+
+
+class Deferral:
+    """The deferral rules for one function body `fdef` (see the module docstring)."""
+
+    def __init__(self, fdef: ast.AST, ctx) -> None:
+        self.ctx = ctx
+        self.bound: dict[str, int] = {}
+        self.reads: dict[str, list[tuple[ast.Name, bool]]] = {}
+        self._scan(fdef, False)
+
+    def _scan(self, node: ast.AST, nested: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Name):
+                if isinstance(child.ctx, ast.Load):
+                    self.reads.setdefault(child.id, []).append((child, nested))
+                else:
+                    self.bound[child.id] = self.bound.get(child.id, 0) + 1
+            self._scan(child, nested or isinstance(child, _SCOPES))
+
+    def consumer(self, name: str, stmts: list[ast.stmt], i: int) -> ast.stmt | None:
+        """The statement of `stmts` after `stmts[i]` (which binds `name`) that reads the
+        deferred value, or None when `name` must be evaluated at once."""
+        reads = self.reads.get(name, [])
+        if self.bound.get(name) != 1 or not reads or any(nested for _, nested in reads):
+            return None
+        ids = {id(n) for n, _ in reads}
+        for s in stmts[i + 1:]:
+            inside = {id(n) for n in ast.walk(s)} & ids
+            if inside:
+                return s if inside == ids and isinstance(s, _SIMPLE) else None
+        return None
+
+    def pure(self, s: ast.stmt) -> bool:
+        """Whether `s` certainly writes no memory (deferred values may pass it)."""
+        if isinstance(s, (ast.Assign, ast.AnnAssign)):
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+            if not all(_names_only(t) for t in targets):
+                return False
+        elif not isinstance(s, (ast.Return, ast.Expr, ast.Pass)):
+            return False
+        return all(self._pure_call(c) for c in ast.walk(s) if isinstance(c, ast.Call))
+
+    def _pure_call(self, call: ast.Call) -> bool:
+        if any(k.arg == "out" for k in call.keywords):
+            return False
+        f = call.func
+        if isinstance(f, ast.Name):
+            return f.id in PURE_BUILTINS and self._static(f) is getattr(builtins, f.id)
+        if not isinstance(f, ast.Attribute):
+            return False
+        root = f.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name):
+            return False
+        if self._local(root.id):
+            return f.attr in PURE_METHODS
+        module = getattr(self._static(root), "__name__", None)
+        # NumPy's and math's functions write nothing but np.add.at's first argument
+        return isinstance(module, str) and module.split(".")[0] in ("numpy", "math") \
+            and f.attr != "at"
+
+    def _local(self, name: str) -> bool:
+        return name in self.ctx.env or self.ctx.declares(name)
+
+    def _static(self, node: ast.Name) -> object:
+        """The module-level object a non-local name refers to (None if it is local or
+        undefined)."""
+        if self._local(node.id):
+            return None
+        try:
+            return self.ctx.resolve_static(node).obj
+        except PyadError:   # an undefined name: its own error comes when it is lowered
+            return None
+
+
+def _names_only(t: ast.expr) -> bool:
+    if isinstance(t, ast.Name):
+        return True
+    return isinstance(t, (ast.Tuple, ast.List)) and all(_names_only(e) for e in t.elts)

@@ -1,0 +1,244 @@
+"""Values and array shapes known at compile time, propagated through branches and loops.
+
+`known(func)` finds, for every value it can, the constant it always holds (scalars) or the
+shape it always has (arrays, a `Shape`): constants, `alloc` with constant sizes, `constarray`,
+`dim` of an array of known shape, `row` views of one, `select` with a known condition, and every foldable op of
+known arguments. A loop's carried value is assumed to keep its initial fact and the body is
+re-read until the assumption holds (a fact is dropped when a trip can change it), so the
+state of `s = np.array([x, y, z])` updated by `s = s + dt * k` in a loop is known to be
+3 long on every trip.
+
+`fold_known(func)` writes what `known` found into the IR: known scalars become `const`
+ops, a `select` with a known condition becomes the value it picks, and a `raise_if` whose
+condition is known false goes (the broadcasting checks of arrays of known shapes, the
+bounds checks of constant indices). The scalar replacement of small arrays
+(pyad/ir/scalarize.py) builds on it.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, ndim_of, \
+    rename_block
+from .ops import OPS
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The shape of an array value, known at compile time."""
+    dims: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.dims)
+
+
+_CAST = {F64: float, I64: int, BOOL: bool}
+#: comparisons of two equal integers
+_SAME = {"eq": True, "le": True, "ge": True, "ne": False, "lt": False, "gt": False}
+
+
+def _same(a: object, b: object) -> bool:
+    return type(a) is type(b) and (a == b or a != a and b != b) and \
+        (not isinstance(a, float) or math.copysign(1.0, a) == math.copysign(1.0, b))
+
+
+class _Analysis:
+    def __init__(self) -> None:
+        self.facts: dict[str, object] = {}
+        self.defs: dict[str, Op] = {}          # value name -> the op that made it
+        self.vars: dict[str, Var] = {}
+        self.same: dict[str, object] = {}      # value name -> the value it equals (see rep)
+
+    def rep(self, v: Var) -> object:
+        """What `v` is known to equal: the name of an earlier value, or ("dim", array name,
+        axis) for a dimension; values with the same rep are equal."""
+        return self.same.get(v.name, v.name)
+
+    def dim_rep(self, a: Var, k: int) -> object:
+        """The rep of `dim a, k`, followed through the op that made `a`: an `alloc`'s size
+        operand, a `row` or `transpose` view's array, a `view`'s count operand (1 for a new
+        axis: the int 1)."""
+        d = self.defs.get(a.name)
+        if d is not None and d.op == "alloc":
+            return self.rep(d.args[k])
+        if d is not None and d.op == "row":
+            return self.dim_rep(d.args[0], k + 1)
+        if d is not None and d.op == "transpose":
+            return self.dim_rep(d.args[0], ndim_of(a.type) - 1 - k)
+        if d is not None and d.op == "view":
+            operands, axis, used = iter(d.args[1:]), 0, 0
+            for c in d.attrs[0]:
+                if c == "i":
+                    next(operands)
+                    used += 1
+                    continue
+                count = None
+                if c == "s":
+                    _, count, _ = next(operands), next(operands), next(operands)
+                    used += 1
+                if axis == k:
+                    return 1 if c == "n" else self.rep(count)
+                axis += 1
+            return self.dim_rep(d.args[0], used + k - axis)
+        return ("dim", a.name, k)
+
+    def get(self, v: Var) -> object:
+        return self.facts.get(v.name)
+
+    def put(self, v: Var, fact: object) -> None:
+        if fact is None:
+            self.facts.pop(v.name, None)
+        else:
+            self.facts[v.name] = fact
+
+    def block(self, b: Block) -> None:
+        for s in b.body:
+            self.stmt(s)
+
+    def stmt(self, s: Stmt) -> None:
+        if isinstance(s, Op):
+            for v in s.args:
+                self.vars[v.name] = v
+            for o in s.outs:
+                self.defs[o.name] = s
+                self.vars[o.name] = o
+            if len(s.outs) == 1:
+                self.same.pop(s.outs[0].name, None)
+                self.put(s.outs[0], self.op(s))
+            return
+        if isinstance(s, If):
+            self.block(s.then)
+            self.block(s.orelse)
+            for o, a, b in zip(s.outs, s.then.results, s.orelse.results):
+                self.put(o, self.join(self.get(a), self.get(b)))
+            return
+        assumed = [self.get(v) for v in s.inits]
+        while True:
+            for params in (s.cond.params, s.body.params):
+                for p, fact in zip(params, assumed):
+                    self.put(p, fact)
+            self.block(s.cond)
+            self.block(s.body)
+            after = [self.join(f, self.get(y)) for f, y in zip(assumed, s.body.results)]
+            if all(_same_fact(a, b) for a, b in zip(after, assumed)):
+                break
+            assumed = after
+        for o, fact in zip(s.outs, assumed):
+            self.put(o, fact)
+
+    @staticmethod
+    def join(a: object, b: object) -> object:
+        return a if a is not None and b is not None and _same_fact(a, b) else None
+
+    def op(self, s: Op) -> object:
+        args = [self.get(a) for a in s.args]
+        if s.op == "const":
+            return s.attrs[0]
+        if s.op == "alloc":
+            ok = all(isinstance(a, int) and not isinstance(a, bool) for a in args)
+            return Shape(tuple(args)) if ok else None
+        if s.op == "constarray":
+            return Shape(tuple(s.attrs[1:1 + s.attrs[0]]))
+        if s.op == "dim":
+            if isinstance(args[0], Shape):
+                return args[0].dims[s.attrs[0]]
+            r = self.dim_rep(s.args[0], s.attrs[0])
+            if isinstance(r, int):
+                return r
+            if r != s.outs[0].name:
+                self.same[s.outs[0].name] = r
+            return self.facts.get(r) if isinstance(r, str) else None
+        if s.op in _SAME and s.args[0].type == I64 and self.rep(s.args[0]) == self.rep(s.args[1]):
+            return _SAME[s.op]
+        if s.op == "select" and not isinstance(args[0], bool) and \
+                self.rep(s.args[1]) == self.rep(s.args[2]):
+            self.same[s.outs[0].name] = self.rep(s.args[1])
+            return args[1]
+        if s.op == "row":   # a[i] of an array of 2 or more dimensions: a view
+            ok = isinstance(args[0], Shape) and len(args[0].dims) > 1
+            return Shape(args[0].dims[1:]) if ok else None
+        if s.op == "select":
+            return args[1 if args[0] else 2] if isinstance(args[0], bool) else None
+        row = OPS[s.op]
+        if any(a is None or isinstance(a, Shape) for a in args) or not args or \
+                row.effect or row.memory or row.py is None or s.outs[0].type not in _CAST:
+            return None
+        try:
+            value = row.py(*args, *s.attrs)
+        except (ArithmeticError, ValueError, LookupError):
+            return None
+        if not isinstance(value, (bool, int, float)):
+            return None
+        return _CAST[s.outs[0].type](value)
+
+
+def _same_fact(a: object, b: object) -> bool:
+    """Whether two facts are the same (two unknowns are)."""
+    if isinstance(a, Shape) or isinstance(b, Shape):
+        return a == b
+    return a is None and b is None or a is not None and b is not None and _same(a, b)
+
+
+def _analyse(func: Func) -> _Analysis:
+    an = _Analysis()
+    for p in func.params:
+        an.vars[p.name] = p
+    an.block(func.block)
+    return an
+
+
+def known(func: Func) -> dict[str, object]:
+    """Value name -> its constant (a Python number or bool) or its `Shape`."""
+    return _analyse(func).facts
+
+
+def fold_known(func: Func) -> Func:
+    """`func` with the facts of `known` written into it (see the module docstring)."""
+    an = _analyse(func)
+    facts = an.facts
+    alias: dict[str, Var] = {}
+
+    def rewrite(block: Block) -> Block:
+        body: list[Stmt] = []
+        for s in block.body:
+            if isinstance(s, If):
+                body.append(If(s.outs, s.cond, rewrite(s.then), rewrite(s.orelse), s.loc))
+                continue
+            if isinstance(s, While):
+                body.append(While(s.outs, s.inits, rewrite(s.cond), rewrite(s.body), s.loc,
+                                  s.note))
+                continue
+            if s.op == "raise_if" and facts.get(s.args[0].name) is False:
+                continue
+            if len(s.outs) == 1 and s.op != "const":
+                out = s.outs[0]
+                fact = facts.get(out.name)
+                if fact is not None and not isinstance(fact, Shape) \
+                        and not OPS[s.op].effect and not OPS[s.op].memory:
+                    body.append(Op(s.outs, "const", (), (fact,), s.loc))
+                    continue
+                if s.op == "select" and isinstance(facts.get(s.args[0].name), bool):
+                    alias[out.name] = s.args[1 if facts[s.args[0].name] else 2]
+                    continue
+                same = an.same.get(out.name)
+                if s.op == "select" and same is not None:
+                    alias[out.name] = s.args[1]
+                    continue
+                if s.op == "dim" and isinstance(same, str):
+                    alias[out.name] = an.vars[same]
+                    continue
+                if s.op == "dim" and isinstance(same, tuple):
+                    s = Op(s.outs, "dim", (an.vars[same[1]],), (same[2],), s.loc)
+            body.append(s)
+        return Block(block.params, tuple(body), block.results)
+
+    block = rewrite(func.block)
+    if alias:
+        def resolve(v: Var) -> Var:
+            while v.name in alias:
+                v = alias[v.name]
+            return v
+        block = rename_block(block, {k: resolve(v) for k, v in alias.items()})
+    return Func(func.name, block, func.filename, func.arg_names)
