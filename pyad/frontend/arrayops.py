@@ -392,12 +392,17 @@ class ArrayOps:
         a = arrays.array(self.materialize(a), node)
         b = arrays.array(self.materialize(b), node)
         na, nb = ndim_of(a.type), ndim_of(b.type)
-        if (na > 2 or nb > 2) and batched:
+        if na > 2 and (batched or nb <= 2):   # np.dot is matmul here
             return self._batched(a, b, node)
-        if na > 2 or nb > 2:
-            raise ctx.error(node, "np.dot supports 1-D and 2-D arrays", cls=PyadTypeError,
+        if nb > 2 and batched:
+            return self._batched(a, b, node)
+        if nb > 2 and na > 2:
+            raise ctx.error(node, "np.dot of two 3-D arrays has 4 dimensions (pyad arrays "
+                            "have at most 3)", cls=PyadTypeError,
                             hint="use @ (np.matmul) for stacks of matrices, np.einsum for "
                             "other contractions")
+        if nb > 2:
+            return self._dot_stack(a, b, node)
         if elem_type(a.type) == F64 and elem_type(b.type) == F64:
             return ctx.b.emit("matmul", a, b)
         da, db = arrays.dims(a), arrays.dims(b)
@@ -421,6 +426,30 @@ class ArrayOps:
         out = arrays.new_array(elem, rdims)
         self.each(rdims, lambda idx: ctx.b.emit(
             "store", out, *idx, inner(idx[:na - 1], idx[na - 1:])))
+        return out
+
+    def _dot_stack(self, a: Var, b: Var, node: ast.AST) -> Var:
+        """np.dot(a, b) of a 1-D or 2-D `a` and a 3-D `b` (NumPy: the sum over a's last
+        axis and b's second-to-last): for each index s of b's first axis, a @ b[s] goes to
+        out[..., s, :] (out is (s, m) for a 1-D a, (n, s, m) for a 2-D one)."""
+        ctx, arrays = self.ctx, self.lw.arrays
+        bl = ctx.b
+        s, m = arrays.dims(b)[0], arrays.dims(b)[2]
+        elem = unify(arith(elem_type(a.type)), arith(elem_type(b.type)))
+        lead = arrays.dims(a)[:-1]
+        out = arrays.new_array(elem, lead + [s, m])
+        zero, one = bl.const(0, I64), bl.const(1, I64)
+
+        def body(bb, i, _):
+            with ctx.emitting(bb):
+                r = self.dot(a, ctx.b.emit("row", b, i), node)
+                if lead:   # out[:, i, :]
+                    dst = ctx.b.emit("view", out, zero, lead[0], one, i, attrs=("si",))
+                else:
+                    dst = ctx.b.emit("row", out, i)
+                self.assign_into(dst, r, node)
+            return []
+        for_range(bl, s, [], body)
         return out
 
     def _batched(self, a: Var, b: Var, node: ast.AST) -> Var:

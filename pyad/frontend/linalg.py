@@ -1,6 +1,6 @@
 """Frontend, `np.linalg`: `solve`, `inv`, `det`, `slogdet`, `cholesky`, `eigh`, `eigvalsh`,
 each one row of the op table (pyad/ir/linalg_rows.py) on a 2-D float matrix (int and bool
-arrays are converted). `slogdet` and `eigh` return a tuple of views of the row's packed
+arrays are converted), or on each matrix of a 3-D stack (NumPy's leading axis). `slogdet` and `eigh` return a tuple of views of the row's packed
 result. The rest of `np.linalg` is refused with a located error naming what to write;
 `np.linalg.norm` is in numpyfuncs.py."""
 from __future__ import annotations
@@ -8,7 +8,9 @@ from __future__ import annotations
 import ast
 
 from ..errors import PyadTypeError
-from ..ir.nodes import F64, I64, Var, elem_type, ndim_of
+from ..ir.loops import for_range
+from ..ir.nodes import BOOL, F64, I64, Var, elem_type, is_array, ndim_of
+from .context import Lazy
 
 #: np.linalg functions pyad does not have -> what to write instead
 REFUSED = {
@@ -48,19 +50,32 @@ class LinearAlgebra:
         extra = set(kw) - ({"UPLO"} if name in ("eigh", "eigvalsh") else set())
         if extra:
             raise self.ctx.error(node, f"unsupported keyword argument `{extra.pop()}`")
-        if "UPLO" in kw and self.lw.arrayops.constant_arg(
+        upper = "UPLO" in kw and self.lw.arrayops.constant_arg(
+            kw["UPLO"], (str,), "UPLO must be a constant string") == "U"
+        if "UPLO" in kw and not upper and self.lw.arrayops.constant_arg(
                 kw["UPLO"], (str,), "UPLO must be a constant string") != "L":
-            raise self.ctx.error(kw["UPLO"], "only UPLO='L' (the default) is supported",
-                                 hint="pass A.T to read the upper triangle")
+            raise self.ctx.error(kw["UPLO"], "UPLO must be 'L' or 'U'")
         n = 2 if name == "solve" else 1
         if len(args) != n:
             raise self.ctx.error(node, f"np.linalg.{name} takes {n} argument"
                                  f"{'s' if n > 1 else ''}", cls=PyadTypeError)
-        A = self._float(args[0], node.args[0], "a 2-D matrix", (2,))
+        A = self._float(args[0], node.args[0], "a 2-D matrix or a 3-D stack of them", (2, 3))
+        if upper:   # the upper triangle of A is the lower one of A.T
+            A = self.ctx.b.emit("transpose", A) if ndim_of(A.type) == 2 else self._swap(A)
+        B = None
+        if name == "solve":
+            B = self._float(args[1], node.args[1], "a 1-D, 2-D or 3-D array", (1, 2, 3))
+            if ndim_of(A.type) == 2 and ndim_of(B.type) < 3:
+                return self.ctx.b.emit("solve", A, B)
+        elif ndim_of(A.type) == 2:
+            return self._one(name, A, None)
+        return self._stack(name, A, B, node)
+
+    def _one(self, name: str, A: Var, B: Var | None):
+        """np.linalg.<name> of one matrix `A` (and right-hand side `B`)."""
         b = self.ctx.b
         if name == "solve":
-            return b.emit("solve", A, self._float(args[1], node.args[1],
-                                                  "a 1-D or 2-D array", (1, 2)))
+            return b.emit("solve", A, B)
         if name == "slogdet":
             P = b.emit("slogdet", A)
             return tuple(b.emit("load", P, b.const(k, I64)) for k in (0, 1))
@@ -74,13 +89,69 @@ class LinearAlgebra:
             return w, b.emit("slice", P, one, end)
         return b.emit(name, A)
 
+    def _stack(self, name: str, A: Var, B: Var | None, node: ast.AST):
+        """np.linalg.<name> of a stack of matrices (NumPy's leading axis): the function of
+        each matrix, its results stacked. For solve, a 1-D `B` is one vector and a 2-D `B`
+        one matrix for every matrix of the stack (NumPy 2's rule), a 3-D `B` a stack of
+        right-hand sides; a stack of size 1 (or a 2-D `A`) broadcasts."""
+        ctx, arrays = self.ctx, self.lw.arrays
+        bl = ctx.b
+        one, zero = bl.const(1, I64), bl.const(0, I64)
+        stacks = [arrays.dims(x)[0] for x in (A, B) if x is not None and ndim_of(x.type) == 3]
+        s = stacks[0]
+        if len(stacks) == 2:
+            m = stacks[1]
+            bad = bl.select(bl.ne(s, m), bl.select(bl.ne(s, one), bl.ne(m, one),
+                                                   bl.const(False, BOOL)), bl.const(False, BOOL))
+            bl.emit("raise_if", bad, attrs=("ValueError", "np.linalg.solve: the stack sizes "
+                                            "could not be broadcast"))
+            s = bl.select(bl.eq(s, one), m, s)
+        n = arrays.dims(A)[-1]
+        if name in ("det",):
+            shapes = [[s]]
+        elif name == "slogdet":
+            shapes = [[s], [s]]
+        elif name == "eigvalsh":
+            shapes = [[s, n]]
+        elif name == "eigh":
+            shapes = [[s, n], [s, n, n]]
+        elif name == "solve":
+            shapes = [[s] + arrays.dims(B)[-2 if ndim_of(B.type) > 1 else -1:]]
+        else:
+            shapes = [[s, n, n]]
+        outs = [arrays.new_array(F64, d) for d in shapes]
+
+        def piece(x: Var | None, i: Var) -> Var | None:
+            if x is None or ndim_of(x.type) != 3:
+                return x
+            return ctx.b.emit("row", x, ctx.b.select(ctx.b.eq(arrays.dims(x)[0], one), zero, i))
+
+        def body(bb, i, _):
+            with ctx.emitting(bb):
+                r = self._one(name, piece(A, i), piece(B, i))
+                for out, v in zip(outs, r if isinstance(r, tuple) else (r,)):
+                    if is_array(v.type):
+                        self.lw.arrayops.assign_into(ctx.b.emit("row", out, i), v, node)
+                    else:
+                        ctx.b.emit("store", out, i, v)
+            return []
+        for_range(bl, s, [], body)
+        return tuple(outs) if len(outs) > 1 else outs[0]
+
+    def _swap(self, A: Var) -> Var:
+        """A stack of matrices with each matrix transposed (a copy)."""
+        ops = self.lw.arrayops
+        src = ops.lift(A)
+        return ops.materialize(Lazy(src.elem, [src.dims[0], src.dims[2], src.dims[1]],
+                                    lambda idx: src.gen([idx[0], idx[2], idx[1]])))
+
     def _float(self, v, node: ast.expr, what: str, ndims: tuple) -> Var:
         """`v` as an f64 array of one of `ndims` dimensions (ints and bools converted)."""
         ops = self.lw.arrayops
         a = self.lw.arrays.array(v, node)
         if ndim_of(a.type) not in ndims:
             raise self.ctx.error(node, f"expected {what} here, not a {ndim_of(a.type)}-D "
-                                 "array (pyad has no stacks of matrices)", cls=PyadTypeError)
+                                 "array", cls=PyadTypeError)
         if elem_type(a.type) != F64:
             a = ops.materialize(ops.elementwise(lambda x: self.ctx.convert(x, F64), [a], node))
         return a

@@ -335,53 +335,82 @@ class NumpyFunctions:
         return self.argmax(node, args, kw, smaller=True)
 
     # ------------------------------------------------------------------ sorting
-    def _vector(self, node: ast.Call, args: list, kw: dict, allowed: tuple) -> Var:
-        self._check(node, args, kw, (1,), allowed)
+    def _lanes(self, node: ast.Call, args: list, kw: dict) -> tuple[Var, int]:
+        """The array and the axis (NumPy's default: the last) of np.sort / np.argsort."""
+        self._check(node, args, kw, (1, 2), ("axis", "kind"))
         a = self.lw.arrays.array(args[0], node.args[0] if node.args else node)
-        if ndim_of(a.type) != 1:
-            raise self.ctx.error(node, f"np.{node.func.attr} of a {ndim_of(a.type)}-D array is "
-                                 "not supported yet (1-D only)", cls=PyadTypeError,
-                                 hint="sort each row in a loop")
-        return a
+        if "kind" in kw:
+            kind = self._const(kw, "kind", "stable", (str,), "a string")
+            if kind not in ("stable", "mergesort"):
+                raise self.ctx.error(kw["kind"], f"kind={kind!r} is not supported", hint=(
+                    "pyad sorts stably (kind='stable'); NumPy's default is not stable, so "
+                    "argsort results may differ where elements are equal"))
+        nd = ndim_of(a.type)
+        if len(args) == 2:
+            axis = self.lw.arrayops.constant_arg(node.args[1], (int, type(None)),
+                                                 "axis must be a constant integer")
+        else:
+            axis = self._const(kw, "axis", -1, (int, type(None)), "a constant integer")
+        if axis is None and nd != 1:
+            raise self.ctx.error(node, f"np.{node.func.attr}(axis=None) of a {nd}-D array "
+                                 "(a sort of the flattened array) is not supported",
+                                 cls=PyadTypeError, hint="sort a.ravel()")
+        return a, self._axis_of(a, 0 if axis is None else axis, node)
 
     def argsort(self, node: ast.Call, args: list, kw: dict) -> Var:
-        """The stable order of a 1-D array (equal elements keep their order, as with
-        kind="stable"), by insertion sort: O(n^2) comparisons, no gradient (indices)."""
-        a = self._vector(node, args, kw, ())
+        """The stable order of each lane of `a` along `axis` (equal elements keep their
+        order, as with kind="stable"), by insertion sort: O(n^2) comparisons per lane, no
+        gradient (indices)."""
+        a, axis = self._lanes(node, args, kw)
         b, arrays = self.ctx.b, self.lw.arrays
-        n = arrays.dims(a)[0]
-        idx = arrays.new_array(I64, [n])
-        for_range(b, n, [], lambda bb, i, _: (bb.emit("store", idx, i, i), [])[1])
+        dims = arrays.dims(a)
+        n = dims[axis]
+        idx = arrays.new_array(I64, dims)
         zero, one = b.const(0, I64), b.const(1, I64)
 
-        def insert(bb, i, _):
-            key = bb.emit("load", idx, i)
-            kv = bb.emit("load", a, key)
+        def lane(outer: list[Var]) -> None:
+            at = lambda i: outer[:axis] + [i] + outer[axis:]  # noqa: E731
+            for_range(self.ctx.b, n, [],
+                      lambda bb, i, _: (bb.emit("store", idx, *at(i), i), [])[1])
 
-            def cond(cb, w):
-                j = w[0]
-                safe = cb.max(j, zero)
-                after = cb.gt(cb.emit("load", a, cb.emit("load", idx, safe)), kv)
-                return cb.select(cb.ge(j, zero), after, cb.const(False, BOOL))
+            def insert(bb, i, _):
+                key = bb.emit("load", idx, *at(i))
+                kv = bb.emit("load", a, *at(key))
 
-            def shift(sb, w):
-                j = w[0]
-                sb.emit("store", idx, sb.add(j, one), sb.emit("load", idx, j))
-                return [sb.sub(j, one)]
-            j = while_loop(bb, [bb.sub(i, one)], cond, shift)[0]
-            bb.emit("store", idx, bb.add(j, one), key)
-            return []
-        for_range(b, n, [], insert, lo=one)
+                def cond(cb, w):
+                    j = w[0]
+                    safe = cb.max(j, zero)
+                    after = cb.gt(cb.emit("load", a, *at(cb.emit("load", idx, *at(safe)))), kv)
+                    return cb.select(cb.ge(j, zero), after, cb.const(False, BOOL))
+
+                def shift(sb, w):
+                    j = w[0]
+                    sb.emit("store", idx, *at(sb.add(j, one)), sb.emit("load", idx, *at(j)))
+                    return [sb.sub(j, one)]
+                j = while_loop(bb, [bb.sub(i, one)], cond, shift)[0]
+                bb.emit("store", idx, *at(bb.add(j, one)), key)
+                return []
+            for_range(self.ctx.b, n, [], insert, lo=one)
+
+        others = dims[:axis] + dims[axis + 1:]
+        if others:
+            self.lw.arrayops.each(others, lane)
+        else:
+            lane([])
         return idx
 
     def sort(self, node: ast.Call, args: list, kw: dict) -> Lazy:
-        """a in increasing order: a gather through argsort, so the gradient goes back
-        through the permutation."""
-        a = self._vector(node, args, kw, ())
+        """Each lane of `a` along `axis` in increasing order: a gather through argsort, so
+        the gradient goes back through the permutation."""
+        a, axis = self._lanes(node, args, kw)
         order = self.argsort(node, args, kw)
         lz = self.lw.arrayops.lift(a)
-        return Lazy(lz.elem, lz.dims, lambda idx: self.ctx.b.emit(
-            "load", a, self.ctx.b.emit("load", order, idx[0])))
+
+        def gen(idx):
+            b = self.ctx.b
+            k = b.emit("load", order, *idx)
+            return b.emit("load", a, *idx[:axis], k, *idx[axis + 1:])
+        return Lazy(lz.elem, lz.dims, gen)
 
     def searchsorted(self, node: ast.Call, args: list, kw: dict):
         """np.searchsorted(a, v, side="left"|"right") for a sorted 1-D `a` and a number or

@@ -141,7 +141,7 @@ def test_integer_stacks():
     ("np.take_along_axis(x, np.array([0, 1]), axis=0)", "as many dimensions as the array"),
     ("np.add.reduce(x)", "np.add.reduce is not supported"),
     ("np.maximum.accumulate(x)", "np.maximum.accumulate is not supported"),
-    ("np.dot(np.ones((2, 2, 2)), x)", "np.dot supports 1-D and 2-D arrays"),
+    ("np.dot(np.ones((2, 2, 2)), np.ones((2, 2, 2)))", "np.dot of two 3-D arrays"),
     ("np.square(x)", r"unsupported numpy function `np.square`"),
     ("np.broadcast_to(x, (2, 3, 4, 5))", "1 to 3 dimensions"),
 ])

@@ -60,8 +60,27 @@ def ints(A, B, b):
     return np.linalg.solve(np.eye(len(b), dtype=np.int64) * 2, b) + np.linalg.det(A)
 
 
+def eigh_upper_triangle(A, B, b):
+    w, V = np.linalg.eigh(A, UPLO="U")     # A's upper triangle only
+    return np.sum(w * np.arange(len(w))) + np.sum((V * V) @ b) + \
+        np.sum(np.linalg.eigvalsh(A, UPLO="U"))
+
+
+def stacks(A, B, b):
+    """Each function of a 3-D stack of matrices (NumPy's leading axis)."""
+    n = A.shape[0]
+    S = np.stack([A, A.T + n * np.eye(n), A @ A.T + np.eye(n)])
+    P = np.stack([A @ A.T + n * np.eye(n), np.eye(n) + 0.5 * (A + A.T) ** 2])
+    sign, logabs = np.linalg.slogdet(S)
+    w, V = np.linalg.eigh(P)
+    wu = np.linalg.eigvalsh(P, UPLO="U")
+    return np.linalg.inv(S), np.linalg.det(S), sign * logabs, np.linalg.cholesky(P), \
+        w, V * V, wu, np.linalg.solve(S, b), np.linalg.solve(S, B), \
+        np.linalg.solve(S, np.stack([B, 2.0 * B, B * B])), np.linalg.solve(S[:1], np.stack([B, B]))
+
+
 CASES = [solves, inverse, determinants, cholesky, eigen, eigh_lower_triangle,
-         gaussian_log_density, ints]
+         eigh_upper_triangle, gaussian_log_density, ints, stacks]
 
 
 def _args(n: int, layout: str | None = None):
@@ -197,8 +216,8 @@ def test_shape_errors():
     ("np.linalg.pinv(x)", "np.linalg.pinv is not supported"),
     ("np.linalg.qr(x)", "np.linalg.qr is not supported"),
     ("np.linalg.matrix_power(x, 2)", "np.linalg.matrix_power is not supported"),
-    ("np.linalg.inv(v)", "expected a 2-D matrix here, not a 1-D array"),
-    ("np.linalg.eigh(x, UPLO='U')[0]", "only UPLO='L'"),
+    ("np.linalg.inv(v)", "expected a 2-D matrix or a 3-D stack of them here, not a 1-D"),
+    ("np.linalg.eigh(x, UPLO='X')[0]", "UPLO must be 'L' or 'U'"),
     ("np.linalg.solve(x)", "takes 2 arguments"),
 ])
 def test_refusals_are_located(src, message, tmp_path):

@@ -70,8 +70,27 @@ def sorting(a, v):
         np.sum(s[:3] * np.arange(3)) + a[0, 0]
 
 
+def dots_of_stacks(a, v):
+    s = np.stack([a, a * a, 2.0 * a])                      # (3, 3, 4)
+    t = np.stack([a.T, np.ones((4, 3)) - a.T])             # (2, 4, 3)
+    return np.dot(s, v[:4]), np.dot(s, a.T), np.dot(a, t), np.dot(v[:3], s), \
+        np.dot(v[:4], t) * 2.0
+
+
+def sorting_axes(a, v):
+    c = a.copy()
+    c.sort(axis=0)
+    d = a.copy()
+    d.fill(0.5)
+    c += d * a
+    w = np.sort(a, axis=0) * np.arange(12.0).reshape(3, 4)
+    return w, np.sort(a), np.argsort(a, axis=0), np.argsort(a.T, 1, kind="stable"), c, \
+        np.sort(np.stack([a, a * a]), axis=1)[1, 0] + np.sort(v, axis=-1)[:4]
+
+
 @pytest.mark.parametrize("fn", [statistics, products, scans, differences, elementwise,
-                                matrix, shapes, positions, norms, sorting],
+                                matrix, shapes, positions, norms, sorting, sorting_axes,
+                                dots_of_stacks],
                          ids=lambda f: f.__name__)
 def test_values_and_gradients(fn):
     check_function(fn, (A, V))
@@ -112,7 +131,8 @@ def test_logaddexp_derivative_at_a_tie_is_one_half():
     ("np.inner(x, x)", "two 1-D arrays"),
     ("np.linalg.norm(x, ord=3)", "ord must be None, 1, 2 or np.inf"),
     ("x.reshape(2, 3, 1, 1)", "1 to 3 dimensions"),
-    ("np.sort(x)", "1-D only"),
+    ("np.sort(x, axis=None)", "flattened array"),
+    ("np.argsort(x, kind='quicksort')", "sorts stably"),
 ])
 def test_refusals_are_located(src, message, tmp_path):
     assert_refused(tmp_path, "x, k", f"np.sum({src})", (np.ones((2, 3)), 1), message)
