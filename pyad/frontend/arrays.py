@@ -79,13 +79,31 @@ class ArrayLowering:
     def normalize(self, i: Var, n: Var, axis: int) -> Var:
         return self.ctx.b.emit("normidx", i, n, attrs=(axis,), type=I64)
 
+    def subscript_items(self, sl: ast.expr, nd: int) -> list[ast.expr]:
+        """The index items of `a[sl]` for an `nd`-D array, an Ellipsis (`a[...]`,
+        `a[..., 0]`) written out as the whole slices it stands for."""
+        items = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
+        dots = [k for k, it in enumerate(items)
+                if isinstance(it, ast.Constant) and it.value is Ellipsis]
+        if not dots:
+            return items
+        if len(dots) > 1:
+            raise self.ctx.error(items[dots[1]], "an index can only have a single ellipsis "
+                                 "('...')", cls=PyadTypeError)
+        k = dots[0]
+        rest = items[:k] + items[k + 1:]
+        real = [it for it in rest if not self.lw.indexing.is_newaxis(it)]
+        whole = [ast.copy_location(ast.Slice(), items[k])
+                 for _ in range(max(0, nd - len(real)))]
+        return items[:k] + whole + items[k + 1:]
+
     # ------------------------------------------------------------------ reading: a[...]
     def index(self, a: Var, node: ast.Subscript):
         """`a[...]`: an element (all dimensions indexed by ints) or a view: `row`, `col`
         and `slice` for a[i], a[:, j], a[lo:hi]; the general `view` for the rest of basic
         indexing (slices with steps on any axis, `None`/`np.newaxis`, ints after slices)."""
-        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         nd = ndim_of(a.type)
+        items = self.subscript_items(node.slice, nd)
         values = self.fancy_values(items)
         if values is not None:
             return self.lw.indexing.fancy(a, items, values, node)
@@ -155,7 +173,7 @@ class ArrayLowering:
         """`a[...] = value`: an element, or a whole view (value broadcast)."""
         ctx, ex = self.ctx, self.lw.exprs
         a = self.array(ex.expr(target.value), target.value)
-        items = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+        items = self.subscript_items(target.slice, ndim_of(a.type))
         ctx.b.loc = ctx.src.loc(target)
         values = self.fancy_values(items)
         if values is not None:   # a[idx] = value: a scatter
@@ -174,7 +192,7 @@ class ArrayLowering:
         ctx, ex = self.ctx, self.lw.exprs
         t = node.target
         a = self.array(ex.expr(t.value), t.value)
-        items = t.slice.elts if isinstance(t.slice, ast.Tuple) else [t.slice]
+        items = self.subscript_items(t.slice, ndim_of(a.type))
         values = self.fancy_values(items)
         if values is not None:   # gathered, combined, then scattered: repeats keep the last
             ix = self.lw.indexing

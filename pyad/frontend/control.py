@@ -94,9 +94,21 @@ class Statements:
         self.ctx = lw.ctx
         self._deferral: Deferral | None = None
         self.deferred: dict[str, ast.stmt] = {}   # name -> the statement that will read it
+        self.at: tuple[list[ast.stmt], int] | None = None   # the statement being lowered
 
     # ------------------------------------------------------------------ statement lists
     def stmts(self, stmts: list[ast.stmt]) -> None:
+        """Lower a statement list. The values it defers are its own: a list lowered while
+        a statement of another is (a comprehension's statements) neither evaluates nor
+        sees the other's."""
+        outer = self.deferred, self.at
+        self.deferred = {}
+        try:
+            self._stmts(stmts)
+        finally:
+            self.deferred, self.at = outer
+
+    def _stmts(self, stmts: list[ast.stmt]) -> None:
         env = self.ctx.env
         for i, s in enumerate(stmts):
             if self.deferred and not self.deferral.pure(s):

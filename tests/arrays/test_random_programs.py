@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 
 import numpy as np
 from hypothesis import given, settings
@@ -79,6 +80,23 @@ def array_programs(draw):
     return body, sx, sy
 
 
+WRITES = ["w[0] = 2.0 * w[-1]", "w += 0.25", "w *= 1.5", "w[...] = w[::-1] + 1.0", "pass"]
+
+
+@st.composite
+def deferred_programs(draw):
+    """Elementwise values bound to names read once later (pyad/frontend/deferral.py), with
+    a write into an array they read in between: the values are the ones bound."""
+    body, sx, sy = draw(array_programs())
+    reduction = body.split("return ")[1]
+    a = re.sub(r"\bx\b", "w", draw(array_expressions()))
+    b = re.sub(r"\bx\b", "w", draw(array_expressions()))
+    body = (f"    w = x * 1.0\n    a = {a} + w * y\n    b = {b}\n"
+            f"    {draw(st.sampled_from(WRITES))}\n    z = a + b * 0.5\n"
+            f"    return np.sum(w) + {reduction}")
+    return body, sx, sy
+
+
 _counter = itertools.count()
 
 
@@ -106,6 +124,18 @@ def _away_from_kinks(fn, args, rng, eps=1e-6):
 def test_random_array_program(prog, seed, layout, s, tmp_path_factory):
     """Random whole-array programs over random broadcastable shapes (1 to 3 dims) and
     layouts: value vs CPython + NumPy, gradient vs the interpreter and finite differences."""
+    _check_program(prog, seed, layout, s, tmp_path_factory)
+
+
+@settings(**HYPOTHESIS)
+@given(prog=deferred_programs(), seed=st.integers(0, 2**32 - 1),
+       layout=st.sampled_from(["C"] + LAYOUTS), s=st.floats(-2.0, 2.0))
+def test_random_deferred_program(prog, seed, layout, s, tmp_path_factory):
+    """The same over several statements whose names are read once, across writes."""
+    _check_program(prog, seed, layout, s, tmp_path_factory)
+
+
+def _check_program(prog, seed, layout, s, tmp_path_factory):
     body, sx, sy = prog
     fn = _load(body, tmp_path_factory)
     rng = np.random.default_rng(seed)

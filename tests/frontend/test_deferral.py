@@ -111,7 +111,17 @@ def _in_loop_body(x, y, n):
     return s
 
 
+def _comprehension_between(x, y):
+    """A comprehension (lowered as statements of its own) between the binding and the
+    read must not evaluate d inside its loop."""
+    d = x * y
+    s = sum([v * 2.0 for v in x])
+    t = [np.sum(x[:k]) for k in range(3)]
+    return np.sum(d) + s + t[2]
+
+
 CASES = [
+    (_comprehension_between, (X, Y)),
     (_pairs, (POS, M)),
     (_chain, (X, Y)),
     (_write_between, (X, Y)),
