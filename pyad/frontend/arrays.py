@@ -251,7 +251,9 @@ class ArrayLowering:
             return self.lw.indexing.function(name, node)
         if name in self.lw.einsum.NAMES:
             return self.lw.einsum.create(name, node)
-        args = [self.lw.exprs.expr(a) for a in node.args]
+        # a string argument (np.linalg.norm's ord='fro') is read by the function itself
+        args = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, str)
+                else self.lw.exprs.expr(a) for a in node.args]
         if name in _CREATE:
             return self.create(name, node, args)
         return self.lw.arrayops.function(name, node, args)

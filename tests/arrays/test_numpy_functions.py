@@ -70,6 +70,19 @@ def sorting(a, v):
         np.sum(s[:3] * np.arange(3)) + a[0, 0]
 
 
+def norms_by_ord(a, v):
+    """NumPy's vector and matrix norms (a matrix's 1 and inf norms are the largest column
+    and row sums of magnitudes, not those of the elements)."""
+    t = np.stack([a, a * a - 1.0])
+    return (np.linalg.norm(a, np.inf), np.linalg.norm(a, 1), np.linalg.norm(a, -1),
+            np.linalg.norm(a, -np.inf), np.linalg.norm(a, "fro"), np.linalg.norm(t),
+            np.linalg.norm(v, 3), np.linalg.norm(v, 0.5), np.linalg.norm(v, -np.inf),
+            np.linalg.norm(v, 0), np.linalg.norm(a, 1, axis=1),
+            np.linalg.norm(t, np.inf, axis=(2, 1)),
+            np.linalg.norm(t, 1, axis=(0, 2), keepdims=True),
+            np.linalg.norm(a, ord=np.inf, axis=0, keepdims=True), np.linalg.norm(t, axis=(1, 2)))
+
+
 def dots_of_stacks(a, v):
     s = np.stack([a, a * a, 2.0 * a])                      # (3, 3, 4)
     t = np.stack([a.T, np.ones((4, 3)) - a.T])             # (2, 4, 3)
@@ -90,7 +103,7 @@ def sorting_axes(a, v):
 
 @pytest.mark.parametrize("fn", [statistics, products, scans, differences, elementwise,
                                 matrix, shapes, positions, norms, sorting, sorting_axes,
-                                dots_of_stacks],
+                                dots_of_stacks, norms_by_ord],
                          ids=lambda f: f.__name__)
 def test_values_and_gradients(fn):
     check_function(fn, (A, V))
@@ -129,7 +142,9 @@ def test_logaddexp_derivative_at_a_tie_is_one_half():
     ("np.var(x, ddof=k)", "ddof must be a constant integer"),
     ("np.clip(x, 0.0)", "takes 3 positional arguments"),
     ("np.inner(x, x)", "two 1-D arrays"),
-    ("np.linalg.norm(x, ord=3)", "ord must be None, 1, 2 or np.inf"),
+    ("np.linalg.norm(x, ord=3)", "ord=3 is not a matrix norm"),
+    ("np.linalg.norm(x, 2)", "needs singular values"),
+    ("np.linalg.norm(x, 'nuc')", "needs singular values"),
     ("x.reshape(2, 3, 1, 1)", "1 to 3 dimensions"),
     ("np.sort(x, axis=None)", "flattened array"),
     ("np.argsort(x, kind='quicksort')", "sorts stably"),
