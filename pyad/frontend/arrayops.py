@@ -196,6 +196,8 @@ class ArrayOps:
         if name == "where":
             self._arity(name, node, args, 3, kw)
             return self.where(args, node)
+        if name in self.lw.logical.NAMES:
+            return self.lw.logical.call(name, node, args, kw)
         if name in self.lw.numpyfuncs.NAMES:
             return self.lw.numpyfuncs.call(name, node, args, kw)
         if name in self.lw.gathers.NAMES:
@@ -214,10 +216,8 @@ class ArrayOps:
             return self.lw.numpyfuncs.norm(node, args, kw)
         if name.startswith("linalg."):
             return self.lw.linalg.call(name[len("linalg."):], node, args, kw)
-        if name == "transpose":
-            self._arity(name, node, args, 1, kw)
-            return self.ctx.b.emit("transpose", self.lw.arrays.array(
-                self.materialize(args[0]), node))
+        if name in ("transpose", "swapaxes", "moveaxis"):
+            return self.lw.numpyfuncs.permute(name, node, args, kw)
         raise self.ctx.error(node.func, f"unsupported numpy function `np.{name}`",
                              hint=INSTEAD.get(name, "see docs/arrays.md for the supported "
                                                "array operations"))

@@ -38,6 +38,7 @@ from .arrays import ArrayLowering
 from .creation import Creation
 from .einsum import Einsum
 from .gathers import Gathers
+from .logical import Logical
 from .linalg import LinearAlgebra
 from .numpyfuncs import NumpyFunctions
 from .indexing import Indexing
@@ -94,6 +95,7 @@ class Lowering:
         self.numpyfuncs = NumpyFunctions(self)
         self.linalg = LinearAlgebra(self)
         self.gathers = Gathers(self)
+        self.logical = Logical(self)
         self.calls = CallLowering(self)
         self.closures = Closures(self)
         self.result: Value | None = None

@@ -83,6 +83,27 @@ def norms_by_ord(a, v):
             np.linalg.norm(a, ord=np.inf, axis=0, keepdims=True), np.linalg.norm(t, axis=(1, 2)))
 
 
+def logic_and_small_functions(a, v):
+    t = np.stack([a, -a])
+    w = np.where(np.logical_and(a > -0.5, np.logical_not(a > 0.5)), a, 0.0)
+    flags = np.logical_or(a > 1.0, a < -1.0) * 1.0 + np.logical_xor(a > 0, v[:4] > 0) * 2.0
+    q = np.array([1.0, np.inf, -np.inf, np.nan])
+    return (w, flags, np.isnan(q), np.isinf(q), np.isfinite(q), np.isfinite(a).all(),
+            np.any(a > 1.0), np.all(a > -5.0, axis=0), np.any(t > 1.5, axis=(0, 2),
+                                                            keepdims=True),
+            np.count_nonzero(a > 0), np.count_nonzero(t > 0, axis=1), (a > 0).any(),
+            np.square(a) + np.square(v[:4]), np.mod(a, 0.7) + np.remainder(-a, 0.3),
+            np.flip(a) * a, np.flip(t, axis=1) + np.flip(t, (0, 2)), np.fliplr(a) * 2.0,
+            np.flipud(a) - a, np.all(np.zeros(0) > 1.0), np.any(np.zeros(0) > 1.0))
+
+
+def permutations(a, v):
+    t = np.stack([a, a * a - 1.0])                       # (2, 3, 4)
+    return (np.transpose(t, (1, 0, 2)) * 2.0, t.transpose(2, 0, 1) ** 2,
+            np.swapaxes(t, 0, 2), np.moveaxis(t, 0, -1), np.transpose(a), a.transpose(),
+            t.transpose((0, 2, 1)), np.transpose(t, axes=(2, 1, 0)) + t.T, a.swapaxes(0, 1))
+
+
 def dots_of_stacks(a, v):
     s = np.stack([a, a * a, 2.0 * a])                      # (3, 3, 4)
     t = np.stack([a.T, np.ones((4, 3)) - a.T])             # (2, 4, 3)
@@ -103,7 +124,8 @@ def sorting_axes(a, v):
 
 @pytest.mark.parametrize("fn", [statistics, products, scans, differences, elementwise,
                                 matrix, shapes, positions, norms, sorting, sorting_axes,
-                                dots_of_stacks, norms_by_ord],
+                                dots_of_stacks, norms_by_ord, logic_and_small_functions,
+                                permutations],
                          ids=lambda f: f.__name__)
 def test_values_and_gradients(fn):
     check_function(fn, (A, V))
