@@ -142,6 +142,9 @@ class ArrayLowering:
         ops = self.lw.arrayops
         values = {id(it): self.lw.exprs.expr(it) for it in items
                   if not isinstance(it, ast.Slice) and not self.lw.indexing.is_newaxis(it)}
+        for it in items:   # a list of indices (`a[[0, 2]]`) is an index array
+            if id(it) in values and isinstance(values[id(it)], (PyList, DynList)):
+                values[id(it)] = self.array(values[id(it)], it)
         if any(ops.is_arrayish(v) for v in values.values()):
             return {k: ops.materialize(v) for k, v in values.items()}
         self.known = values

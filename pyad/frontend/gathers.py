@@ -8,8 +8,7 @@ import ast
 
 from ..errors import PyadTypeError
 from ..ir.nodes import BOOL, I64, Var, elem_type, is_array, ndim_of
-from .context import Lazy
-from .context import arith, unify
+from .context import DynList, Lazy, PyList, arith, unify
 
 
 class Gathers:
@@ -74,6 +73,8 @@ class Gathers:
                                      hint="write np.take(a.ravel(), indices)")
             axis = 0
         idx = self.lw.arrayops.materialize(args[1])
+        if isinstance(idx, (PyList, DynList)):   # np.take(a, [0, 2])
+            idx = self.lw.arrays.array(idx, node.args[1])
         b = self.ctx.b
         if not is_array(idx.type):   # a number: a[:, ..., i]
             i = self.lw.arrays.normalize(self.ctx.convert(idx, I64), b.emit(

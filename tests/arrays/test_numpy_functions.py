@@ -97,6 +97,14 @@ def logic_and_small_functions(a, v):
             np.flipud(a) - a, np.all(np.zeros(0) > 1.0), np.any(np.zeros(0) > 1.0))
 
 
+def list_indices(a, v):
+    """Python lists as index arrays (fancy indexing, np.take)."""
+    b = a.copy()
+    b[[0, 2], [1, 1]] = 5.0
+    return np.take(v, [0, 2, 4]), np.take(a, [1, 0], axis=1), a[[0, 2]][:, [1, 3]], \
+        a[[0, 1], [2, 3]], v[[-1, 0]] * 2.0, b
+
+
 def permutations(a, v):
     t = np.stack([a, a * a - 1.0])                       # (2, 3, 4)
     return (np.transpose(t, (1, 0, 2)) * 2.0, t.transpose(2, 0, 1) ** 2,
@@ -125,7 +133,7 @@ def sorting_axes(a, v):
 @pytest.mark.parametrize("fn", [statistics, products, scans, differences, elementwise,
                                 matrix, shapes, positions, norms, sorting, sorting_axes,
                                 dots_of_stacks, norms_by_ord, logic_and_small_functions,
-                                permutations],
+                                permutations, list_indices],
                          ids=lambda f: f.__name__)
 def test_values_and_gradients(fn):
     check_function(fn, (A, V))
