@@ -1,4 +1,6 @@
-"""Frontend, `np.einsum` with explicit subscripts ("krc,nkc->nkr"): an elementwise `Lazy`
+"""Frontend, `np.einsum` with explicit subscripts ("krc,nkc->nkr") or implicit ones ("ij,jk":
+the letters used once, sorted; a letter repeated in one operand reads its diagonal, "ii"
+being the trace): an elementwise `Lazy`
 over the output's letters whose element is the sum, over the other letters, of the
 operands' product (one reduction loop nest per element, in the letters' order of first
 appearance). Its gradient comes from the loads, like any reduction. Sizes of a letter that
@@ -28,21 +30,24 @@ class Einsum:
             raise self.ctx.error(node, "np.einsum takes a constant subscripts string and "
                                  "the operands", cls=PyadTypeError)
         text = spec.value.replace(" ", "")
-        if "->" not in text or "." in text:
-            raise self.ctx.error(spec, "np.einsum needs explicit output subscripts "
-                                 "(\"ij,jk->ik\") and no ellipsis here")
-        ins, out = text.split("->")
-        terms = ins.split(",")
+        if "." in text:
+            raise self.ctx.error(spec, "np.einsum with an ellipsis is not supported",
+                                 hint="write every axis's letter")
+        if "->" in text:
+            ins, out = text.split("->")
+            terms = ins.split(",")
+        else:   # implicit output: the letters used once, in alphabetical order
+            terms = text.split(",")
+            out = "".join(sorted(x for x in set(text) - {","} if text.count(x) == 1))
         arrays = self.lw.arrays
         ops = [arrays.array(self.lw.exprs.expr(a), a) for a in node.args[1:]]
         if len(terms) != len(ops):
             raise self.ctx.error(node, f"np.einsum: {len(terms)} subscripts for {len(ops)} "
                                  "operands", cls=PyadTypeError)
         for t, a, arg in zip(terms, ops, node.args[1:]):
-            if len(t) != ndim_of(a.type) or not t.isalpha() or len(set(t)) != len(t):
+            if len(t) != ndim_of(a.type) or not t.isalpha():
                 raise self.ctx.error(arg, f"np.einsum: subscripts {t!r} do not fit a "
-                                     f"{ndim_of(a.type)}-D operand (repeated letters are "
-                                     "not supported)", cls=PyadTypeError)
+                                     f"{ndim_of(a.type)}-D operand", cls=PyadTypeError)
         letters = list(dict.fromkeys("".join(terms)))
         if set(out) - set(letters) or len(set(out)) != len(out) or len(out) > 3:
             raise self.ctx.error(spec, f"np.einsum: bad output subscripts {out!r}")

@@ -132,7 +132,9 @@ def joined(a, b, v):
 
 def contractions(q, xc, A, v):
     return np.einsum("krc,nkc->nkr", q, xc), np.einsum("ij,jk->ik", A, A), \
-        np.einsum("ij,j->i", A, v), np.einsum("i,i->", v, v), np.einsum("ij->ji", A)
+        np.einsum("ij,j->i", A, v), np.einsum("i,i->", v, v), np.einsum("ij->ji", A), \
+        np.einsum("ij,jk", A, A.T * 2.0), np.einsum("ii", A), np.einsum("ii->i", A), \
+        np.einsum("ji", A), np.einsum("i,j", v, v), np.einsum("iij->j", np.stack([A, A]).T)
 
 
 def _lse(a, axis):
