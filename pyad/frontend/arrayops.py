@@ -198,6 +198,8 @@ class ArrayOps:
             return self.where(args, node)
         if name in self.lw.logical.NAMES:
             return self.lw.logical.call(name, node, args, kw)
+        if name in self.lw.composites.NAMES:
+            return self.lw.composites.call(name, node, args, kw)
         if name in self.lw.numpyfuncs.NAMES:
             return self.lw.numpyfuncs.call(name, node, args, kw)
         if name in self.lw.gathers.NAMES:

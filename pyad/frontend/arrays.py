@@ -274,6 +274,12 @@ class ArrayLowering:
             raise self.ctx.error(node.func, f"a.{f.attr}() changes the array in place, which "
                                  "pyad does not support", hint="assign the new values into "
                                  "the array: a[...] = ...")
+        if f.attr == "astype":   # a.astype(float), a.astype(np.int64): a converted copy
+            if len(node.args) != 1 or node.keywords:
+                raise self.ctx.error(node, "a.astype() takes one dtype here", cls=PyadTypeError)
+            elem = self.dtype_of(node.args[0])
+            return self.lw.arrayops.elementwise(lambda x: self.ctx.convert(x, elem), [a],
+                                                node)
         args = [a] + [ex.expr(x) for x in node.args]
         if f.attr == "fill":      # a.fill(v): every element becomes v; returns None
             if len(args) != 2 or node.keywords:
@@ -304,13 +310,20 @@ class ArrayLowering:
         for kw in node.keywords:
             if kw.arg != "dtype":
                 raise self.ctx.error(kw.value, f"unsupported keyword argument `{kw.arg}`")
-            obj = self.ctx.resolve_static(kw.value).obj
-            name = getattr(obj, "__name__", str(obj))
-            if name not in _DTYPE_NAMES:
-                raise self.ctx.error(kw.value, f"unsupported dtype {name}",
-                                     hint="use float, int or bool (float64, int64, bool_)")
-            return _DTYPE_NAMES[name]
+            return self.dtype_of(kw.value)
         return default
+
+    def dtype_of(self, node: ast.expr) -> str:
+        """The element type a dtype expression names (float, np.int64, "float64", ...)."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            name = node.value
+        else:
+            obj = self.ctx.resolve_static(node).obj
+            name = getattr(obj, "__name__", str(obj))
+        if name not in _DTYPE_NAMES:
+            raise self.ctx.error(node, f"unsupported dtype {name}",
+                                 hint="use float, int or bool (float64, int64, bool_)")
+        return _DTYPE_NAMES[name]
 
     def constant(self, obj, name: str, node: ast.AST) -> Var:
         """A global (or closure) NumPy array: its elements, as they are when the signature

@@ -39,6 +39,7 @@ from .creation import Creation
 from .einsum import Einsum
 from .gathers import Gathers
 from .logical import Logical
+from .composites import Composites
 from .linalg import LinearAlgebra
 from .numpyfuncs import NumpyFunctions
 from .indexing import Indexing
@@ -96,6 +97,7 @@ class Lowering:
         self.linalg = LinearAlgebra(self)
         self.gathers = Gathers(self)
         self.logical = Logical(self)
+        self.composites = Composites(self)
         self.calls = CallLowering(self)
         self.closures = Closures(self)
         self.result: Value | None = None

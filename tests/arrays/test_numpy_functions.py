@@ -105,6 +105,18 @@ def list_indices(a, v):
         a[[0, 1], [2, 3]], v[[-1, 0]] * 2.0, b
 
 
+def compositions(a, v):
+    t = np.stack([a, a * a])
+    X, Y = np.meshgrid(v, v[:3])
+    P, Q, R = np.meshgrid(v[:2], v[:3], v[:4], indexing="ij")
+    return (np.average(a), np.average(a, axis=1),
+            np.average(a, axis=0, weights=np.arange(1.0, 4.0)),
+            np.average(t, weights=t * t + 1.0, axis=(0, 2)), np.ptp(a),
+            np.ptp(t, axis=1, keepdims=True), np.vdot(a, a.T), np.cross(a[:, :3], a[:, 1:]),
+            np.cross(v[:3], a[:, 1:]), X * Y, P + 2.0 * Q - R, np.tile(v, 3), np.tile(a, 2),
+            np.repeat(v, 2), np.repeat(a, 3, axis=0), np.repeat(t, 2, axis=-1))
+
+
 def permutations(a, v):
     t = np.stack([a, a * a - 1.0])                       # (2, 3, 4)
     return (np.transpose(t, (1, 0, 2)) * 2.0, t.transpose(2, 0, 1) ** 2,
@@ -133,7 +145,7 @@ def sorting_axes(a, v):
 @pytest.mark.parametrize("fn", [statistics, products, scans, differences, elementwise,
                                 matrix, shapes, positions, norms, sorting, sorting_axes,
                                 dots_of_stacks, norms_by_ord, logic_and_small_functions,
-                                permutations, list_indices],
+                                permutations, list_indices, compositions],
                          ids=lambda f: f.__name__)
 def test_values_and_gradients(fn):
     check_function(fn, (A, V))
@@ -178,6 +190,9 @@ def test_logaddexp_derivative_at_a_tie_is_one_half():
     ("x.reshape(2, 3, 1, 1)", "1 to 3 dimensions"),
     ("np.sort(x, axis=None)", "flattened array"),
     ("np.argsort(x, kind='quicksort')", "sorts stably"),
+    ("np.tile(x, (2, 2))", "an int count"),
+    ("np.repeat(x, 2)", "needs an axis"),
+    ("np.average(x, weights=x[0])", "weights must have the array's shape"),
 ])
 def test_refusals_are_located(src, message, tmp_path):
     assert_refused(tmp_path, "x, k", f"np.sum({src})", (np.ones((2, 3)), 1), message)

@@ -1,0 +1,180 @@
+"""Frontend, NumPy functions that are compositions of others: `np.average` (weights, axis),
+`np.ptp`, `np.vdot`, `np.cross` (3-vectors along the last axis), `np.meshgrid` (2 or 3
+vectors, `indexing="xy"` or `"ij"`), `np.tile` and `np.repeat` (an int count). Each is an
+elementwise `Lazy` or a reduction of one, so it fuses and differentiates like the
+expression it stands for; `tile`, `repeat` and `meshgrid` make new arrays where NumPy may
+return views or broadcasts."""
+from __future__ import annotations
+
+import ast
+
+from ..errors import PyadTypeError
+from ..ir.nodes import F64, I64, Var, is_array
+from .context import Lazy, arith, unify
+
+
+class Composites:
+    """`np.<name>(...)` for the names in NAMES; one per function body."""
+
+    NAMES = ("average", "ptp", "vdot", "cross", "meshgrid", "tile", "repeat")
+
+    def __init__(self, lw) -> None:
+        self.lw = lw
+        self.ctx = lw.ctx
+
+    def call(self, name: str, node: ast.Call, args: list, kw: dict):
+        return getattr(self, name)(node, args, kw)
+
+    def _kw(self, node: ast.Call, kw: dict, allowed: tuple) -> None:
+        extra = set(kw) - set(allowed)
+        if extra:
+            raise self.ctx.error(node, f"unsupported keyword argument `{extra.pop()}`")
+
+    def _lazy(self, v, node: ast.AST) -> Lazy:
+        ops = self.lw.arrayops
+        return ops.lift(self.lw.arrays.array(ops.materialize(v), node))
+
+    # ------------------------------------------------------------------ reductions
+    def average(self, node: ast.Call, args: list, kw: dict):
+        """np.average(a, axis=None, weights=None): the mean, or sum(w * a) / sum(w) with
+        weights of a's shape, or 1-D weights along the one `axis`."""
+        self._kw(node, kw, ("axis", "weights"))
+        ops = self.lw.arrayops
+        if len(args) != 1:
+            raise self.ctx.error(node, "np.average takes an array (axis and weights as "
+                                 "keywords)", cls=PyadTypeError)
+        axes, _ = ops._axis({k: v for k, v in kw.items() if k == "axis"}, node, args)
+        if "weights" not in kw:
+            return ops.reduce("mean", args[0], axes, node)
+        a = self._lazy(args[0], node)
+        w = self._lazy(self.lw.exprs.expr(kw["weights"]), kw["weights"])
+        nd = len(a.dims)
+        if len(w.dims) != nd:
+            if len(w.dims) != 1 or axes is None or len(axes) != 1:
+                raise self.ctx.error(kw["weights"], "np.average: weights must have the "
+                                     "array's shape, or be 1-D along the one axis",
+                                     cls=PyadTypeError)
+            k = axes[0] % nd
+            b = self.ctx.b
+            b.emit("raise_if", b.ne(w.dims[0], a.dims[k]), attrs=(
+                "ValueError", "np.average: the length of weights differs from the axis"))
+            w = Lazy(w.elem, a.dims, lambda idx, w=w, k=k: w.gen([idx[k]]))
+        wa = ops.binop(ast.Mult(), w, a, node)
+        return ops.binop(ast.Div(), ops.reduce("sum", wa, axes, node),
+                         ops.reduce("sum", w, axes, node), node)
+
+    def ptp(self, node: ast.Call, args: list, kw: dict):
+        """np.ptp(a, axis=None, keepdims=False): max - min."""
+        ops = self.lw.arrayops
+        axes, keepdims = ops._axis(kw, node, args)
+        return ops.binop(ast.Sub(), ops.reduce("max", args[0], axes, node, keepdims),
+                         ops.reduce("min", args[0], axes, node, keepdims), node)
+
+    def vdot(self, node: ast.Call, args: list, kw: dict):
+        """np.vdot(a, b): the sum of the products of the elements in row-major order (the
+        arrays may have different shapes of one size)."""
+        self._kw(node, kw, ())
+        if len(args) != 2:
+            raise self.ctx.error(node, "np.vdot takes two arrays", cls=PyadTypeError)
+        nf = self.lw.numpyfuncs
+        flat = [nf.ravel(node, [self.lw.arrays.array(self.lw.arrayops.materialize(x), node)],
+                         {}) for x in args]
+        b = self.ctx.b
+        b.emit("raise_if", b.ne(flat[0].dims[0], flat[1].dims[0]), attrs=(
+            "ValueError", "np.vdot: the arrays have different sizes"))
+        return self.lw.arrayops.reduce("sum", self.lw.arrayops.binop(
+            ast.Mult(), flat[0], Lazy(flat[1].elem, flat[0].dims, flat[1].gen), node), None,
+            node)
+
+    # ------------------------------------------------------------------ products
+    def cross(self, node: ast.Call, args: list, kw: dict) -> Lazy:
+        """np.cross(a, b) of 3-vectors along the last axis (leading axes broadcast)."""
+        self._kw(node, kw, ())
+        ops = self.lw.arrayops
+        if len(args) != 2:
+            raise self.ctx.error(node, "np.cross takes two arrays", cls=PyadTypeError)
+        lz = [self._lazy(x, node) for x in args]
+        dims = ops.broadcast(lz, node)
+        b = self.ctx.b
+        three = b.const(3, I64)
+        for x in lz:
+            b.emit("raise_if", b.ne(x.dims[-1], three), attrs=(
+                "ValueError", "np.cross takes 3-vectors here (the last axis of size 3)"))
+        ga, gb = (ops._mapped(x, dims) for x in lz)
+        elem = unify(arith(lz[0].elem), arith(lz[1].elem))
+
+        def gen(idx: list[Var]) -> Var:
+            bb, cv = self.ctx.b, self.ctx.convert
+            c = idx[-1]
+            one, two, n = bb.const(1, I64), bb.const(2, I64), bb.const(3, I64)
+            p, q = bb.mod(bb.add(c, one), n), bb.mod(bb.add(c, two), n)
+            at = lambda g, k: cv(g(idx[:-1] + [k]), elem)  # noqa: E731
+            return bb.sub(bb.mul(at(ga, p), at(gb, q)), bb.mul(at(ga, q), at(gb, p)))
+        return Lazy(elem, dims, gen)
+
+    # ------------------------------------------------------------------ arrangements
+    def meshgrid(self, node: ast.Call, args: list, kw: dict) -> tuple:
+        """np.meshgrid(x, y[, z], indexing="xy"): coordinate arrays, new ones (Cartesian
+        indexing swaps the first two axes, as NumPy)."""
+        self._kw(node, kw, ("indexing",))
+        indexing = "xy" if "indexing" not in kw else self.lw.arrayops.constant_arg(
+            kw["indexing"], (str,), "indexing must be 'xy' or 'ij'")
+        if indexing not in ("xy", "ij") or len(args) not in (2, 3):
+            raise self.ctx.error(node, "np.meshgrid takes 2 or 3 1-D arrays and indexing "
+                                 "'xy' or 'ij'", cls=PyadTypeError)
+        vs = [self._lazy(x, node) for x in args]
+        if any(len(v.dims) != 1 for v in vs):
+            raise self.ctx.error(node, "np.meshgrid takes 1-D arrays", cls=PyadTypeError)
+        order = list(range(len(vs)))          # the axis each input runs along
+        if indexing == "xy":
+            order[0], order[1] = 1, 0
+        dims = [None] * len(vs)
+        for k, ax in enumerate(order):
+            dims[ax] = vs[k].dims[0]
+        mat = self.lw.arrayops.materialize   # a tuple holds values, not expressions
+        return tuple(mat(Lazy(v.elem, dims, lambda idx, v=v, ax=ax: v.gen([idx[ax]])))
+                     for v, ax in zip(vs, order))
+
+    def tile(self, node: ast.Call, args: list, kw: dict) -> Lazy:
+        """np.tile(a, k): a repeated k times along its last axis (an int k)."""
+        a, k = self._count(node, args, kw, "tile")
+        last = len(a.dims) - 1
+        dims = a.dims[:last] + [self.ctx.b.mul(a.dims[last], k)]
+        return Lazy(a.elem, dims, lambda idx: a.gen(
+            idx[:last] + [self.ctx.b.mod(idx[last], a.dims[last])]))
+
+    def repeat(self, node: ast.Call, args: list, kw: dict) -> Lazy:
+        """np.repeat(a, k, axis): each element repeated k times along `axis` (a 1-D a
+        without an axis; NumPy flattens, pyad refuses that for N-D)."""
+        a, k = self._count(node, args, kw, "repeat", axis_ok=True)
+        nd = len(a.dims)
+        if "axis" in kw:
+            axis = self.lw.arrayops.constant_arg(kw["axis"], (int,), "axis must be a "
+                                                 "constant integer")
+        elif nd == 1:
+            axis = 0
+        else:
+            raise self.ctx.error(node, f"np.repeat of a {nd}-D array needs an axis here "
+                                 "(pyad does not flatten)", cls=PyadTypeError)
+        if not -nd <= axis < nd:
+            raise self.ctx.error(node, f"axis {axis} is out of bounds", cls=PyadTypeError)
+        axis %= nd
+        dims = list(a.dims)
+        dims[axis] = self.ctx.b.mul(dims[axis], k)
+        return Lazy(a.elem, dims, lambda idx: a.gen(
+            idx[:axis] + [self.ctx.b.floordiv(idx[axis], k)] + idx[axis + 1:]))
+
+    def _count(self, node, args, kw, what: str, axis_ok: bool = False):
+        self._kw(node, kw, ("axis",) if axis_ok else ())
+        if len(args) != 2:
+            raise self.ctx.error(node, f"np.{what} takes an array and a count",
+                                 cls=PyadTypeError)
+        k = args[1] if isinstance(args[1], Var) else None
+        if k is None or k.type == F64 or is_array(k.type):
+            raise self.ctx.error(node, f"np.{what} takes an int count here (not a tuple)",
+                                 cls=PyadTypeError)
+        b = self.ctx.b
+        k = self.ctx.convert(k, I64)
+        b.emit("raise_if", b.lt(k, b.const(0, I64)), attrs=(
+            "ValueError", f"np.{what}: negative count"))
+        return self._lazy(args[0], node), k
