@@ -2,15 +2,22 @@
 `np.logical_and/or/xor/not`, `np.isnan/isinf/isfinite`, `np.any/all` and
 `np.count_nonzero` (with `axis` and `keepdims`, methods too), `np.square`,
 `np.mod`/`np.remainder` (Python's `%`: the sign of the divisor), `np.flip`/`fliplr`/`flipud`
-(a new array; NumPy's is a view). Each is an elementwise `Lazy` or a reduction, so it fuses
+(a new array; NumPy's is a view), `np.reciprocal/negative/positive/exp2/deg2rad/radians/
+rad2deg/degrees/trunc/fix/rint/sinc` and `np.round(a, decimals)` (halves to even, as NumPy). Each is an elementwise `Lazy` or a reduction, so it fuses
 and differentiates like the expression it stands for."""
 from __future__ import annotations
 
 import ast
+import math
 
 from ..errors import PyadTypeError
 from ..ir.nodes import BOOL, F64, I64, Var
 from .context import Lazy
+
+
+#: elementwise functions of one float, written with other ops (`simple`)
+_SIMPLE = ("reciprocal", "negative", "positive", "exp2", "deg2rad", "radians", "rad2deg",
+           "degrees", "trunc", "fix", "rint", "sinc")
 
 
 class Logical:
@@ -18,7 +25,9 @@ class Logical:
 
     NAMES = ("logical_and", "logical_or", "logical_xor", "logical_not", "isnan", "isinf",
              "isfinite", "any", "all", "count_nonzero", "square", "mod", "remainder",
-             "flip", "fliplr", "flipud")
+             "flip", "fliplr", "flipud", "reciprocal", "negative", "positive", "exp2",
+             "deg2rad", "radians", "rad2deg", "degrees", "trunc", "fix", "rint", "round",
+             "around", "sinc")
 
     def __init__(self, lw) -> None:
         self.lw = lw
@@ -30,9 +39,14 @@ class Logical:
             return self.count(name, node, args, kw)
         if name in ("flip", "fliplr", "flipud"):
             return self.flip(name, node, args, kw)
+        if name in ("round", "around"):
+            return self.round(node, args, kw)
         n = 2 if name in ("logical_and", "logical_or", "logical_xor", "mod", "remainder") \
             else 1
         ops._arity(name, node, args, n, kw)
+        if name in _SIMPLE:
+            return ops.elementwise(lambda x: self.simple(name, self.ctx.convert(x, F64)),
+                                   args, node)
         b = lambda: self.ctx.b  # noqa: E731  (the builder the element is emitted into)
         truth = lambda x: ex.truth(x, node)  # noqa: E731
         if name == "square":
@@ -50,6 +64,64 @@ class Logical:
         if name == "logical_xor":
             return ops.elementwise(lambda x, y: b().ne(truth(x), truth(y)), args, node)
         return ops.elementwise(lambda x: self.predicate(name, x), args, node)
+
+    def simple(self, name: str, x: Var) -> Var:
+        """One of _SIMPLE of the number x (a float)."""
+        b = self.ctx.b
+        f = lambda v: b.const(v, F64)  # noqa: E731
+        if name == "reciprocal":
+            return b.fdiv(f(1.0), x)
+        if name == "negative":
+            return b.neg(x)
+        if name == "positive":
+            return x
+        if name == "exp2":
+            return b.emit("pow", f(2.0), x)
+        if name in ("deg2rad", "radians"):
+            return b.mul(x, f(math.pi / 180.0))
+        if name in ("rad2deg", "degrees"):
+            return b.mul(x, f(180.0 / math.pi))
+        if name in ("trunc", "fix"):
+            return b.select(b.lt(x, f(0.0)), b.emit("ceil", x), b.emit("floor", x))
+        if name == "rint":
+            return self.half_even(x)
+        # sinc: sin(pi x) / (pi x), 1 at 0
+        px = b.mul(x, f(math.pi))
+        zero = b.eq(x, f(0.0))
+        safe = b.select(zero, f(1.0), px)
+        return b.select(zero, f(1.0), b.fdiv(b.emit("sin", safe), safe))
+
+    def half_even(self, x: Var) -> Var:
+        """x rounded to the nearest integer, ties to even (NumPy's rint and round)."""
+        b = self.ctx.b
+        f = lambda v: b.const(v, F64)  # noqa: E731
+        r = b.emit("floor", b.add(x, f(0.5)))
+        tie = b.eq(b.sub(r, x), f(0.5))
+        odd = b.ne(b.sub(r, b.mul(f(2.0), b.emit("floor", b.mul(r, f(0.5))))), f(0.0))
+        return b.select(b.select(tie, odd, b.const(False, BOOL)), b.sub(r, f(1.0)), r)
+
+    def round(self, node: ast.Call, args: list, kw: dict):
+        """np.round(a, decimals=0) (and np.around, a.round()): NumPy's rule, the value
+        scaled by 10**decimals, rounded half to even, scaled back."""
+        if set(kw) - {"decimals"} or len(args) not in (1, 2):
+            raise self.ctx.error(node, "np.round takes an array and decimals",
+                                 cls=PyadTypeError)
+        given = node.args[len(node.args) - (len(args) - 1):]   # a method's receiver is
+        at = given[0] if given else kw.get("decimals")          # not in node.args
+        d = 0 if at is None else self.lw.arrayops.constant_arg(
+            at, (int,), "decimals must be a constant integer")
+
+        def rounded(x):
+            b = self.ctx.b
+            x = self.ctx.convert(x, F64)
+            if d == 0:
+                return self.half_even(x)
+            if d > 0:
+                s = b.const(10.0 ** d, F64)
+                return b.fdiv(self.half_even(b.mul(x, s)), s)
+            s = b.const(10.0 ** -d, F64)
+            return b.mul(self.half_even(b.fdiv(x, s)), s)
+        return self.lw.arrayops.elementwise(rounded, args[:1], node)
 
     def predicate(self, name: str, x: Var) -> Var:
         """isnan, isinf, isfinite of one number (ints and bools are finite numbers)."""

@@ -117,6 +117,15 @@ def compositions(a, v):
             np.repeat(v, 2), np.repeat(a, 3, axis=0), np.repeat(t, 2, axis=-1))
 
 
+def small_elementwise(a, v):
+    halves = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.25, 1.005])
+    return (np.reciprocal(a + 3.0), np.negative(a), np.positive(a), np.exp2(a),
+            np.deg2rad(a) + np.radians(v[:4]), np.rad2deg(a) + np.degrees(v[:4]),
+            np.trunc(a * 3.0), np.fix(-a * 3.0), np.rint(halves), np.round(halves),
+            np.round(a, 2), np.around(a * 100.0, -1), a.round(1), np.sinc(a),
+            np.sinc(np.zeros(2)))
+
+
 def permutations(a, v):
     t = np.stack([a, a * a - 1.0])                       # (2, 3, 4)
     return (np.transpose(t, (1, 0, 2)) * 2.0, t.transpose(2, 0, 1) ** 2,
@@ -145,7 +154,8 @@ def sorting_axes(a, v):
 @pytest.mark.parametrize("fn", [statistics, products, scans, differences, elementwise,
                                 matrix, shapes, positions, norms, sorting, sorting_axes,
                                 dots_of_stacks, norms_by_ord, logic_and_small_functions,
-                                permutations, list_indices, compositions],
+                                permutations, list_indices, compositions,
+                                small_elementwise],
                          ids=lambda f: f.__name__)
 def test_values_and_gradients(fn):
     check_function(fn, (A, V))
