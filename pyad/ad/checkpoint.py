@@ -24,18 +24,19 @@ count, so loops whose trip count is not known in advance (while loops, early exi
 trips whose tape varies (inner loops) are cut the same way.
 
 A trip can re-run from its carried values only when it reads no memory that was written
-after it ran and writes none outside its own allocations (`refusal` says why not); such a
-loop is taped as without a budget, and its plan says why.
+after it ran, and the arrays made before the loop that it writes are restored from the
+checkpoint (rerun.py says what a checkpoint holds, or why a loop cannot re-run); a loop that
+cannot is taped as without a budget, and its plan says why.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..ir.builder import Builder
-from ..ir.loops import for_each, while_loop
-from ..ir.memory import VIEW_OPS, WRITE_OPS, AliasClasses
-from ..ir.nodes import BOOL, I64, Block, If, Op, Var, While, blocks_of, is_array, ndim_of, walk
+from ..ir.loops import for_each, for_range, while_loop
+from ..ir.nodes import BOOL, I64, Block, If, Op, Var, While, elem_type, ndim_of
 from .close import Prefixed
+from .rerun import Rerun
 
 
 #: The budget of `jit_grad(max_tape_bytes=None)`: none, the tape grows as the loops need.
@@ -63,9 +64,11 @@ class Budget:
     def segment(self) -> int:
         return max(self.max_bytes // 2, 1)
 
-    def plan(self) -> str:
+    def plan(self, rerun: Rerun) -> str:
         """The checkpoint line of a loop's printed plan."""
-        return (f"the carried values and trip number each time the trips have taped "
+        n = len(rerun.carried) + len(rerun.outer)
+        arrays = f", the contents of the {n} array{'s' if n > 1 else ''} it writes" if n else ""
+        return (f"the carried values{arrays} and the trip number each time the trips have taped "
                 f"{_size(self.segment)} ({self.describe()}); the reverse re-runs each segment "
                 "but the last from its checkpoint")
 
@@ -80,127 +83,16 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
-# ------------------------------------------------------------------ can a trip re-run?
-def loops_written_after(block: Block, classes: AliasClasses) -> dict[int, frozenset[str]]:
-    """For every loop of `block` (nested ones too), by id: the alias classes that may be
-    written after it has run (by later statements of its block or of an enclosing block, or
-    by later trips of an enclosing loop)."""
-    found: dict[int, frozenset[str]] = {}
-
-    def writes(s) -> set[str]:
-        stmts = [s] if isinstance(s, Op) else [t for b in blocks_of(s) for t in walk(b)]
-        return {classes.find(t.args[0].name) for t in stmts if isinstance(t, Op)
-                and t.op in WRITE_OPS and t.args[0].name in classes.parent}
-
-    def visit(blk: Block, later: set[str]) -> None:
-        suffix: list[set[str]] = [set() for _ in range(len(blk.body) + 1)]
-        for i in range(len(blk.body) - 1, -1, -1):
-            suffix[i] = suffix[i + 1] | writes(blk.body[i])
-        for i, s in enumerate(blk.body):
-            after = later | suffix[i + 1]
-            if isinstance(s, While):
-                found[id(s)] = frozenset(after)
-                around = after | writes(s)
-                visit(s.cond, around)
-                visit(s.body, around)
-            elif isinstance(s, If):
-                visit(s.then, after)
-                visit(s.orelse, after)
-
-    visit(block, set())
-    return found
-
-
-def refusal(s: While, forward: Block, pushes: list[Op], classes: AliasClasses,
-            written_after: frozenset[str]) -> str | None:
-    """Why loop `s` is not checkpointed, or None: its trips tape nothing, or cannot re-run
-    from its carried values. `forward` is its body as the forward sweep runs it (inner
-    loops pushing, branches exporting), ending with `pushes`; `written_after` the alias
-    classes written after the loop."""
-    if not pushes and not any(isinstance(st, Op) and st.op in ("push", "callfwd")
-                              for st in walk(forward)):
-        return "its trips tape nothing"
-    if any(r.name in _adjoint_arrays(forward) for k, r in enumerate(forward.results)
-           if k not in carried_shadows(forward)):
-        return "an adjoint array made in a trip reaches the next one through a branch"
-    local = _trip_arrays(forward)
-    for st in walk(forward):
-        if not isinstance(st, Op):
-            continue
-        line = f" (line {st.loc.line})" if st.loc else ""
-        if st.op in ("call", "callfwd", "callbwd"):
-            return f"it calls a natively compiled function{line}"
-        if st.op in WRITE_OPS:
-            if st.args[0].name not in local:
-                return f"it writes into an array made before the loop{line}"
-            continue
-        if st.op in VIEW_OPS or st.op in ("dim", "push"):
-            continue  # no element is read
-        for a in st.args:
-            if is_array(a.type) and a.name not in local and (
-                    a.name not in classes.parent or classes.find(a.name) in written_after):
-                return f"it reads an array written after the loop{line}"
-    return None
-
-
-def carried_shadows(body: Block) -> list[int]:
-    """The carried values of a loop body that are adjoint (shadow) arrays a trip makes: the
-    next trip's reverse adds into them, so after a segment re-runs (and makes new ones) the
-    reverse copies the adjoints there (`reverse_loop`)."""
-    made = {st.outs[0].name for st in walk(body)
-            if isinstance(st, Op) and st.op == "alloc" and st.attrs == ("shadow",)}
-    return [k for k, r in enumerate(body.results) if r.name in made]
-
-
-def _adjoint_arrays(body: Block) -> set[str]:
-    """Shadow arrays a trip makes, and the views, branch and inner-loop results that may be
-    one of them."""
-    found = {st.outs[0].name for st in walk(body)
-             if isinstance(st, Op) and st.op == "alloc" and st.attrs == ("shadow",)}
-    for _ in range(2):
-        for st in walk(body):
-            if isinstance(st, Op) and st.op in VIEW_OPS and st.args[0].name in found:
-                found.add(st.outs[0].name)
-            elif isinstance(st, If):
-                found |= {o.name for k, o in enumerate(st.outs)
-                          if {st.then.results[k].name, st.orelse.results[k].name} & found}
-            elif isinstance(st, While):
-                found |= {o.name for k, o in enumerate(st.outs)
-                          if {st.inits[k].name, st.body.results[k].name} & found}
-    return found
-
-
-def _trip_arrays(body: Block) -> set[str]:
-    """The arrays each trip of a loop with body `body` makes afresh: allocations in it,
-    views of them, and branch or inner-loop results that are always such arrays."""
-    local: set[str] = set()
-    for _ in range(2):  # inner loops carrying arrays: a second round sees their params
-        for st in walk(body):
-            if isinstance(st, Op) and st.outs and is_array(st.outs[0].type):
-                if st.op == "alloc" or st.op in VIEW_OPS and st.args[0].name in local:
-                    local.add(st.outs[0].name)
-            elif isinstance(st, If):
-                for k, o in enumerate(st.outs):
-                    if {st.then.results[k].name, st.orelse.results[k].name} <= local:
-                        local.add(o.name)
-            elif isinstance(st, While):
-                for k, o in enumerate(st.outs):
-                    if is_array(o.type) and {st.inits[k].name, st.body.results[k].name} <= local:
-                        local |= {o.name, st.cond.params[k].name, st.body.params[k].name}
-    return local
-
-
 # ------------------------------------------------------------------ the forward loop
-def forward_loop(names, s: While, body: Block, pushes: list[Op],
-                 budget: Budget) -> tuple[Prefixed, Var, Var]:
+def forward_loop(names, s: While, body: Block, pushes: list[Op], budget: Budget,
+                 rerun: Rerun) -> tuple[Prefixed, Var, Var]:
     """The forward loop of `s` under `budget` (its body `body` as the forward sweep runs it,
-    ending with `pushes`): the loop with its prologue, its trip count and the first trip of
-    its last segment (forward values the reverse sweep reads)."""
+    ending with `pushes`; what its checkpoints hold: `rerun`): the loop with its prologue,
+    its trip count and the first trip of its last segment (forward values the reverse
+    sweep reads)."""
     pb = Builder(names, s.loc)
     k0 = pb.const(0, I64)
-    for v in s.inits:
-        pb.emit("push", v)
-    pb.emit("push", k0)
+    _push_checkpoint(pb, list(s.inits), k0, rerun)
     m0 = pb.emit("tapemark", type=I64)
     k_b, m_b, l_b = (Var(names.fresh(h), I64) for h in ("k", "mark", "seg"))
     fb = Builder(names, s.loc)
@@ -208,9 +100,7 @@ def forward_loop(names, s: While, body: Block, pushes: list[Op],
     cut = fb.ge(grown, fb.const(budget.segment, I64))
     tb = Builder(names, s.loc)
     tb.emit("tapecut", m_b)
-    for v in body.params:
-        tb.emit("push", v)
-    tb.emit("push", k_b)
+    _push_checkpoint(tb, list(body.params), k_b, rerun)
     m_new = tb.emit("tapemark", type=I64)
     full = tb.gt(tb.add(m_new, tb.const(budget.segment, I64)), tb.const(budget.max_bytes, I64))
     tb.emit("raise_if", full, attrs=("MemoryError", (
@@ -232,8 +122,8 @@ def forward_loop(names, s: While, body: Block, pushes: list[Op],
 
 
 # ------------------------------------------------------------------ the reverse loop
-def reverse_loop(names, s: While, body: Block, pushes: list[Op], trips: Var, last: Var,
-                 carried: list[Var], b: Builder, reverse_trips) -> list[Var]:
+def reverse_loop(names, s: While, body: Block, pushes: list[Op], rerun: Rerun, trips: Var,
+                 last: Var, carried: list[Var], b: Builder, reverse_trips) -> list[Var]:
     """Emit into `b` the reverse of `s` segment by segment (module docstring). `body` and
     `pushes` are the forward trip re-run for a segment; `trips` and `last` the forward
     loop's trip count and first trip of its last segment; `carried` the initial adjoints
@@ -243,8 +133,11 @@ def reverse_loop(names, s: While, body: Block, pushes: list[Op], trips: Var, las
 
     The segment loop also carries, for each adjoint array the trips carry
     (`carried_shadows`), the one of the checkpoint of the segment reversed last: the
-    re-run of the segment before it makes a new one, into which those adjoints are copied."""
-    sh = carried_shadows(body)
+    re-run of the segment before it makes a new one, into which those adjoints are copied.
+    The arrays the loop writes are copied before and restored after."""
+    sh = rerun.shadows
+    kept = [s.outs[k] for k in rerun.carried] + list(rerun.outer)
+    copies = [_copy(b, a, None) for a in kept]
     hi_c, first_c = Var(names.fresh("hi"), I64), Var(names.fresh("first"), BOOL)
     c_params = tuple(Var(names.fresh("c"), v.type) for v in carried)
     bnd_c = tuple(Var(names.fresh("bnd"), body.params[k].type) for k in sh)
@@ -257,7 +150,7 @@ def reverse_loop(names, s: While, body: Block, pushes: list[Op], trips: Var, las
     # the first segment reversed is the last one run, still on the tape; for the others,
     # pop the checkpoint and re-run the segment's trips
     again = Builder(names, s.loc)
-    j0, state = _pop_checkpoint(again, body.params)
+    j0, state = _pop_checkpoint(again, body.params, rerun)
     k = Var(names.fresh("k"), I64)
     count = Builder(names, s.loc)
     nxt = count.add(k, count.const(1, I64))
@@ -273,7 +166,7 @@ def reverse_loop(names, s: While, body: Block, pushes: list[Op], trips: Var, las
                        Block((), tuple(again.stmts), (j0, *(state[p] for p in sh))), s.loc))
     outs = reverse_trips(sb, hi, lo, list(b_params))
     drop = Builder(names, s.loc)
-    _, dropped = _pop_checkpoint(drop, body.params)
+    _, dropped = _pop_checkpoint(drop, body.params, rerun)
     nb = tuple(Var(names.fresh("bnd"), v.type) for v in bnd)
     sb.stmts.append(If(nb, first, Block((), tuple(drop.stmts), tuple(dropped[p] for p in sh)),
                        Block((), (), starts), s.loc))
@@ -285,18 +178,59 @@ def reverse_loop(names, s: While, body: Block, pushes: list[Op], trips: Var, las
                          (trips, b.const(True, BOOL), *carried, *(s.inits[p] for p in sh)),
                          Block((hi_c, first_c) + c_params + bnd_c, tuple(cb.stmts), (go,)),
                          Block((hi, first) + b_params + bnd, tuple(sb.stmts), results), s.loc))
+    for a, c in zip(kept, copies):
+        _copy(b, c, a)
     return list(o_carried)
 
 
-def _copy(b: Builder, src: Var, dst: Var) -> None:
-    """dst[...] = src[...] (arrays of one shape)."""
-    dims = [b.emit("dim", dst, attrs=(d,), type=I64) for d in range(ndim_of(dst.type))]
+def _copy(b: Builder, src: Var, dst: Var | None) -> Var:
+    """dst[...] = src[...] (arrays of one shape); dst None: a new array."""
+    dims = [b.emit("dim", src, attrs=(d,), type=I64) for d in range(ndim_of(src.type))]
+    if dst is None:
+        dst = b.emit("alloc", *dims, type=src.type)
     for_each(b, dims, lambda bb, idx: bb.emit("store", dst, *idx, bb.emit("load", src, *idx)))
+    return dst
 
 
-def _pop_checkpoint(b: Builder, params: tuple[Var, ...]) -> tuple[Var, list[Var]]:
-    """Pop a checkpoint (pushed as the carried values, then the trip number)."""
+def _push_checkpoint(b: Builder, state: list[Var], trip: Var, rerun: Rerun) -> None:
+    """Push a checkpoint: the contents of the arrays the loop writes (`rerun`), the carried
+    values `state`, the trip number."""
+    for a in _written(state, rerun):
+        _each(b, a, False, lambda bb, idx, a=a: bb.emit("push", bb.emit("load", a, *idx)))
+    for v in state:
+        b.emit("push", v)
+    b.emit("push", trip)
+
+
+def _pop_checkpoint(b: Builder, params: tuple[Var, ...],
+                    rerun: Rerun) -> tuple[Var, list[Var]]:
+    """Pop a checkpoint, restoring the arrays the loop writes; its trip number and carried
+    values."""
     j0 = b.emit("pop", type=I64)
-    state = [b.emit("pop", type=p.type) for p in reversed(params)]
-    return j0, state[::-1]
+    state = [b.emit("pop", type=p.type) for p in reversed(params)][::-1]
+    for a in reversed(_written(state, rerun)):
+        _each(b, a, True, lambda bb, idx, a=a: bb.emit(
+            "store", a, *idx, bb.emit("pop", type=elem_type(a.type))))
+    return j0, state
 
+
+def _written(state: list[Var], rerun: Rerun) -> list[Var]:
+    return [state[k] for k in rerun.carried] + list(rerun.outer)
+
+
+def _each(b: Builder, a: Var, backwards: bool, body) -> None:
+    """`body(builder, index)` for every element of `a`, in row-major order or backwards."""
+    dims = [b.emit("dim", a, attrs=(d,), type=I64) for d in range(ndim_of(a.type))]
+    size = b.const(1, I64)
+    for d in dims:
+        size = b.mul(size, d)
+
+    def element(bb: Builder, t: Var, _) -> list:
+        flat = bb.sub(bb.sub(size, bb.const(1, I64)), t) if backwards else t
+        idx = []
+        for d in reversed(dims):
+            idx.append(bb.mod(flat, d))
+            flat = bb.floordiv(flat, d)
+        body(bb, idx[::-1])
+        return []
+    for_range(b, size, [], element)

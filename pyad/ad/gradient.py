@@ -14,7 +14,8 @@ from ..ir.loops import for_each, reduce_each
 from ..ir.memory import AliasClasses, final_loads
 from ..ir.opt import cse_block, dce_block
 from .activity import active_values, is_float_array
-from .checkpoint import Budget, loops_written_after
+from .checkpoint import Budget
+from .rerun import loops_written_after
 from .close import close, substitute
 from .reverser import Reverser
 from .shadow import augment

@@ -23,6 +23,7 @@ from . import checkpoint
 from .close import Prefixed, export, substitute
 from .plan import LoopPlan, plan_loop
 from .refill import refills
+from .rerun import Rerun, analyse
 
 
 def reverse_taped(rv, s: While, act: list[int], cts: list, adj: dict[str, Var],
@@ -37,19 +38,20 @@ def reverse_taped(rv, s: While, act: list[int], cts: list, adj: dict[str, Var],
     plan = plan_loop(s, trip.forward, trip.block, fills, late, rv.rereadable)
     rv.rereadable -= late
     rbody, forward, pushes, copies = _follow(rv, s, plan, trip)
-    why = None if rv.budget is None else checkpoint.refusal(
-        s, forward, pushes, rv.classes, rv.written_after.get(id(s), frozenset()))
-    if rv.budget is None or why is not None:
+    rerun = None if rv.budget is None else analyse(
+        forward, pushes, rv.classes, rv.written_after.get(id(s), frozenset()))
+    if not isinstance(rerun, Rerun):  # no budget, or a reason not to checkpoint
+        why = rerun and f"none, {rerun}"
         _forward_loop(rv, s, forward, pushes)
-        _reverse_loop(rv, s, plan, plan.note(copies, why and f"none, {why}"), act, cts, trip, rbody, adj, b)
+        _reverse_loop(rv, s, plan, plan.note(copies, why), act, cts, trip, rbody, adj, b)
         return
-    loop, trips, last = checkpoint.forward_loop(rv.names, s, forward, pushes, rv.budget)
+    loop, trips, last = checkpoint.forward_loop(rv.names, s, forward, pushes, rv.budget, rerun)
     rv.subst[id(s)] = loop
-    note = replace(plan, trips_from_bounds=False).note(copies, rv.budget.plan())
+    note = replace(plan, trips_from_bounds=False).note(copies, rv.budget.plan(rerun))
 
     def reverse_trips(sb: Builder, start: Var, stop: Var, carried: list[Var]) -> list[Var]:
         return _reverse_trips(rv.names, s, note, rbody, sb, start, stop, carried)
-    outs = checkpoint.reverse_loop(rv.names, s, forward, pushes, trips, last,
+    outs = checkpoint.reverse_loop(rv.names, s, forward, pushes, rerun, trips, last,
                                    _carried_inits(s, act, cts, trip, b), b, reverse_trips)
     _accumulate_outs(rv, s, act, trip, outs, adj, b)
 
