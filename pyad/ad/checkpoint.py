@@ -67,7 +67,7 @@ class Budget:
     def plan(self, rerun: Rerun) -> str:
         """The checkpoint line of a loop's printed plan."""
         n = len(rerun.carried) + len(rerun.outer)
-        arrays = f", the contents of the {n} array{'s' if n > 1 else ''} it writes" if n else ""
+        arrays = f", the contents of {n} array{'s' if n > 1 else ''} it writes" if n else ""
         return (f"the carried values{arrays} and the trip number each time the trips have taped "
                 f"{_size(self.segment)} ({self.describe()}); the reverse re-runs each segment "
                 "but the last from its checkpoint")

@@ -396,7 +396,8 @@ class JitGrad:
 
     @user_facing
     def tape_bytes(self, *args) -> int:
-        """Bytes of AD tape one gradient call at `args` uses (values saved by loops)."""
+        """The most bytes of AD tape one gradient call at `args` holds (values saved by
+        loops; under max_tape_bytes, the peak between checkpoints)."""
         return self.pullback(*args)[1].tape_bytes
 
     # ---------------------------------------------------------------- introspection
