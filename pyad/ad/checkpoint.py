@@ -4,11 +4,13 @@ A taped loop (taped.py) pushes its plan's values at the end of every trip, so it
 with the trip count. Under a budget of N bytes it keeps at most one *segment* of trips taped:
 
 - forward: before the loop, a checkpoint (the carried values and the trip number, 0) goes on
-  the tape. At the start of a trip, when the tape has grown by N/2 bytes or more since the
-  last checkpoint, the trips taped since then are cut off the tape (`tapecut`, which notes
-  the peak) and a checkpoint of the current carried values and trip number is pushed;
-  a MemoryError names the loop's line when the checkpoints leave less than N/2 bytes of the
-  budget. The loop also yields its trip count and the first trip of the last segment.
+  the tape; a segment is half of what the budget leaves then (N/2 for a loop that starts on
+  an empty tape, less for an inner loop). At the start of a trip, when the tape has grown by
+  a segment or more since the last checkpoint, the trips taped since then are cut off the
+  tape (`tapecut`, which notes the peak) and a checkpoint of the current carried values and
+  trip number is pushed; a MemoryError names the loop's line when a checkpoint leaves no
+  room for a segment under the budget (the first one too: a state too large for it). The
+  loop also yields its trip count and the first trip of the last segment.
 - reverse: segment by segment, last first. The last segment's trips are still on the tape:
   they are reversed as without a budget, and its checkpoint is dropped. For every earlier
   segment, the checkpoint is popped, the segment's trips re-run forward from it (pushing
@@ -17,11 +19,12 @@ with the trip count. Under a budget of N bytes it keeps at most one *segment* of
   is bit for bit the unbudgeted one; the price is one more forward run of the segments
   before the last.
 
-So the tape holds the checkpoints and at most N/2 bytes of trips (plus one trip): a loop of
-T trips taping p bytes a trip, with c bytes of carried values, fits when T * c * 2p / N
-<= N/2 bytes of checkpoints. The segments are found by the tape's size, not by a trip
-count, so loops whose trip count is not known in advance (while loops, early exits) and
-trips whose tape varies (inner loops) are cut the same way.
+So the tape holds the checkpoints and at most a segment of trips (plus one trip), never more
+than N bytes but for one trip's: a loop of T trips taping p bytes a trip, with c bytes of
+carried values, fits when its T * c * 2p / N bytes of checkpoints stay under N/2. The
+segments are found by the tape's size, not by a trip count, so loops whose trip count is not
+known in advance (while loops, early exits) and trips whose tape varies (inner loops) are
+cut the same way.
 
 A trip can re-run from its carried values only when it reads no memory that was written
 after it ran, and the arrays made before the loop that it writes are restored from the
@@ -30,6 +33,7 @@ cannot is taped as without a budget, and its plan says why.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 from ..ir.builder import Builder
@@ -48,8 +52,12 @@ def budget(max_tape_bytes: int | None) -> "Budget | None":
     n = DEFAULT_MAX_TAPE_BYTES if max_tape_bytes is None else max_tape_bytes
     if n is None:
         return None
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"max_tape_bytes must be an int (bytes) or None, got {n!r}")
+    try:
+        if isinstance(n, bool):
+            raise TypeError
+        n = operator.index(n)  # Python and NumPy integers
+    except TypeError:
+        raise TypeError(f"max_tape_bytes must be an int (bytes) or None, got {n!r}") from None
     if n < 1024:
         raise ValueError(f"max_tape_bytes={n} is too small: a budget is at least 1024 bytes")
     return Budget(n)
@@ -57,20 +65,16 @@ def budget(max_tape_bytes: int | None) -> "Budget | None":
 
 @dataclass(frozen=True)
 class Budget:
-    """A tape budget: `max_bytes` for the whole tape; loops cut a segment at half of it."""
+    """A tape budget: `max_bytes` for the whole tape."""
     max_bytes: int
-
-    @property
-    def segment(self) -> int:
-        return max(self.max_bytes // 2, 1)
 
     def plan(self, rerun: Rerun) -> str:
         """The checkpoint line of a loop's printed plan."""
         n = len(rerun.carried) + len(rerun.outer)
         arrays = f", the contents of {n} array{'s' if n > 1 else ''} it writes" if n else ""
         return (f"the carried values{arrays} and the trip number each time the trips have taped "
-                f"{_size(self.segment)} ({self.describe()}); the reverse re-runs each segment "
-                "but the last from its checkpoint")
+                f"half of what {self.describe()} leaves when the loop starts; the reverse "
+                "re-runs each segment but the last from its checkpoint")
 
     def describe(self) -> str:
         return f"max_tape_bytes={_size(self.max_bytes)}"
@@ -94,18 +98,19 @@ def forward_loop(names, s: While, body: Block, pushes: list[Op], budget: Budget,
     k0 = pb.const(0, I64)
     _push_checkpoint(pb, list(s.inits), k0, rerun)
     m0 = pb.emit("tapemark", type=I64)
+    # a segment: half of what the budget leaves when the loop starts (an inner loop starts
+    # above its outer loop's checkpoints and segment)
+    seg = pb.floordiv(pb.sub(pb.const(budget.max_bytes, I64), m0), pb.const(2, I64))
+    _check_room(pb, m0, seg, budget)
     k_b, m_b, l_b = (Var(names.fresh(h), I64) for h in ("k", "mark", "seg"))
     fb = Builder(names, s.loc)
     grown = fb.sub(fb.emit("tapemark", type=I64), m_b)
-    cut = fb.ge(grown, fb.const(budget.segment, I64))
+    cut = fb.ge(grown, seg)
     tb = Builder(names, s.loc)
     tb.emit("tapecut", m_b)
     _push_checkpoint(tb, list(body.params), k_b, rerun)
     m_new = tb.emit("tapemark", type=I64)
-    full = tb.gt(tb.add(m_new, tb.const(budget.segment, I64)), tb.const(budget.max_bytes, I64))
-    tb.emit("raise_if", full, attrs=("MemoryError", (
-        f"the checkpoints of this loop leave less than half of {budget.describe()} for "
-        "its trips' tape: pass a larger max_tape_bytes to jit_grad")))
+    _check_room(tb, m_new, seg, budget)
     m2, l2 = Var(names.fresh("mark"), I64), Var(names.fresh("seg"), I64)
     fb.stmts.append(If((m2, l2), cut, Block((), tuple(tb.stmts), (m_new, k_b)),
                        Block((), (), (m_b, l_b)), s.loc))
@@ -181,6 +186,16 @@ def reverse_loop(names, s: While, body: Block, pushes: list[Op], rerun: Rerun, t
     for a, c in zip(kept, copies):
         _copy(b, c, a)
     return list(o_carried)
+
+
+def _check_room(b: Builder, mark: Var, seg: Var, budget: Budget) -> None:
+    """After a checkpoint, with `mark` bytes on the tape: a MemoryError when the budget has
+    no room left for a segment of `seg` bytes (at least 1)."""
+    full = b.select(b.lt(seg, b.const(1, I64)), b.const(True, BOOL),
+                    b.gt(b.add(mark, seg), b.const(budget.max_bytes, I64)))
+    b.emit("raise_if", full, attrs=("MemoryError", (
+        f"the checkpoints of this loop leave no room under {budget.describe()} for its "
+        "trips' tape: pass a larger max_tape_bytes to jit_grad")))
 
 
 def _copy(b: Builder, src: Var, dst: Var | None) -> Var:

@@ -9,6 +9,9 @@ the emission follows it:
 - the reverse loop runs the same number of trips (from the bounds or the counter), pops
   them, rebuilds counters, re-creates constants and recomputes the rest, and carries the
   adjoints of the carried values and of the outer values the body reads.
+
+Under a tape budget (`Reverser.budget`), a loop whose trips can re-run (rerun.py) keeps
+checkpoints instead and its reverse goes segment by segment (checkpoint.py).
 """
 from __future__ import annotations
 
@@ -40,14 +43,21 @@ def reverse_taped(rv, s: While, act: list[int], cts: list, adj: dict[str, Var],
     rbody, forward, pushes, copies = _follow(rv, s, plan, trip)
     rerun = None if rv.budget is None else analyse(
         forward, pushes, rv.classes, rv.written_after.get(id(s), frozenset()))
-    if not isinstance(rerun, Rerun):  # no budget, or a reason not to checkpoint
-        why = rerun and f"none, {rerun}"
-        _forward_loop(rv, s, forward, pushes)
-        _reverse_loop(rv, s, plan, plan.note(copies, why), act, cts, trip, rbody, adj, b)
+    if isinstance(rerun, Rerun):
+        note = replace(plan, trips_from_bounds=False).note(copies, rv.budget.plan(rerun))
+        _checkpointed(rv, s, rerun, note, act, cts, trip, rbody, forward, pushes, adj, b)
         return
+    _forward_loop(rv, s, forward, pushes)
+    note = plan.note(copies, rerun and f"none, {rerun}")  # no budget, or why not
+    _reverse_loop(rv, s, plan, note, act, cts, trip, rbody, adj, b)
+
+
+def _checkpointed(rv, s: While, rerun: Rerun, note: Note, act: list[int], cts: list,
+                  trip: "_Trip", rbody: Block, forward: Block, pushes: list[Op],
+                  adj: dict[str, Var], b: Builder) -> None:
+    """The forward and reverse loops of `s` under the budget (checkpoint.py)."""
     loop, trips, last = checkpoint.forward_loop(rv.names, s, forward, pushes, rv.budget, rerun)
     rv.subst[id(s)] = loop
-    note = replace(plan, trips_from_bounds=False).note(copies, rv.budget.plan(rerun))
 
     def reverse_trips(sb: Builder, start: Var, stop: Var, carried: list[Var]) -> list[Var]:
         return _reverse_trips(rv.names, s, note, rbody, sb, start, stop, carried)
