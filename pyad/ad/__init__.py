@@ -22,4 +22,5 @@ The package, in the order a gradient is made (gradient.py calls them):
 from .checkpoint import DEFAULT_MAX_TAPE_BYTES, Budget, budget
 from .gradient import Gradient, callee_gradient, differentiate, fused
 
-__all__ = ["DEFAULT_MAX_TAPE_BYTES", "Budget", "budget", "Gradient", "callee_gradient", "differentiate", "fused"]
+__all__ = ["DEFAULT_MAX_TAPE_BYTES", "Budget", "budget", "Gradient", "callee_gradient",
+           "differentiate", "fused"]

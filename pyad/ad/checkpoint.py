@@ -36,7 +36,7 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 
-from ..ir.builder import Builder
+from ..ir.builder import Builder, NameGen
 from ..ir.loops import for_each, for_range, while_loop
 from ..ir.nodes import BOOL, I64, Block, If, Op, Var, While, elem_type, ndim_of
 from .close import Prefixed
@@ -88,7 +88,7 @@ def _size(n: int) -> str:
 
 
 # ------------------------------------------------------------------ the forward loop
-def forward_loop(names, s: While, body: Block, pushes: list[Op], budget: Budget,
+def forward_loop(names: NameGen, s: While, body: Block, pushes: list[Op], budget: Budget,
                  rerun: Rerun) -> tuple[Prefixed, Var, Var]:
     """The forward loop of `s` under `budget` (its body `body` as the forward sweep runs it,
     ending with `pushes`; what its checkpoints hold: `rerun`): the loop with its prologue,
@@ -127,8 +127,9 @@ def forward_loop(names, s: While, body: Block, pushes: list[Op], budget: Budget,
 
 
 # ------------------------------------------------------------------ the reverse loop
-def reverse_loop(names, s: While, body: Block, pushes: list[Op], rerun: Rerun, trips: Var,
-                 last: Var, carried: list[Var], b: Builder, reverse_trips) -> list[Var]:
+def reverse_loop(names: NameGen, s: While, body: Block, pushes: list[Op], rerun: Rerun,
+                 trips: Var, last: Var, carried: list[Var], b: Builder,
+                 reverse_trips) -> list[Var]:
     """Emit into `b` the reverse of `s` segment by segment (module docstring). `body` and
     `pushes` are the forward trip re-run for a segment; `trips` and `last` the forward
     loop's trip count and first trip of its last segment; `carried` the initial adjoints

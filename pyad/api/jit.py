@@ -280,8 +280,7 @@ class JitGrad:
     __slots__ = ("__call__", "__dict__", "__weakref__")
 
     def __init__(self, fn: Callable, *, argnums=0, fastmath: bool = False,
-                 boundscheck: bool = True, cache: bool = False,
-                 max_tape_bytes: int | None = None) -> None:
+                 boundscheck: bool = True, cache: bool = False, max_tape_bytes=None) -> None:
         if isinstance(fn, JitGrad):  # recompiled with these options
             fn = fn.fn
         if not inspect.isfunction(fn):
@@ -292,8 +291,7 @@ class JitGrad:
         self.argnums = argnums
         self.fastmath = fastmath
         self.boundscheck = boundscheck
-        self.max_tape_bytes = max_tape_bytes
-        self._budget = ad.budget(max_tape_bytes)
+        self.max_tape_bytes, self._budget = max_tape_bytes, ad.budget(max_tape_bytes)
         self.cache = bool(cache)
         self._object_cache = None
         if self.cache:
@@ -396,8 +394,7 @@ class JitGrad:
 
     @user_facing
     def tape_bytes(self, *args) -> int:
-        """The most bytes of AD tape one gradient call at `args` holds (values saved by
-        loops; under max_tape_bytes, the peak between checkpoints)."""
+        """The most bytes of AD tape one gradient call at `args` holds (its peak)."""
         return self.pullback(*args)[1].tape_bytes
 
     # ---------------------------------------------------------------- introspection
@@ -488,10 +485,8 @@ def jit_grad(fn: Callable | None = None, *, argnums=0, fastmath: bool = False,
     checks of array accesses (out-of-bounds access is then undefined behaviour). `cache=True`
     stores the compiled object code on disk (`pyad.cache_dir()`, keyed by the content of the
     generated code, so an edited function never loads a stale entry) and loads it in later
-    processes instead of running LLVM again; `pyad.clear_cache()` empties it.
-    `max_tape_bytes` bounds the AD tape of the gradients: long loops keep checkpoints and
-    re-run segments of trips in the reverse sweep (docs/gradients.md, "The tape"; default:
-    pyad.ad.DEFAULT_MAX_TAPE_BYTES)."""
+    processes instead of running LLVM again; `pyad.clear_cache()` empties it. `max_tape_bytes`
+    keeps the AD tape under that many bytes by checkpointing loops (docs/gradients.md)."""
     def wrap(f: Callable) -> JitGrad | methods.BoundJitGrad:
         def compiled(fn: Callable) -> JitGrad:
             return JitGrad(fn, argnums=argnums, fastmath=fastmath, boundscheck=boundscheck,

@@ -216,8 +216,8 @@ def test_checkpoints_beyond_the_budget_are_a_located_memory_error():
 
 def test_a_state_larger_than_the_budget_is_a_located_memory_error():
     tight = _budgeted(in_place, 4096)
-    with pytest.raises(MemoryError, match=r"the checkpoints of this loop leave no room .* \(line \d+ of "
-                       r"test_checkpoint\.py\)"):
+    with pytest.raises(MemoryError, match=r"the checkpoints of this loop leave no room .* "
+                       r"\(line \d+ of test_checkpoint\.py\)"):
         tight.grad(np.linspace(0.0, 1.0, 1000), 2)  # a checkpoint holds 8000 bytes of state
 
 
