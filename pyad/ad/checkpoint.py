@@ -142,6 +142,7 @@ def reverse_loop(names: NameGen, s: While, body: Block, pushes: list[Op], rerun:
     re-run of the segment before it makes a new one, into which those adjoints are copied.
     The arrays the loop writes are copied before and restored after."""
     sh = rerun.shadows
+    where = f" at line {s.loc.line}" if s.loc else ""
     kept = [s.outs[k] for k in rerun.carried] + list(rerun.outer)
     copies = [_copy(b, a, None) for a in kept]
     hi_c, first_c = Var(names.fresh("hi"), I64), Var(names.fresh("first"), BOOL)
@@ -183,7 +184,9 @@ def reverse_loop(names: NameGen, s: While, body: Block, pushes: list[Op], rerun:
     b.stmts.append(While((o_hi, o_first) + o_carried + o_bnd,
                          (trips, b.const(True, BOOL), *carried, *(s.inits[p] for p in sh)),
                          Block((hi_c, first_c) + c_params + bnd_c, tuple(cb.stmts), (go,)),
-                         Block((hi, first) + b_params + bnd, tuple(sb.stmts), results), s.loc))
+                         Block((hi, first) + b_params + bnd, tuple(sb.stmts), results), s.loc,
+                         (f"segments of the loop{where}, last first: each but the last re-runs "
+                          "from its checkpoint, then its trips are reversed",)))
     for a, c in zip(kept, copies):
         _copy(b, c, a)
     return list(o_carried)
