@@ -21,14 +21,14 @@ F64 = ir.DoubleType()
 PTR = ir.PointerType()
 
 # struct pyad_ctx { i32 err_kind; i32 err_line; ptr err_msg; ptr tape_base, tape_top, tape_end;
-#                   ptr arena; }
-CTX = ir.LiteralStructType([I32, I32, PTR, PTR, PTR, PTR, PTR])
-CTX_SIZE = 48
+#                   ptr arena; size_t tape_peak; }
+CTX = ir.LiteralStructType([I32, I32, PTR, PTR, PTR, PTR, PTR, I64])
+CTX_SIZE = 56
 CTX_ERR_KIND, CTX_ERR_LINE, CTX_ERR_MSG, CTX_TAPE_BASE, CTX_TAPE_TOP, CTX_TAPE_END, \
-    CTX_ARENA = range(7)
-# struct pyad_pullback_header { ptr tape_base, tape_top, tape_end, arena; }: the start of
-# every pullback struct; saved values follow it.
-PULLBACK_HEADER = [PTR, PTR, PTR, PTR]
+    CTX_ARENA, CTX_TAPE_PEAK = range(8)
+# struct pyad_pullback_header { ptr tape_base, tape_top, tape_end, arena; size_t tape_peak; }:
+# the start of every pullback struct; saved values follow it.
+PULLBACK_HEADER = [PTR, PTR, PTR, PTR, I64]
 
 # Error kind -> Python exception (builtins name). Index = kind; keep in sync with pyad_rt.h.
 ERROR_KINDS = (

@@ -28,7 +28,7 @@ STATIC_LIBRARY_NAME = "libpyad_rt.a"
 HEADER_NAME = "pyad_rt.h"
 
 # The runtime ABI version this Python code was written against (pyad_rt_version()).
-RT_VERSION = 4
+RT_VERSION = 5
 
 _REBUILD_HINT = (
     "Rebuild and reinstall the runtime with `pip install -e .` (or `pip install .`) "
@@ -57,6 +57,7 @@ typedef struct pyad_ctx {
     char *tape_top;
     char *tape_end;
     void *arena;
+    size_t tape_peak;
 } pyad_ctx;
 
 typedef struct pyad_pullback_header {
@@ -64,6 +65,7 @@ typedef struct pyad_pullback_header {
     char *tape_top;
     char *tape_end;
     void *arena;
+    size_t tape_peak;
 } pyad_pullback_header;
 
 void pyad_ctx_init(pyad_ctx *ctx);
@@ -80,6 +82,8 @@ int32_t pyad_tape_grow(pyad_ctx *ctx, size_t need);
 void pyad_tape_release(pyad_ctx *ctx);
 void pyad_tape_move_to_pullback(pyad_ctx *ctx, void *pb);
 size_t pyad_pullback_tape_bytes(const void *pb);
+void pyad_tape_cut(pyad_ctx *ctx, int64_t offset);
+int32_t pyad_tape_copy_from_pullback(pyad_ctx *ctx, const void *pb);
 
 typedef struct pyad_mat {
     double *data;

@@ -56,8 +56,9 @@ class GradientIR:
     fused: Func | None      # forward + backward with cotangent 1.0, for a single float result
 
 
-def gradient_ir(func: Func, wrt: tuple[int, ...]) -> GradientIR:
-    g = ad.differentiate(func, wrt)         # reverse sweep, accumulation, saved values, CSE, DCE
+def gradient_ir(func: Func, wrt: tuple[int, ...], budget: ad.Budget | None = None) -> GradientIR:
+    """`budget`: taped loops keep their tape under it by checkpointing (ad/checkpoint.py)."""
+    g = ad.differentiate(func, wrt, budget=budget)  # reverse sweep, saved values, CSE, DCE
     verify(g.fwd)
     verify(g.bwd)
     scalar = len(func.results) == 1 and func.results[0].type == F64

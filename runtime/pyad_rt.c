@@ -38,6 +38,23 @@ int32_t pyad_tape_grow(pyad_ctx *ctx, size_t need) {
     return PYAD_OK;
 }
 
+void pyad_tape_cut(pyad_ctx *ctx, int64_t offset) {
+    size_t used = (size_t)(ctx->tape_top - ctx->tape_base);
+    if (used > ctx->tape_peak) ctx->tape_peak = used;
+    ctx->tape_top = ctx->tape_base + offset;
+}
+
+int32_t pyad_tape_copy_from_pullback(pyad_ctx *ctx, const void *pb) {
+    const pyad_pullback_header *h = pb;
+    size_t used = (size_t)(h->tape_top - h->tape_base);
+    ctx->tape_top = ctx->tape_base;  /* an empty tape of ctx's own, then the copy */
+    if (used && pyad_tape_grow(ctx, used) != PYAD_OK) return ctx->err_kind;
+    if (used) memcpy(ctx->tape_base, h->tape_base, used);
+    ctx->tape_top = ctx->tape_base + used;
+    ctx->tape_peak = h->tape_peak;
+    return PYAD_OK;
+}
+
 void pyad_tape_release(pyad_ctx *ctx) {
     free(ctx->tape_base);
     ctx->tape_base = ctx->tape_top = ctx->tape_end = NULL;
@@ -100,13 +117,15 @@ void pyad_tape_move_to_pullback(pyad_ctx *ctx, void *pb) {
     h->tape_top = ctx->tape_top;
     h->tape_end = ctx->tape_end;
     h->arena = ctx->arena;
+    h->tape_peak = ctx->tape_peak;
     ctx->tape_base = ctx->tape_top = ctx->tape_end = NULL;
     ctx->arena = NULL;
 }
 
 size_t pyad_pullback_tape_bytes(const void *pb) {
     const pyad_pullback_header *h = pb;
-    return (size_t)(h->tape_top - h->tape_base);
+    size_t used = (size_t)(h->tape_top - h->tape_base);
+    return used > h->tape_peak ? used : h->tape_peak;
 }
 
 void *pyad_pullback_alloc(size_t size) {
@@ -139,4 +158,4 @@ double pyad_digamma(double x) {
     return result + log(x) - 0.5 / x - series;
 }
 
-int32_t pyad_rt_version(void) { return 4; }
+int32_t pyad_rt_version(void) { return 5; }

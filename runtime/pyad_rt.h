@@ -48,6 +48,7 @@ typedef struct pyad_ctx {
     char *tape_top;       /* next free byte; generated code pushes and pops inline */
     char *tape_end;       /* one past the end of the buffer */
     void *arena;          /* arrays the call allocated (pyad_alloc): a list, NULL if none */
+    size_t tape_peak;     /* the most bytes the tape held before a pyad_tape_cut (0: none) */
 } pyad_ctx;
 
 /* Every pullback struct starts with this header: the tape and the arrays of the forward
@@ -58,6 +59,7 @@ typedef struct pyad_pullback_header {
     char *tape_top;
     char *tape_end;
     void *arena;
+    size_t tape_peak;     /* ctx.tape_peak of the forward sweep */
 } pyad_pullback_header;
 
 /* Zero a context so it can be passed to a generated function. */
@@ -70,6 +72,15 @@ PYAD_API int32_t pyad_set_error(pyad_ctx *ctx, int32_t kind, int32_t line, const
 /* Make room for `need` more bytes on ctx's tape (amortised doubling, at least 4 KiB).
  * Returns PYAD_OK, or records and returns PYAD_ERR_MEMORY leaving the tape as it was. */
 PYAD_API int32_t pyad_tape_grow(pyad_ctx *ctx, size_t need);
+
+/* Checkpointing (pyad/ad/checkpoint.py): note the bytes on ctx's tape in ctx->tape_peak
+ * (a maximum), then drop everything above the first `offset` bytes (offset <= bytes held). */
+PYAD_API void pyad_tape_cut(pyad_ctx *ctx, int64_t offset);
+
+/* Give ctx a tape of its own holding a copy of pullback `pb`'s tape, so that a backward
+ * sweep that pushes (re-runs a checkpointed segment) never overwrites what a later call of
+ * the same pullback pops. Returns PYAD_OK, or records and returns PYAD_ERR_MEMORY. */
+PYAD_API int32_t pyad_tape_copy_from_pullback(pyad_ctx *ctx, const void *pb);
 
 /* Free ctx's tape (if any) and reset its pointers. */
 PYAD_API void pyad_tape_release(pyad_ctx *ctx);
@@ -96,7 +107,10 @@ PYAD_API void pyad_pullback_zero_shadows(void *pb);
  * them. They are freed with the pullback (pyad_pullback_free). */
 PYAD_API void pyad_tape_move_to_pullback(pyad_ctx *ctx, void *pb);
 
-/* Bytes of tape held by pullback struct `pb` (what its forward sweep pushed). */
+/* Bytes of tape held by pullback struct `pb` (what its forward sweep pushed), or, when
+ * checkpointing cut the tape, the most it held (its tape_peak) if that is more. A backward
+ * sweep never holds more: its re-runs push again what the cuts dropped, over fewer
+ * checkpoints. */
 PYAD_API size_t pyad_pullback_tape_bytes(const void *pb);
 
 /* Allocate a zeroed pullback struct of `size` bytes, header included (smaller sizes are

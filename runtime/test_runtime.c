@@ -25,8 +25,8 @@ static void test_ctx_init(void) {
     CHECK(ctx.err_msg == NULL);
     CHECK(ctx.tape_base == NULL && ctx.tape_top == NULL && ctx.tape_end == NULL);
     CHECK(ctx.arena == NULL);
-    /* The layout is part of the ABI (codegen/abi.py: CTX_SIZE = 48 on 64-bit targets). */
-    CHECK(sizeof(void *) != 8 || sizeof(pyad_ctx) == 48);
+    /* The layout is part of the ABI (codegen/abi.py: CTX_SIZE = 56 on 64-bit targets). */
+    CHECK(sizeof(void *) != 8 || sizeof(pyad_ctx) == 56);
 }
 
 static void test_set_error_first_wins(void) {

@@ -201,6 +201,20 @@ def pop(e, s, t, *args):
     return bld.load(top, typ=abi.value_type(t))
 
 
+def tapemark(e, s, t):
+    """top - base: the bytes on the tape (an offset stays valid when the tape grows)."""
+    bld = e.b
+    top = bld.load(_tape_field(e, abi.CTX_TAPE_TOP), typ=abi.PTR)
+    base = bld.load(_tape_field(e, abi.CTX_TAPE_BASE), typ=abi.PTR)
+    return bld.sub(bld.ptrtoint(top, abi.I64), bld.ptrtoint(base, abi.I64))
+
+
+def tapecut(e, s, t, offset):
+    """The runtime notes the peak and drops the tape above `offset` (once per segment)."""
+    cut = e.extern("pyad_tape_cut", ir.VoidType(), [abi.PTR, abi.I64])
+    e.b.call(cut, [e.ctx, offset])
+
+
 _KIND = {name: k for k, name in enumerate(abi.ERROR_KINDS) if name}
 
 
@@ -214,7 +228,7 @@ def identity(e, s, t, a, *rest):
 
 
 CUSTOM = {
-    "push": push, "pop": pop, "raise_if": raise_if, "stopgrad": identity, "custom_vjp": identity,
+    "push": push, "pop": pop, "tapemark": tapemark, "tapecut": tapecut, "raise_if": raise_if, "stopgrad": identity, "custom_vjp": identity,
     "div": div, "floordiv": floordiv, "mod": mod, "ipow": ipow, "neg": neg, "not": not_,
     "tofloat": tofloat, "toint": toint, "tobool": tobool, "abs": abs_, "sign": sign,
     "max": _pick(">"), "min": _pick("<"), "strongzero": strongzero,

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from llvmlite import ir
 
 from pyad.errors import PyadInternalError
-from pyad.ir.nodes import BOOL, F64, Callee, Func, If, Loc, Op, Var, While, is_array
+from pyad.ir.nodes import BOOL, F64, Callee, Func, If, Loc, Op, Var, While, is_array, walk
 from pyad.ir.ops import OPS
 
 from .. import abi
@@ -90,12 +90,19 @@ class KernelEmitter:
                 p = b.gep(pb, [abi.I32(0), abi.I32(SAVED_FIELD0 + k)], inbounds=True,
                           source_etype=st)
                 self.values[v.name] = from_mem(b, b.load(p, typ=abi.mem_type(v.type)), v.type)
-            # pop from the forward sweep's tape without consuming it: only ctx.tape_top moves
-            # (ctx.tape_base stays NULL, so the wrapper does not free the pullback's tape)
-            top = b.load(b.gep(pb, [abi.I32(0), abi.I32(1)], inbounds=True, source_etype=st),
-                         typ=abi.PTR)
-            b.store(top, b.gep(self.ctx, [abi.I32(0), abi.I32(abi.CTX_TAPE_TOP)], inbounds=True,
-                               source_etype=abi.CTX))
+            if _pushes(f):  # re-runs checkpointed segments: works on a copy of the tape
+                copy = self.extern("pyad_tape_copy_from_pullback", abi.I32, [abi.PTR, abi.PTR])
+                status = b.call(copy, [self.ctx, pb])
+                with b.if_then(b.icmp_signed("!=", status, abi.I32(0)), likely=False):
+                    b.ret(status)
+            else:
+                # pop from the forward sweep's tape without consuming it: only ctx.tape_top
+                # moves (ctx.tape_base stays NULL, so the wrapper does not free the
+                # pullback's tape)
+                top = b.load(b.gep(pb, [abi.I32(0), abi.I32(1)], inbounds=True,
+                                   source_etype=st), typ=abi.PTR)
+                b.store(top, b.gep(self.ctx, [abi.I32(0), abi.I32(abi.CTX_TAPE_TOP)],
+                                   inbounds=True, source_etype=abi.CTX))
             i = 2
         if self.callee:
             lower_call.check_depth(self)
@@ -301,6 +308,11 @@ class KernelEmitter:
         b.store(abi.I32(line), fld(abi.CTX_ERR_LINE))
         b.store(g, fld(abi.CTX_ERR_MSG))
         b.ret(abi.I32(kind))  # the block is terminated, so if_then adds no branch after it
+
+
+def _pushes(f: Func) -> bool:
+    """Whether `f` pushes on the tape (a backward sweep that re-runs checkpointed trips)."""
+    return any(isinstance(s, Op) and s.op in ("push", "callfwd") for s in walk(f.block))
 
 
 def saved_struct(saved: tuple[Var, ...] | list[Var]) -> ir.LiteralStructType:

@@ -14,9 +14,13 @@ The package, in the order a gradient is made (gradient.py calls them):
   recomputes, re-creates, rebuilds from the trip number, or tapes;
 - taped.py:    the reverse loop that follows a plan (pushes in the forward loop, pops in the
   reverse loop); fused.py: accumulating loops reversed inside their forward sweep;
+- checkpoint.py: under a tape budget, a taped loop keeps checkpoints of its carried values
+  and re-runs segments of trips in the reverse sweep;
 - close.py:    the backward function reads what it needs of the forward one (constants
   re-created, values inside branches exported, the rest saved).
 """
+from .checkpoint import DEFAULT_MAX_TAPE_BYTES, Budget, budget
 from .gradient import Gradient, callee_gradient, differentiate, fused
 
-__all__ = ["Gradient", "callee_gradient", "differentiate", "fused"]
+__all__ = ["DEFAULT_MAX_TAPE_BYTES", "Budget", "budget", "Gradient", "callee_gradient",
+           "differentiate", "fused"]

@@ -14,6 +14,8 @@ from ..ir.loops import for_each, reduce_each
 from ..ir.memory import AliasClasses, final_loads
 from ..ir.opt import cse_block, dce_block
 from .activity import active_values, is_float_array
+from .checkpoint import Budget
+from .rerun import loops_written_after
 from .close import close, substitute
 from .reverser import Reverser
 from .shadow import augment
@@ -29,12 +31,15 @@ class Gradient:
     n_results: int            # results of the primal (fwd returns these, then the saved values)
     saved: tuple[Var, ...]    # fwd results after the primal ones == first bwd params
     cts: tuple[Var, ...]      # bwd params after the saved ones: one per f64 result
+    budget: Budget | None = None  # the tape budget its loops checkpoint under
 
 
-def differentiate(func: Func, wrt: tuple[int, ...], strong_zeros: bool = True) -> Gradient:
+def differentiate(func: Func, wrt: tuple[int, ...], strong_zeros: bool = True,
+                  budget: Budget | None = None) -> Gradient:
     """fwd(params) -> (results..., saved...);  bwd(saved..., cts...) -> (grads...).
     `cts` has one cotangent per f64 result (scalar or array). Without `strong_zeros`, a
-    zero cotangent through an inf partial derivative gives nan (see `fused`)."""
+    zero cotangent through an inf partial derivative gives nan (see `fused`). Under a
+    `budget`, taped loops checkpoint (checkpoint.py)."""
     names = NameGen({v.name for s in walk(func.block) for v in s.outs}
                     | {p.name for s in walk(func.block) for b in blocks_of(s) for p in b.params}
                     | {p.name for p in func.params})
@@ -48,7 +53,8 @@ def differentiate(func: Func, wrt: tuple[int, ...], strong_zeros: bool = True) -
                              [func.params[i] for i in wrt if is_array(func.params[i].type)],
                              names)
     defs = {o.name: st for st in walk(aug) if isinstance(st, Op) for o in st.outs}
-    rv = Reverser(names, active, shadow, classes, defs, rereadable, strong_zeros)
+    rv = Reverser(names, active, shadow, classes, defs, rereadable, strong_zeros, budget=budget,
+                  written_after=loops_written_after(aug, classes) if budget else {})
     bb = Builder(names)
     adj: dict[str, Var] = {}
     cts = _seed_cotangents(rv, func, adj, bb)
@@ -66,7 +72,8 @@ def differentiate(func: Func, wrt: tuple[int, ...], strong_zeros: bool = True) -
     fwd = Func(f"{func.name}.fwd", fwd_block, func.filename, func.arg_names)
     bwd = Func(f"{func.name}.bwd", Block(tuple(saved) + tuple(cts), bwd_block.body,
                                          bwd_block.results), func.filename)
-    return Gradient(func, fwd, bwd, tuple(wrt), len(func.results), tuple(saved), tuple(cts))
+    return Gradient(func, fwd, bwd, tuple(wrt), len(func.results), tuple(saved), tuple(cts),
+                    budget)
 
 
 def _seed_cotangents(rv: Reverser, func: Func, adj: dict[str, Var], b: Builder) -> list[Var]:
@@ -100,7 +107,7 @@ def fused(g: Gradient, seed: float) -> Func:
     if not any(isinstance(s, Op) and s.op == "strongzero"
                for blk in (g.fwd.block, g.bwd.block) for s in walk(blk)):
         return safe
-    fast = _glue(differentiate(g.primal, g.wrt, strong_zeros=False), seed)
+    fast = _glue(differentiate(g.primal, g.wrt, strong_zeros=False, budget=g.budget), seed)
     return _with_fallback(fast, safe)
 
 

@@ -37,10 +37,11 @@ class LoopPlan:
     taped: tuple[Var, ...]
     trips_from_bounds: bool
 
-    def note(self, copies: dict[str, Var]) -> Note:
+    def note(self, copies: dict[str, Var], checkpoints: str | None = None) -> Note:
         """The comment printed above the reverse loop. It mentions each value by the copy
         the reverse trip makes of it (`copies`: forward name -> value in the reverse trip),
-        so the names are those of the loop below it."""
+        so the names are those of the loop below it. `checkpoints`: how the loop keeps
+        under a tape budget (checkpoint.py), None without a budget."""
         where = f" at line {self.line}" if self.line is not None else ""
         pieces: list = []
 
@@ -62,6 +63,8 @@ class LoopPlan:
         line("taped", list(self.taped))
         pieces.append("\n  trip count: " + ("from the loop's bounds" if self.trips_from_bounds
                                            else "counted by the forward loop"))
+        if checkpoints is not None:
+            pieces.append(f"\n  checkpoints: {checkpoints}")
         return tuple(pieces)
 
 

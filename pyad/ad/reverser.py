@@ -26,6 +26,7 @@ from ..ir.memory import AliasClasses
 from ..ir.opt import has_effects
 from ..ir.ops import OPS
 from . import fused, taped
+from .checkpoint import Budget
 from .activity import has_reverse_effects, is_float_array
 from .close import Prefixed
 
@@ -42,6 +43,8 @@ class Reverser:
     known: dict[str, float] = field(default_factory=dict)  # cotangents known to be constants
     depth: int = 0               # loops around the statement being reversed
     subst: dict = field(default_factory=dict)  # id(stmt) -> its forward version
+    budget: Budget | None = None  # the tape budget taped loops checkpoint under
+    written_after: dict[int, frozenset[str]] = field(default_factory=dict)  # by id(loop)
 
     # ------------------------------------------------------------------ shared helpers
     @staticmethod

@@ -9,17 +9,24 @@ the emission follows it:
 - the reverse loop runs the same number of trips (from the bounds or the counter), pops
   them, rebuilds counters, re-creates constants and recomputes the rest, and carries the
   adjoints of the carried values and of the outer values the body reads.
+
+Under a tape budget (`Reverser.budget`), a loop whose trips can re-run (rerun.py) keeps
+checkpoints instead and its reverse goes segment by segment (checkpoint.py).
 """
 from __future__ import annotations
+
+from dataclasses import replace
 
 from ..ir.builder import Builder
 from ..errors import PyadInternalError
 from ..ir.nodes import F64, I64, Block, Note, Op, Stmt, Var, While, free_vars, rename_block, walk
 from ..ir.loops import range_bounds
 from ..ir.opt import cse_block, dce_block
+from . import checkpoint
 from .close import Prefixed, export, substitute
 from .plan import LoopPlan, plan_loop
 from .refill import refills
+from .rerun import Rerun, analyse
 
 
 def reverse_taped(rv, s: While, act: list[int], cts: list, adj: dict[str, Var],
@@ -34,8 +41,29 @@ def reverse_taped(rv, s: While, act: list[int], cts: list, adj: dict[str, Var],
     plan = plan_loop(s, trip.forward, trip.block, fills, late, rv.rereadable)
     rv.rereadable -= late
     rbody, forward, pushes, copies = _follow(rv, s, plan, trip)
+    rerun = None if rv.budget is None else analyse(
+        forward, pushes, rv.classes, rv.written_after.get(id(s), frozenset()))
+    if isinstance(rerun, Rerun):
+        note = replace(plan, trips_from_bounds=False).note(copies, rv.budget.plan(rerun))
+        _checkpointed(rv, s, rerun, note, act, cts, trip, rbody, forward, pushes, adj, b)
+        return
     _forward_loop(rv, s, forward, pushes)
-    _reverse_loop(rv, s, plan, plan.note(copies), act, cts, trip, rbody, adj, b)
+    note = plan.note(copies, rerun and f"none, {rerun}")  # no budget, or why not
+    _reverse_loop(rv, s, plan, note, act, cts, trip, rbody, adj, b)
+
+
+def _checkpointed(rv, s: While, rerun: Rerun, note: Note, act: list[int], cts: list,
+                  trip: "_Trip", rbody: Block, forward: Block, pushes: list[Op],
+                  adj: dict[str, Var], b: Builder) -> None:
+    """The forward and reverse loops of `s` under the budget (checkpoint.py)."""
+    loop, trips, last = checkpoint.forward_loop(rv.names, s, forward, pushes, rv.budget, rerun)
+    rv.subst[id(s)] = loop
+
+    def reverse_trips(sb: Builder, start: Var, stop: Var, carried: list[Var]) -> list[Var]:
+        return _reverse_trips(rv.names, s, note, rbody, sb, start, stop, carried)
+    outs = checkpoint.reverse_loop(rv.names, s, forward, pushes, rerun, trips, last,
+                                   _carried_inits(s, act, cts, trip, b), b, reverse_trips)
+    _accumulate_outs(rv, s, act, trip, outs, adj, b)
 
 
 class _Trip:
@@ -138,21 +166,41 @@ def _forward_loop(rv, s: While, body: Block, pushes: list[Op]) -> None:
 
 def _reverse_loop(rv, s: While, plan: LoopPlan, note: Note, act: list[int], cts: list,
                   trip: _Trip, rbody: Block, adj: dict[str, Var], b: Builder) -> None:
-    names = rv.names
+    trips = _range_trips(s, b) if plan.trips_from_bounds else rv.subst[id(s)].stmt.outs[-1]
+    outs = _reverse_trips(rv.names, s, note, rbody, b, trips, None,
+                          _carried_inits(s, act, cts, trip, b))
+    _accumulate_outs(rv, s, act, trip, outs, adj, b)
+
+
+def _carried_inits(s: While, act: list[int], cts: list, trip: _Trip, b: Builder) -> list[Var]:
+    """What the reverse trips start from: the cotangents of the active carried values, and
+    zero for the adjoints of the outer values they accumulate."""
+    return [cts[k] if cts[k] is not None else b.const(0.0) for k in act] \
+        + [b.const(0.0) for _ in trip.outer]
+
+
+def _reverse_trips(names, s: While, note: Note, rbody: Block, b: Builder, start: Var,
+                   stop: Var | None, carried: list[Var]) -> list[Var]:
+    """Emit into `b` the reverse trips start, start - 1, ..., stop + 1 (stop: 0 when None)
+    carrying `carried`; the carried values after them."""
     rc = Builder(names, s.loc)
     cparams = tuple(Var(names.fresh(p.name), p.type) for p in rbody.params)
-    go = rc.gt(cparams[0], rc.const(0, I64))
-    trips = _range_trips(s, b) if plan.trips_from_bounds else rv.subst[id(s)].stmt.outs[-1]
-    inits = [trips] + [cts[k] if cts[k] is not None else b.const(0.0) for k in act] \
-        + [b.const(0.0) for _ in trip.outer]
+    go = rc.gt(cparams[0], stop if stop is not None else rc.const(0, I64))
     outs = tuple(Var(names.fresh(p.name), p.type) for p in rbody.params)
-    b.stmts.append(While(outs, tuple(inits), Block(cparams, tuple(rc.stmts), (go,)), rbody,
+    b.stmts.append(While(outs, (start, *carried), Block(cparams, tuple(rc.stmts), (go,)), rbody,
                          s.loc, note))
-    for k, o in zip(act, outs[1:]):
+    return list(outs[1:])
+
+
+def _accumulate_outs(rv, s: While, act: list[int], trip: _Trip, outs: list[Var],
+                     adj: dict[str, Var], b: Builder) -> None:
+    """Add the adjoints the reverse of `s` ends with to those of the loop's inits and of the
+    outer values its body reads."""
+    for k, o in zip(act, outs):
         if s.inits[k].name in rv.active:
             rv.accumulate(b, adj, s.inits[k], o)
     by_name = {v.name: v for blk in (s.cond, s.body) for v in free_vars(blk)}
-    for n, o in zip(trip.outer, outs[1 + len(act):]):
+    for n, o in zip(trip.outer, outs[len(act):]):
         rv.accumulate(b, adj, by_name[n], o)
 
 

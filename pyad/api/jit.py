@@ -31,7 +31,7 @@ import weakref
 from typing import Any, Callable
 
 
-from .. import pipeline, pytree
+from .. import ad, pipeline, pytree
 from . import arrays as api_arrays, binding, methods, pickling
 from .boundary import keeps_internals, user_facing, without_internals
 from .pullback import ArrayPullback, Pullback
@@ -200,7 +200,7 @@ class _GradientUnit:
     def __init__(self, spec: _Specialization, argnums, wrt: tuple[int, ...]) -> None:
         func = spec.func
         self.spec, self.argnums, self.wrt = spec, argnums, wrt
-        gir = pipeline.gradient_ir(func, wrt)
+        gir = pipeline.gradient_ir(func, wrt, spec.owner._budget)
         self.g, self.fwd, self.bwd, self.fused = gir.g, gir.g.fwd, gir.g.bwd, gir.fused
         self.scalar = self.fused is not None and spec.shape == 0
         # the forward sweep allocates shadows of the function's own arrays: every call of
@@ -280,7 +280,7 @@ class JitGrad:
     __slots__ = ("__call__", "__dict__", "__weakref__")
 
     def __init__(self, fn: Callable, *, argnums=0, fastmath: bool = False,
-                 boundscheck: bool = True, cache: bool = False) -> None:
+                 boundscheck: bool = True, cache: bool = False, max_tape_bytes=None) -> None:
         if isinstance(fn, JitGrad):  # recompiled with these options
             fn = fn.fn
         if not inspect.isfunction(fn):
@@ -291,6 +291,7 @@ class JitGrad:
         self.argnums = argnums
         self.fastmath = fastmath
         self.boundscheck = boundscheck
+        self.max_tape_bytes, self._budget = max_tape_bytes, ad.budget(max_tape_bytes)
         self.cache = bool(cache)
         self._object_cache = None
         if self.cache:
@@ -393,7 +394,7 @@ class JitGrad:
 
     @user_facing
     def tape_bytes(self, *args) -> int:
-        """Bytes of AD tape one gradient call at `args` uses (values saved by loops)."""
+        """The most bytes of AD tape one gradient call at `args` holds (its peak)."""
         return self.pullback(*args)[1].tape_bytes
 
     # ---------------------------------------------------------------- introspection
@@ -474,7 +475,7 @@ def _guard(thunk: Callable):
 
 
 def jit_grad(fn: Callable | None = None, *, argnums=0, fastmath: bool = False,
-             boundscheck: bool = True, cache: bool = False):
+             boundscheck: bool = True, cache: bool = False, max_tape_bytes: int | None = None):
     """Compile `fn` and its gradient. Use as `@jit_grad` or `@jit_grad(argnums=..., ...)`.
     `argnums` selects what `grad`, `value_and_grad` and `pullback` differentiate: an int
     (default 0: the first parameter, its gradient bare, as in JAX), a tuple of ints (a tuple
@@ -484,11 +485,12 @@ def jit_grad(fn: Callable | None = None, *, argnums=0, fastmath: bool = False,
     checks of array accesses (out-of-bounds access is then undefined behaviour). `cache=True`
     stores the compiled object code on disk (`pyad.cache_dir()`, keyed by the content of the
     generated code, so an edited function never loads a stale entry) and loads it in later
-    processes instead of running LLVM again; `pyad.clear_cache()` empties it."""
+    processes instead of running LLVM again; `pyad.clear_cache()` empties it. `max_tape_bytes`
+    keeps the AD tape under that many bytes by checkpointing loops (docs/gradients.md)."""
     def wrap(f: Callable) -> JitGrad | methods.BoundJitGrad:
         def compiled(fn: Callable) -> JitGrad:
             return JitGrad(fn, argnums=argnums, fastmath=fastmath, boundscheck=boundscheck,
-                           cache=cache)
+                           cache=cache, max_tape_bytes=max_tape_bytes)
         if inspect.ismethod(f):  # a bound method: compiled once for its class, bound here
             return methods.BoundJitGrad(compiled(f.__func__), f.__self__)
         if isinstance(f, methods.BoundJitGrad):

@@ -47,7 +47,8 @@ def reduce_jit_grad(f) -> tuple:
         return load_jit_grad, (module, qualname)
     if found is f.fn:
         options = {"argnums": f.argnums, "fastmath": f.fastmath,
-                   "boundscheck": f.boundscheck, "cache": f.cache}
+                   "boundscheck": f.boundscheck, "cache": f.cache,
+                   "max_tape_bytes": f.max_tape_bytes}
         return rebuild_jit_grad, (type(f), f.fn, options)
     raise pickle.PicklingError(
         f"cannot pickle {f!r}: pyad compiled functions pickle by reference, and "

@@ -20,7 +20,8 @@ class Pullback:
 
     @property
     def tape_bytes(self) -> int:
-        """Bytes the forward sweep pushed on the AD tape (0 for straight-line code)."""
+        """The most bytes the forward sweep held on the AD tape (0 for straight-line code):
+        what it pushed, or under a budget (max_tape_bytes) its peak between checkpoints."""
         return int(_runtime.dll().pyad_pullback_tape_bytes(self._addr))
 
     def __init__(self, bwd: Callable, addr: int, shape, types: tuple[str, ...],

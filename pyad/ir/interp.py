@@ -57,6 +57,11 @@ def _block(block: Block, env: dict, tape: list) -> tuple:
                 continue
             elif s.op == "pop":
                 vals = (tape.pop(),)
+            elif s.op == "tapemark":  # 8 bytes an entry (array references count 8 too)
+                vals = (8 * len(tape),)
+            elif s.op == "tapecut":
+                del tape[env[s.args[0].name] // 8:]
+                continue
             elif s.op == "raise_if":
                 if env[s.args[0].name]:
                     raise getattr(builtins, s.attrs[0])(s.attrs[1])

@@ -157,6 +157,11 @@ _ROWS: list[OpDef] = [
           effect=True),
     OpDef("pop", {(): None}, None, ZERO, ("custom",),
           "pop a value of the out var's type from the AD tape (reverse sweep)", effect=True),
+    OpDef("tapemark", {(): I64}, None, ZERO, ("custom",),
+          "the bytes on the AD tape now (checkpointing: pyad/ad/checkpoint.py)", effect=True),
+    OpDef("tapecut", {(I64,): VOID}, None, ZERO, ("custom",),
+          "drop the AD tape above its first `a` bytes (a tapemark), noting the peak",
+          effect=True),
     OpDef("raise_if", {(BOOL,): VOID}, None, ZERO, ("custom",),
           "raise exception attrs[0] (a builtins name) with message attrs[1] when the "
           "argument is true", effect=True),

@@ -35,8 +35,8 @@ def test_version(rt):
 
 
 def test_ctx_layout_matches_abi(ffi):
-    # codegen/abi.py declares CTX_SIZE = 48 (not imported here: it needs llvmlite).
-    assert ffi.sizeof("pyad_ctx") == 48
+    # codegen/abi.py declares CTX_SIZE = 56 (not imported here: it needs llvmlite).
+    assert ffi.sizeof("pyad_ctx") == 56
     assert ffi.offsetof("pyad_ctx", "err_msg") == 8
 
 
@@ -71,6 +71,31 @@ def test_tape_grows_keeps_contents_and_moves_to_a_pullback(rt, ffi):
     assert ffi.cast("double *", h.tape_base)[0] == 0.0
     rt.pyad_pullback_free(pb)  # frees the tape too (checked for leaks by the RSS tests)
     rt.pyad_tape_release(ctx)  # releasing an empty tape is fine
+
+
+def test_tape_cut_notes_the_peak_and_a_pullback_reports_it(rt, ffi):
+    """Checkpointing cuts the tape (pyad_tape_cut): the most it held is the pullback's
+    tape_bytes; a backward sweep that pushes gets a copy of the tape of its own."""
+    ctx = ffi.new("pyad_ctx *")
+    rt.pyad_ctx_init(ctx)
+    assert rt.pyad_tape_grow(ctx, 800) == rt.PYAD_OK
+    data = ffi.cast("double *", ctx.tape_base)
+    for k in range(100):
+        data[k] = float(k)
+    ctx.tape_top = ctx.tape_base + 800
+    rt.pyad_tape_cut(ctx, 80)  # keeps the first 10 values
+    assert ctx.tape_top - ctx.tape_base == 80 and ctx.tape_peak == 800
+    pb = rt.pyad_pullback_alloc(ffi.sizeof("pyad_pullback_header"))
+    rt.pyad_tape_move_to_pullback(ctx, pb)
+    assert rt.pyad_pullback_tape_bytes(pb) == 800
+    back = ffi.new("pyad_ctx *")
+    rt.pyad_ctx_init(back)
+    assert rt.pyad_tape_copy_from_pullback(back, pb) == rt.PYAD_OK
+    h = ffi.cast("pyad_pullback_header *", pb)
+    assert back.tape_base != h.tape_base and back.tape_top - back.tape_base == 80
+    assert list(ffi.cast("double *", back.tape_base)[0:10]) == [float(k) for k in range(10)]
+    rt.pyad_ctx_release(back)
+    rt.pyad_pullback_free(pb)
 
 
 def test_tape_grow_failure_is_an_error_not_a_crash(rt, ffi):
@@ -127,7 +152,7 @@ def test_only_api_symbols_exported():
     assert names == {
         "pyad_ctx_init", "pyad_set_error", "pyad_pullback_alloc", "pyad_pullback_free", "pyad_rt_version",
         "pyad_digamma", "pyad_tape_grow", "pyad_tape_release", "pyad_tape_move_to_pullback",
-        "pyad_pullback_tape_bytes", "pyad_alloc", "pyad_ctx_release", "pyad_pullback_zero_shadows", "pyad_index_error",
+        "pyad_pullback_tape_bytes", "pyad_tape_cut", "pyad_tape_copy_from_pullback", "pyad_alloc", "pyad_ctx_release", "pyad_pullback_zero_shadows", "pyad_index_error",
         "pyad_la_solve", "pyad_la_inv", "pyad_la_det", "pyad_la_slogdet", "pyad_la_cholesky",
         "pyad_la_trisolve", "pyad_la_eigh", "pyad_la_tril_half", "pyad_la_tril_fold",
         "pyad_la_eigh_mid",

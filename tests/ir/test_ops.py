@@ -2,6 +2,7 @@
 central finite differences and against the IR interpreter (an independent oracle)."""
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -10,6 +11,7 @@ import pyad
 from pyad.ir import interp
 from pyad.ir.array_rows import ARRAY_ROWS
 from pyad.ir.linalg_rows import LINALG_ROWS
+from pyad.ir.nodes import F64
 from pyad.ir.ops import OPS
 
 from ..modules import load_module
@@ -19,7 +21,7 @@ OPERATOR = {"add": "a + b", "sub": "a - b", "mul": "a * b", "div": "a / b", "flo
             "mod": "a % b", "pow": "a ** b", "neg": "-a", "abs": "abs(a)", "max": "max(a, b)",
             "min": "min(a, b)", "floor": "math.floor(a)", "ceil": "math.ceil(a)"}
 # Rows that only rules or conversions emit; they are covered through the ops that use them.
-INTERNAL = {"const", "select", "sign", "digamma", "strongzero", "fdiv", "ipow", "push", "pop", "raise_if", "lt", "le", "gt", "ge", "eq", "ne",
+INTERNAL = {"const", "select", "sign", "digamma", "strongzero", "fdiv", "ipow", "push", "pop", "tapemark", "tapecut", "raise_if", "lt", "le", "gt", "ge", "eq", "ne",
             "not", "tofloat", "toint", "tobool"}
 # Array memory rows (alloc, load, store, views, constants, ...) are exercised by tests/arrays/.
 INTERNAL |= {"alloc", "constarray", "dim", "normidx", "load", "store", "accum", "row", "col", "slice",
@@ -86,6 +88,45 @@ def test_op(row, opfuncs):
         for i, g in enumerate(grads):
             assert g == pytest.approx(oracle[i], rel=1e-12, abs=1e-14), (sample, i)
             assert g == pytest.approx(_fd(py, sample, i), rel=1e-6, abs=1e-8), (sample, i)
+
+
+# Points where partial derivatives are often infinite or nan (0 for sqrt, log, division
+# and pow; +-1 for asin, acos, atanh; infinities; the largest and the smallest doubles).
+SPECIAL = (0.0, -0.0, 1.0, -1.0, 0.5, 2.0, math.inf, -math.inf, 1e308, 5e-324)
+FLOAT_ROWS = [r for r in ROWS if any(all(t == F64 for t in sig) for sig in r.sigs)]
+
+
+@pytest.fixture(scope="module")
+def zero_ct_funcs(tmp_path_factory):
+    """z_NAME(a[, b]) = 0.0 * NAME(a[, b]) + a [+ b]: the op's cotangent is exactly 0."""
+    path = tmp_path_factory.mktemp("ops") / "zero_ct_funcs.py"
+    lines = ["import math", ""]
+    for row in FLOAT_ROWS:
+        params = "ab"[:len(next(iter(row.sigs)))]
+        lines += [f"def z_{row.name}({', '.join(params)}):",
+                  f"    return 0.0 * ({_expr(row)}) + {' + '.join(params)}", ""]
+    return load_module(path, "\n".join(lines))
+
+
+@pytest.mark.parametrize("row", FLOAT_ROWS, ids=lambda r: r.name)
+def test_a_zero_cotangent_contributes_zero(row, zero_ct_funcs):
+    """Strong zeros (docs/gradients.md): at every point where the primal is finite, an op
+    whose cotangent is exactly 0 adds exactly 0 to its arguments' gradients, even where its
+    partial derivatives are infinite or nan: the gradient is 1 for each argument."""
+    py = getattr(zero_ct_funcs, f"z_{row.name}")
+    arity = len(next(iter(row.sigs)))
+    f = pyad.jit_grad(py, argnums="all")
+    for point in itertools.product(SPECIAL, repeat=arity):
+        try:
+            want = py(*point)
+        except (ValueError, ZeroDivisionError, OverflowError):
+            continue
+        if not isinstance(want, float) or not math.isfinite(want):
+            continue  # (-1.0) ** 0.5 is complex in CPython
+        if row.name in ("floor", "ceil") and abs(point[0]) >= 2.0 ** 63:
+            continue  # pyad's ints are 64-bit: math.floor(1e308) is an OverflowError
+        assert f.grad(*point) == (1.0,) * arity, point
+        assert f.pullback(*point)[1](1.0) == (1.0,) * arity, point
 
 
 def test_lgamma_derivative_is_digamma():
