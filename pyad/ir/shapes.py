@@ -9,8 +9,9 @@ state of `s = np.array([x, y, z])` updated by `s = s + dt * k` in a loop is know
 3 long on every trip.
 
 `fold_known(func)` writes what `known` found into the IR: known scalars become `const`
-ops, a `select` with a known condition becomes the value it picks, and a `raise_if` whose
-condition is known false goes (the broadcasting checks of arrays of known shapes, the
+ops, a `select` with a known condition (or two equal choices) becomes the value it picks,
+a `dim` the size it is known to equal, `x ** 2` the product `x * x` (the same bits: the
+square correctly rounded), and a `raise_if` whose condition is known false goes (the broadcasting checks of arrays of known shapes, the
 bounds checks of constant indices). The scalar replacement of small arrays
 (pyad/ir/scalarize.py) builds on it.
 """
@@ -150,6 +151,9 @@ class _Analysis:
             if r != s.outs[0].name:
                 self.same[s.outs[0].name] = r
             return self.facts.get(r) if isinstance(r, str) else None
+        if s.op == "mul" and s.outs[0].type == I64 and any(
+                a == 0 and not isinstance(a, bool) for a in args):
+            return 0
         if s.op in _SAME and s.args[0].type == I64 and self.rep(s.args[0]) == self.rep(s.args[1]):
             return _SAME[s.op]
         if s.op == "select" and not isinstance(args[0], bool) and \
@@ -231,6 +235,15 @@ def fold_known(func: Func) -> Func:
                     continue
                 if s.op == "dim" and isinstance(same, tuple):
                     s = Op(s.outs, "dim", (an.vars[same[1]],), (same[2],), s.loc)
+                if s.op == "mul" and out.type == I64 and any(
+                        facts.get(v.name) == 1 and not isinstance(facts.get(v.name), bool)
+                        for v in s.args):   # i * 1 (the other factor; i * 0 is folded)
+                    one = 0 if facts.get(s.args[0].name) == 1 else 1
+                    alias[out.name] = s.args[1 - one]
+                    continue
+                if s.op in ("pow", "ipow") and facts.get(s.args[1].name) == 2 and \
+                        not isinstance(facts.get(s.args[1].name), bool):
+                    s = Op(s.outs, "mul", (s.args[0], s.args[0]), (), s.loc)   # x ** 2
             body.append(s)
         return Block(block.params, tuple(body), block.results)
 

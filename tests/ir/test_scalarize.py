@@ -180,3 +180,15 @@ def test_a_fact_survives_a_loop_that_keeps_it():
     f = pyad.jit_grad(g)
     np.testing.assert_allclose(f(2.0, 4), g(2.0, 4))
     assert Shape((3,)).size == 3
+
+
+def _squares(x, v, k):
+    """x ** 2 of numbers and arrays, an int index times one."""
+    return x ** 2 + np.sum(v ** 2) + v[k * 1] ** 2.0 + float(k ** 2)
+
+
+def test_squares_are_products_and_times_one_is_the_index():
+    f = check_against_python(_squares, 1.5, np.array([0.5, -2.0, 3.0]), 2)
+    text = f.ir(1.5, np.array([0.5, -2.0, 3.0]), 2)
+    assert " pow " not in text and " ipow " not in text
+    assert f(1.5, np.array([0.5, -2.0, 3.0]), 2) == _squares(1.5, np.array([0.5, -2.0, 3.0]), 2)
