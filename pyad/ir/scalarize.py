@@ -98,6 +98,8 @@ def unroll(func: Func, facts: dict[str, object]) -> Func:
         out = Builder(names)
         alias: dict[str, Var] = {}
         for s in b.body:
+            if alias:   # uses of the results of loops unrolled before this statement
+                s = rename_block(Block((), (s,), ()), alias).body[0]
             if isinstance(s, While) and worth(s):
                 changed = True
                 k, lo, _, step = range_bounds(s)
@@ -115,7 +117,7 @@ def unroll(func: Func, facts: dict[str, object]) -> Func:
                 s = If(s.outs, s.cond, block(s.then), block(s.orelse), s.loc)
             elif isinstance(s, While):
                 s = While(s.outs, s.inits, block(s.cond), block(s.body), s.loc, s.note)
-            out.stmts.append(rename_block(Block((), (s,), ()), alias).body[0] if alias else s)
+            out.stmts.append(s)
         return Block(b.params, tuple(out.stmts), tuple(alias.get(r.name, r) for r in b.results))
 
     new = block(func.block)

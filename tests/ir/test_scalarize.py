@@ -192,3 +192,15 @@ def test_squares_are_products_and_times_one_is_the_index():
     text = f.ir(1.5, np.array([0.5, -2.0, 3.0]), 2)
     assert " pow " not in text and " ipow " not in text
     assert f(1.5, np.array([0.5, -2.0, 3.0]), 2) == _squares(1.5, np.array([0.5, -2.0, 3.0]), 2)
+
+
+def _loop_after_unrolled_loop(x):
+    """The second element loop reads the first's result (the max): both are unrolled in
+    one pass (found by the differential tester, seed 155: a use left unrenamed)."""
+    sc = np.zeros(5)
+    sc = sc - np.max(sc) + x
+    return np.sum(sc) + np.max(sc * sc)
+
+
+def test_a_loop_unrolled_after_one_it_reads():
+    check_against_python(_loop_after_unrolled_loop, 0.75)
