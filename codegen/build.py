@@ -19,6 +19,7 @@ from . import jit
 from .python import wrap as pywrap, wrap_arrays as pywrap_arrays
 from .lower.emit import ModuleState, emit_kernel
 from .python.cffi_call import PyWrapper, RawKernel
+from .python.kernel_facts import has_loop
 
 #: Whether array kernels get native wrappers (tests switch it off to compare with the cffi path).
 NATIVE_ARRAYS = pywrap_arrays.NUMPY_LAYOUT is not None
@@ -83,6 +84,8 @@ def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpe
                                    unpack_saved=k.unpack_saved), k)
     if not NATIVE_ARRAYS and any(is_array(t) for k in kernels for t in sum(k.kinds(), [])):
         return _compile_pycall(name, module, fns, wrappers, fastmath, pyname, object_cache)
+    for fn, _k in fns.values():
+        _called_by_wrappers_only(fn)
     for w in wrappers:
         fn, k = fns[w.kernel]
         params, outs = k.kinds()
@@ -93,6 +96,16 @@ def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpe
     callables = {w.name: pywrap.make_callable(lib, w.name, w.fallback, pickle_as=w.pickle_as)
                  for w in wrappers}
     return Unit(lib, callables, lib.llvm_ir)
+
+
+def _called_by_wrappers_only(fn: ir.Function) -> None:
+    """A kernel called only by this module's wrappers: internal (no symbol of its own), and
+    not inlined when it holds a loop. LLVM would otherwise inline it into every wrapper that
+    calls it (grad and value_and_grad share one) and keep the original too, optimizing and
+    compiling its loops up to three times; a call costs a nanosecond next to a loop."""
+    fn.linkage = "internal"
+    if has_loop(fn):
+        fn.attributes.add("noinline")
 
 
 def _compile_pycall(name: str, module: ir.Module, fns: dict, wrappers: list[WrapperSpec],
