@@ -6,10 +6,11 @@
 A `Timings` belongs to one signature (a `_Specialization` in api/jit.py) and is handed
 explicitly to the passes and to codegen, which time their work with `with t.phase(name):`.
 Phases (in order, `PHASES`): "frontend" (parse and lowering to IR), "IR optimization" (the
-simplifying passes and the expansion to element loops), "AD" (the gradient IR), "LLVM IR
-emission" (the LLVM module built and printed), "cache" (key and lookup of the on-disk
-cache), "LLVM optimization", "machine code" (object emission), "linking" (into the JIT) and
-"wrapper build" (the Python callables). A phase nested in another is charged to the inner
+simplifying passes and the expansion to element loops), "AD" (the gradient IR), "code
+generator import" (llvmlite and pyad.codegen, at the first compile of the process only),
+"LLVM IR emission" (the LLVM module built, printed, parsed and verified by LLVM), "cache"
+(key, lookup and store of the on-disk cache), "LLVM optimization", "machine code" (the
+object file), "linking" (into the JIT) and "wrapper build" (the Python callables). A phase nested in another is charged to the inner
 one only, so the phases add up to the time spent compiling ("total", measured around each
 compile step on its own clock). Every compiled unit (the primal, the gradient kernels, the
 pullback kernels) adds to its signature's entry.
@@ -25,12 +26,12 @@ import os
 import sys
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Iterator
 
 ENV_VAR = "PYAD_TIMINGS"
-PHASES = ("frontend", "IR optimization", "AD", "LLVM IR emission", "cache",
-          "LLVM optimization", "machine code", "linking", "wrapper build")
+PHASES = ("frontend", "IR optimization", "AD", "code generator import", "LLVM IR emission",
+          "cache", "LLVM optimization", "machine code", "linking", "wrapper build")
 
 
 def enabled() -> bool:
@@ -87,3 +88,8 @@ class Timings:
         """Seconds per phase (every phase, zero if it did not run) and the "total"."""
         with self._lock:
             return {**self.seconds, "total": self.total}
+
+
+def phase(timings: Timings | None, name: str):
+    """`timings.phase(name)`, or a block that times nothing when `timings` is None."""
+    return nullcontext() if timings is None else timings.phase(name)
