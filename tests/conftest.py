@@ -1,21 +1,13 @@
-"""How the suite is spread over pytest-xdist's workers (`python -m pytest -x -q -n auto`;
-pyproject.toml sets `--dist loadgroup`).
+"""How the suite is spread over pytest-xdist's workers (`python -m pytest -x -q -n auto`).
 
-The tests of one file run in one worker: module-scoped fixtures (libraries built by
-`pyad compile`, the benchmark run, ...) and the caches of compiled functions a file shares
-between its tests are then built once, not once per worker. Tests marked `heavy` (tens of
-seconds each, e.g. the differential tester's parts) are their own group each and are handed
-out first, so that they do not end the run alone on one worker. Without `-n` nothing changes.
+Tests marked `heavy` (tens of seconds each, e.g. the differential tester's parts) are handed
+out first, so that they do not end the run alone on one worker. pyproject.toml sets
+`--dist loadgroup`: a module whose tests must share one worker can mark them with
+`pytest.mark.xdist_group(name)`; no module does so today (module-scoped fixtures are then
+built once per worker that runs the module's tests). Without `-n` only the order changes.
 """
 from __future__ import annotations
 
-import pytest
-
 
 def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if item.get_closest_marker("heavy") is not None:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid))
-        elif item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
     items.sort(key=lambda item: item.get_closest_marker("heavy") is None)  # stable
