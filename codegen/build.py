@@ -14,11 +14,13 @@ from typing import Any, Callable
 from llvmlite import ir
 
 from pyad.ir.nodes import Func, is_array
+from pyad.timings import Timings, phase
 
 from . import jit
 from .python import wrap as pywrap, wrap_arrays as pywrap_arrays
 from .lower.emit import ModuleState, emit_kernel
 from .python.cffi_call import PyWrapper, RawKernel
+from .python.kernel_facts import has_loop
 
 #: Whether array kernels get native wrappers (tests switch it off to compare with the cffi path).
 NATIVE_ARRAYS = pywrap_arrays.NUMPY_LAYOUT is not None
@@ -63,7 +65,7 @@ class Unit:
 def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpec], *,
                  fastmath: bool = False, boundscheck: bool = True,
                  pyname: str | None = None, object_cache=None,
-                 max_depth: int | None = None) -> Unit:
+                 max_depth: int | None = None, timings: Timings | None = None) -> Unit:
     """Compile `kernels` with native CPython `wrappers`, or, when a kernel takes or returns
     arrays and :data:`NATIVE_ARRAYS` is false, with `python.cffi_call.PyWrapper` callables of the same
     contract.
@@ -73,32 +75,57 @@ def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpe
     GIL around its kernel call when the kernel contains a loop (pywrap `release_gil`): a
     straight-line kernel takes nanoseconds, less than the release costs. `max_depth` is the
     call-depth limit of natively called functions (`pyad.pipeline.max_call_depth()`),
-    needed when the kernels call any."""
+    needed when the kernels call any. `timings` (pyad/timings.py) gets the time of the
+    phases."""
     module = ir.Module(name=name)
     state = ModuleState(module, max_depth)
     fns = {}
-    for k in kernels:
-        fns[k.name] = (emit_kernel(state, k.func, f"{k.func.name}.kernel", fastmath=fastmath,
-                                   boundscheck=boundscheck, pack_saved=k.pack_saved,
-                                   unpack_saved=k.unpack_saved), k)
+    with phase(timings, "LLVM IR emission"):
+        for k in kernels:
+            fns[k.name] = (emit_kernel(state, k.func, f"{k.func.name}.kernel", fastmath=fastmath,
+                                       boundscheck=boundscheck, pack_saved=k.pack_saved,
+                                       unpack_saved=k.unpack_saved), k)
     if not NATIVE_ARRAYS and any(is_array(t) for k in kernels for t in sum(k.kinds(), [])):
-        return _compile_pycall(name, module, fns, wrappers, fastmath, pyname, object_cache)
-    for w in wrappers:
-        fn, k = fns[w.kernel]
-        params, outs = k.kinds()
-        pywrap.emit_wrapper(module, fn, name=w.name, params=params[:len(params) - len(w.shadows)],
-                            outs=outs, result=w.result, doc=w.doc, pyname=pyname or w.name,
-                            release_gil=pywrap.has_loop(fn), shadows=w.shadows)
-    lib = jit.compile_module(module, [], fastmath=fastmath, name=name, object_cache=object_cache)
-    callables = {w.name: pywrap.make_callable(lib, w.name, w.fallback, pickle_as=w.pickle_as)
-                 for w in wrappers}
+        return _compile_pycall(name, module, fns, wrappers, fastmath, pyname, object_cache,
+                               timings)
+    with phase(timings, "LLVM IR emission"):
+        for fn, _k in fns.values():
+            _called_by_wrappers_only(fn)
+        for w in wrappers:
+            fn, k = fns[w.kernel]
+            params, outs = k.kinds()
+            pywrap.emit_wrapper(module, fn, name=w.name,
+                                params=params[:len(params) - len(w.shadows)], outs=outs,
+                                result=w.result, doc=w.doc, pyname=pyname or w.name,
+                                release_gil=pywrap.has_loop(fn), shadows=w.shadows)
+    lib = jit.compile_module(module, [], fastmath=fastmath, name=name, object_cache=object_cache,
+                             timings=timings)
+    with phase(timings, "wrapper build"):
+        callables = {w.name: pywrap.make_callable(lib, w.name, w.fallback,
+                                                  pickle_as=w.pickle_as) for w in wrappers}
     return Unit(lib, callables, lib.llvm_ir)
 
 
+def _called_by_wrappers_only(fn: ir.Function) -> None:
+    """A kernel called only by this module's wrappers: internal (no symbol of its own), and
+    not inlined when it holds a loop. LLVM would otherwise inline it into every wrapper that
+    calls it (grad and value_and_grad share one) and keep the original too, optimizing and
+    compiling its loops up to three times; a call costs a nanosecond next to a loop."""
+    fn.linkage = "internal"
+    if has_loop(fn):
+        fn.attributes.add("noinline")
+
+
 def _compile_pycall(name: str, module: ir.Module, fns: dict, wrappers: list[WrapperSpec],
-                    fastmath: bool, pyname: str | None, object_cache) -> Unit:
-    lib = jit.compile_module(module, [fn.name for fn, _ in fns.values()],
-                             fastmath=fastmath, name=name, object_cache=object_cache)
+                    fastmath: bool, pyname: str | None, object_cache,
+                    timings: Timings | None) -> Unit:
+    lib = jit.compile_module(module, [fn.name for fn, _ in fns.values()], fastmath=fastmath,
+                             name=name, object_cache=object_cache, timings=timings)
+    with phase(timings, "wrapper build"):
+        return Unit(lib, _pycall_wrappers(lib, fns, wrappers, pyname), lib.llvm_ir)
+
+
+def _pycall_wrappers(lib, fns: dict, wrappers: list[WrapperSpec], pyname: str | None) -> dict:
     callables = {}
     for w in wrappers:
         fn, k = fns[w.kernel]
@@ -108,4 +135,4 @@ def _compile_pycall(name: str, module: ir.Module, fns: dict, wrappers: list[Wrap
         callables[w.name] = PyWrapper(raw, params[:len(params) - len(w.shadows)], w.shadows,
                                       w.result, name=pyname or w.name, fallback=w.fallback,
                                       pickle_as=w.pickle_as)
-    return Unit(lib, callables, lib.llvm_ir)
+    return callables

@@ -23,6 +23,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from pyad import _runtime as pyad_runtime
+from pyad.timings import Timings, phase
 
 from . import symbols
 from .library import COMPILE_LOCK, LIVE, CodeOwner, CompiledLibrary, register
@@ -197,7 +198,7 @@ def _optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, opt: int) -> None:
 
 def compile_module(module: ir.Module, exports: Sequence[str], *, opt: int = 2,
                    fastmath: bool = False, name: str | None = None,
-                   object_cache=None) -> CompiledLibrary:
+                   object_cache=None, timings: Timings | None = None) -> CompiledLibrary:
     """Compile `module` to native code in the process-wide JIT.
 
     `exports` are the symbols whose addresses are wanted (plus :func:`exported_data`). `opt` is the optimization level 0..3 (pipeline and codegen).
@@ -212,6 +213,10 @@ def compile_module(module: ir.Module, exports: Sequence[str], *, opt: int = 2,
     is called after a fresh compile, ``reject(key, name)`` when a loaded object fails to link
     (the module is then compiled afresh). A cached object links exactly like a fresh one.
 
+    `timings` (pyad/timings.py) gets the time of the phases: "LLVM IR emission" (printing
+    the module, LLVM parsing and verifying it), "cache", "LLVM optimization", "machine code"
+    (the object file) and "linking".
+
     Raises RuntimeError ("pyad internal compiler error: ...") if the IR does not verify,
     references an external symbol outside the allow-list, or fails to link.
     """
@@ -221,26 +226,29 @@ def compile_module(module: ir.Module, exports: Sequence[str], *, opt: int = 2,
     with COMPILE_LOCK:
         triple, cpu, features = host_cpu()
         tm = _target_machine(opt)
-        module.triple = triple
-        module.data_layout = str(tm.target_data)
-        unoptimized = str(module)
-        text = _add_fastmath(unoptimized) if fastmath else unoptimized
+        with phase(timings, "LLVM IR emission"):
+            module.triple = triple
+            module.data_layout = str(tm.target_data)
+            unoptimized = str(module)
+            text = _add_fastmath(unoptimized) if fastmath else unoptimized
         key = None
         if object_cache is not None and llvm.get_object_format() == "ELF":
             target = (triple, cpu, features, opt, _JIT_RELOC, _JIT_CODEMODEL, fastmath,
                       tuple(all_exports))
-            key = object_cache.key(text, target)
-            hit = object_cache.load(key, name)
+            with phase(timings, "cache"):
+                key = object_cache.key(text, target)
+                hit = object_cache.load(key, name)
             if hit is not None:
                 obj, optimized = hit
                 try:
-                    return _link(obj, {}, all_exports, name, optimized, unoptimized)
+                    with phase(timings, "linking"):
+                        return _link(obj, {}, all_exports, name, optimized, unoptimized)
                 except Exception:  # noqa: BLE001 -- a bad entry: forget it and compile afresh
                     object_cache.reject(key, name)
-        mod = _parse(text, f"module {module.name!r}")
-
-        defined = {f.name for f in mod.functions if not f.is_declaration}
-        defined |= {g.name for g in mod.global_variables if not g.is_declaration}
+        with phase(timings, "LLVM IR emission"):
+            mod = _parse(text, f"module {module.name!r}")
+            defined = {f.name for f in mod.functions if not f.is_declaration}
+            defined |= {g.name for g in mod.global_variables if not g.is_declaration}
         missing = [e for e in all_exports if e not in defined]
         if missing:
             raise RuntimeError(f"pyad internal compiler error: exported symbols {missing} are not "
@@ -248,13 +256,17 @@ def compile_module(module: ir.Module, exports: Sequence[str], *, opt: int = 2,
         # Fail early (before optimizing) on a declared external outside the allow-list.
         imports = {n: resolve_symbol(n) for n in _declared_externals(mod)}
 
-        _optimize(mod, tm, opt)
-        optimized = str(mod)
-        obj = tm.emit_object(mod)
-        del mod
-        lib = _link(obj, imports, all_exports, name, optimized, unoptimized)
+        with phase(timings, "LLVM optimization"):
+            _optimize(mod, tm, opt)
+            optimized = str(mod)
+        with phase(timings, "machine code"):
+            obj = tm.emit_object(mod)
+            del mod
+        with phase(timings, "linking"):
+            lib = _link(obj, imports, all_exports, name, optimized, unoptimized)
         if key is not None:
-            object_cache.store(key, name, obj, optimized)
+            with phase(timings, "cache"):
+                object_cache.store(key, name, obj, optimized)
         return lib
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import ad
+from .timings import Timings, phase
 from .frontend import lower as frontend, recursion
 from .ir import opt
 from .ir.expand import expand
@@ -21,20 +22,25 @@ from .ir.nodes import F64, Func, Op, callees_of, walk
 from .ir.verify import verify
 
 
-def primal_ir(fn: types.FunctionType, sig: tuple[str, ...], treedef=None) -> tuple[Func, Any]:
+def primal_ir(fn: types.FunctionType, sig: tuple[str, ...], treedef=None,
+              timings: Timings | None = None) -> tuple[Func, Any]:
     """Source -> typed SSA IR, simplified. Returns the Func and the shape of its result.
     `sig` are the types of the parameters' leaves, `treedef` their structure (one subtree per
-    parameter; None: each parameter one leaf)."""
-    func, shape = frontend.lower(fn, sig, treedef)  # Python AST -> IR (located errors)
-    for c in callees_of(func):              # recursive callees, as lowered, in loops
-        c.func = native(simplify(c.func))
-    return simplify(func), shape
+    parameter; None: each parameter one leaf). `timings` (timings.py) gets the time of the
+    phases."""
+    with phase(timings, "frontend"):
+        func, shape = frontend.lower(fn, sig, treedef)  # Python AST -> IR (located errors)
+    with phase(timings, "IR optimization"):
+        for c in callees_of(func):              # recursive callees, as lowered, in loops
+            c.func = native(simplify(c.func))
+        return simplify(func), shape
 
 
-def native(func: Func) -> Func:
+def native(func: Func, timings: Timings | None = None) -> Func:
     """What codegen compiles: whole-array primitives turned into element loops (after AD,
     which differentiates them at the array level)."""
-    return verify(opt.dce(expand(func)))
+    with phase(timings, "IR optimization"):
+        return verify(opt.dce(expand(func)))
 
 
 def simplify(func: Func) -> Func:
@@ -56,16 +62,18 @@ class GradientIR:
     fused: Func | None      # forward + backward with cotangent 1.0, for a single float result
 
 
-def gradient_ir(func: Func, wrt: tuple[int, ...], budget: ad.Budget | None = None) -> GradientIR:
+def gradient_ir(func: Func, wrt: tuple[int, ...], budget: ad.Budget | None = None,
+                timings: Timings | None = None) -> GradientIR:
     """`budget`: taped loops keep their tape under it by checkpointing (ad/checkpoint.py)."""
-    g = ad.differentiate(func, wrt, budget=budget)  # reverse sweep, saved values, CSE, DCE
-    verify(g.fwd)
-    verify(g.bwd)
-    scalar = len(func.results) == 1 and func.results[0].type == F64
-    fused = native(verify(ad.fused(g, seed=1.0))) if scalar else None
-    g = replace(g, fwd=native(g.fwd), bwd=native(g.bwd))
-    callee_gradients([g.fwd, g.bwd] + ([fused] if fused else []))
-    return GradientIR(g, fused)
+    with phase(timings, "AD"):
+        g = ad.differentiate(func, wrt, budget=budget)  # reverse sweep, saved values, CSE, DCE
+        verify(g.fwd)
+        verify(g.bwd)
+        scalar = len(func.results) == 1 and func.results[0].type == F64
+        fused = native(verify(ad.fused(g, seed=1.0)), timings) if scalar else None
+        g = replace(g, fwd=native(g.fwd, timings), bwd=native(g.bwd, timings))
+        callee_gradients([g.fwd, g.bwd] + ([fused] if fused else []))
+        return GradientIR(g, fused)
 
 
 def callee_gradients(funcs: list[Func]) -> None:

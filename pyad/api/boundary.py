@@ -14,13 +14,18 @@ user's, scipy's) stay.
 Not cut: `PyadInternalError` (a bug in pyad: its frames are what a bug report needs), and
 anything that is not an `Exception` (KeyboardInterrupt). With the environment variable
 `PYAD_TRACEBACK=1` (read here, when an error passes) nothing is cut.
+
+Also here: the fallback a native wrapper calls (`weak_call`), and `guard`, which turns a bug
+in the compiler into a `PyadInternalError`.
 """
 from __future__ import annotations
 
 import functools
 import os
+import threading
 import types
-from typing import Callable, TypeVar
+import weakref
+from typing import Any, Callable, TypeVar
 
 from ..errors import PyadError, PyadInternalError
 
@@ -83,3 +88,50 @@ def _filtered(tb: types.TracebackType | None) -> types.TracebackType | None:
 def _is_pyad(frame: types.FrameType) -> bool:
     name = frame.f_globals.get("__name__", "")
     return name == "pyad" or name.startswith("pyad.")
+
+
+def weak_call(owner: Any, method: str, *prefix) -> Callable:
+    """`getattr(owner, method)(*prefix, ...)` as a user's entry point, holding `owner` (a
+    JitGrad) weakly: the fallback of native wrappers, whose compiled code (and the pullbacks
+    holding it) may outlive the JitGrad object."""
+    ref = weakref.ref(owner)
+
+    def call(*args, **kwargs):
+        __tracebackhide__ = True  # a user's entry point (boundary.py)
+        obj = ref()
+        if obj is None:
+            raise ReferenceError("the pyad.jit_grad function was deleted")
+        if getattr(_converted, "active", False):
+            raise PyadInternalError("internal compiler error: a compiled function refused the "
+                                    "arguments its dispatcher had converted for it")
+        try:
+            return getattr(obj, method)(*prefix, *args, **kwargs)
+        except Exception as exc:  # the user's entry point: see boundary.py
+            if keeps_internals(exc):
+                raise
+            raise without_internals(exc)
+    return call
+
+
+# Set while a dispatcher calls native code with converted arguments: the wrapper must accept
+# them, and if it handed them back to its fallback instead, the two would recurse forever.
+# (Kernels never call Python, so nothing else can reach a fallback in between.)
+_converted = threading.local()
+
+
+def call_converted(fn: Callable, args: tuple):
+    _converted.active = True
+    try:
+        return fn(*args)
+    finally:
+        _converted.active = False
+
+
+def guard(thunk: Callable):
+    """Run compiler code; report unexpected exceptions as pyad internal errors."""
+    try:
+        return thunk()
+    except (PyadError, TypeError, ValueError):
+        raise
+    except Exception as exc:  # a bug in pyad: never surface a bare KeyError/AttributeError
+        raise PyadInternalError(f"internal compiler error: {type(exc).__name__}: {exc}") from exc

@@ -27,16 +27,15 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
-import weakref
 from typing import Any, Callable
 
 
 from .. import ad, pipeline, pytree
+from ..timings import Timings, phase
 from . import arrays as api_arrays, binding, methods, pickling
-from .boundary import keeps_internals, user_facing, without_internals
+from .boundary import call_converted, guard, user_facing, weak_call
 from .pullback import ArrayPullback, Pullback
 from .cache import ObjectCache
-from ..errors import PyadError, PyadInternalError
 from ..ir.nodes import F64, Op, is_array, walk
 
 _GRADIENT_ENTRY = ("grad", "value_and_grad")
@@ -71,7 +70,12 @@ class _Specialization:
         n = len(owner._params.names)
         self.owner, self.sig = owner, sig
         self.treedef = (pytree.LEAF,) * n if treedef is None else treedef
-        self.func, self.shape = pipeline.primal_ir(owner.fn, sig, self.treedef)
+        #: where this signature's compile time went (pyad/timings.py, `JitGrad.timings()`)
+        self.timings = Timings()
+        self.what = f"{owner.__name__}({', '.join(sig)})"
+        with self.timings.step(f"{self.what} primal IR"):
+            self.func, self.shape = pipeline.primal_ir(owner.fn, sig, self.treedef,
+                                                       self.timings)
         # arrays in or out (the pullback keeps copies of the arguments and shadow arrays)
         self.arrays = any(is_array(v.type) for v in self.func.params + self.func.results)
         # the leaves of parameter p are sig[spans[p][0]:spans[p][1]]
@@ -92,18 +96,21 @@ class _Specialization:
     def primal(self) -> Callable:
         with self.lock:
             if self.primal_unit is None:
-                # import-time: llvmlite loads on the first compile, `import pyad` stays fast
-                from ..codegen.build import KernelSpec, WrapperSpec, compile_unit
-                result = self.shape if self.native_result \
-                    else tuple(range(len(self.func.results)))
-                self.primal_unit = compile_unit(
-                    self.func.name, [KernelSpec("primal", pipeline.native(self.func))],
-                    [WrapperSpec("primal", "primal", result, self.owner.__doc__ or "",
-                                 _weak_call(self.owner, "_dispatch_call"),
-                                 pickle_as=(self.owner, "__call__"))],
-                    fastmath=self.owner.fastmath, boundscheck=self.owner.boundscheck,
-                    pyname=self.owner.__name__, object_cache=self.owner._object_cache,
-                    max_depth=pipeline.max_call_depth())
+                with self.timings.step(f"{self.what} primal"):
+                    with phase(self.timings, "code generator import"):
+                        # import-time: llvmlite loads on the first compile, not with pyad
+                        from ..codegen.build import KernelSpec, WrapperSpec, compile_unit
+                    result = self.shape if self.native_result \
+                        else tuple(range(len(self.func.results)))
+                    kernel = pipeline.native(self.func, self.timings)
+                    self.primal_unit = compile_unit(
+                        self.func.name, [KernelSpec("primal", kernel)],
+                        [WrapperSpec("primal", "primal", result, self.owner.__doc__ or "",
+                                     weak_call(self.owner, "_dispatch_call"),
+                                     pickle_as=(self.owner, "__call__"))],
+                        fastmath=self.owner.fastmath, boundscheck=self.owner.boundscheck,
+                        pyname=self.owner.__name__, object_cache=self.owner._object_cache,
+                        max_depth=pipeline.max_call_depth(), timings=self.timings)
             return self.primal_unit.callables["primal"]
 
     def result(self, out) -> Any:
@@ -189,7 +196,8 @@ class _Specialization:
             if key in self.grads:
                 return self.grads[key]
             wrt = self.wrt(argnums)
-            self.grads[key] = g = _GradientUnit(self, argnums, wrt)
+            with self.timings.step(f"{self.what} gradient IR"):
+                self.grads[key] = g = _GradientUnit(self, argnums, wrt)
             return g
 
 
@@ -200,7 +208,7 @@ class _GradientUnit:
     def __init__(self, spec: _Specialization, argnums, wrt: tuple[int, ...]) -> None:
         func = spec.func
         self.spec, self.argnums, self.wrt = spec, argnums, wrt
-        gir = pipeline.gradient_ir(func, wrt, spec.owner._budget)
+        gir = pipeline.gradient_ir(func, wrt, spec.owner._budget, spec.timings)
         self.g, self.fwd, self.bwd, self.fused = gir.g, gir.g.fwd, gir.g.bwd, gir.fused
         self.scalar = self.fused is not None and spec.shape == 0
         # the forward sweep allocates shadows of the function's own arrays: every call of
@@ -216,47 +224,54 @@ class _GradientUnit:
         unit = self._units.get(which)  # compiled already (entries are never replaced)
         if unit is not None:
             return unit
-        # import-time: llvmlite loads on the first compile, `import pyad` stays fast
-        from ..codegen.build import KernelSpec, WrapperSpec, compile_unit
-        from ..codegen.python.wrap import Shadow
         with self.lock:
             if which in self._units:
                 return self._units[which]
-            spec, owner, g, argnums, wrt = self.spec, self.spec.owner, self.g, self.argnums, self.wrt
-            if which == "vg":
-                # gradients of array arguments accumulate into zero shadows the wrapper makes
-                gs = spec.grad_spec(argnums, wrt, 1, Shadow)
-                shadows = tuple(p for p in wrt if is_array(spec.sig[p]))
-                kernels = [KernelSpec("vg", self.fused)]
-                # the native f.grad / f.value_and_grad pickle as those attributes of f
-                mine = argnums is owner.argnums
-                wrappers = [
-                    WrapperSpec("grad", "vg", gs, f"gradient of {owner.__name__}",
-                                _weak_call(owner, "_dispatch_grad", argnums, False),
-                                pickle_as=(owner, "grad") if mine else None, shadows=shadows),
-                    WrapperSpec("value_and_grad", "vg", (0, gs),
-                                f"value and gradient of {owner.__name__}",
-                                _weak_call(owner, "_dispatch_grad", argnums, True),
-                                pickle_as=(owner, "value_and_grad") if mine else None,
-                                shadows=shadows),
-                ]
-            else:
-                kernels = [KernelSpec("fwd", g.fwd, pack_saved=len(g.saved)),
-                           KernelSpec("bwd", g.bwd, unpack_saved=len(g.saved))]
-                if spec.arrays or not spec.native_gradient(argnums):
-                    # flat gradients: ArrayPullback takes arrays from its shadows and builds
-                    # the structure
-                    back = tuple(None if is_array(spec.sig[p]) else k for k, p in enumerate(wrt))
-                else:
-                    back = spec.grad_spec(argnums, wrt, 0)
-                wrappers = [WrapperSpec("fwd", "fwd", tuple(range(len(spec.func.results) + 1))),
-                            WrapperSpec("bwd", "bwd", back)]
-            unit = compile_unit(f"{spec.func.name}.{which}", kernels, wrappers,
-                                fastmath=owner.fastmath, boundscheck=owner.boundscheck,
-                                pyname=owner.__name__, object_cache=owner._object_cache,
-                                max_depth=pipeline.max_call_depth())
+            timings = self.spec.timings
+            with timings.step(f"{self.spec.what} {'gradient' if which == 'vg' else which}"):
+                unit = self._compile_now(which, timings)
             self._units[which] = unit
             return unit
+
+    def _compile_now(self, which: str, timings: Timings):
+        """The unit `which` ('vg' or 'pullback'), compiled (under the lock)."""
+        with phase(timings, "code generator import"):
+            # import-time: llvmlite loads on the first compile, `import pyad` stays fast
+            from ..codegen.build import KernelSpec, WrapperSpec, compile_unit
+            from ..codegen.python.wrap import Shadow
+        spec, owner, g, argnums, wrt = self.spec, self.spec.owner, self.g, self.argnums, self.wrt
+        if which == "vg":
+            # gradients of array arguments accumulate into zero shadows the wrapper makes
+            gs = spec.grad_spec(argnums, wrt, 1, Shadow)
+            shadows = tuple(p for p in wrt if is_array(spec.sig[p]))
+            kernels = [KernelSpec("vg", self.fused)]
+            # the native f.grad / f.value_and_grad pickle as those attributes of f
+            mine = argnums is owner.argnums
+            wrappers = [
+                WrapperSpec("grad", "vg", gs, f"gradient of {owner.__name__}",
+                            weak_call(owner, "_dispatch_grad", argnums, False),
+                            pickle_as=(owner, "grad") if mine else None, shadows=shadows),
+                WrapperSpec("value_and_grad", "vg", (0, gs),
+                            f"value and gradient of {owner.__name__}",
+                            weak_call(owner, "_dispatch_grad", argnums, True),
+                            pickle_as=(owner, "value_and_grad") if mine else None,
+                            shadows=shadows),
+            ]
+        else:
+            kernels = [KernelSpec("fwd", g.fwd, pack_saved=len(g.saved)),
+                       KernelSpec("bwd", g.bwd, unpack_saved=len(g.saved))]
+            if spec.arrays or not spec.native_gradient(argnums):
+                # flat gradients: ArrayPullback takes arrays from its shadows and builds
+                # the structure
+                back = tuple(None if is_array(spec.sig[p]) else k for k, p in enumerate(wrt))
+            else:
+                back = spec.grad_spec(argnums, wrt, 0)
+            wrappers = [WrapperSpec("fwd", "fwd", tuple(range(len(spec.func.results) + 1))),
+                        WrapperSpec("bwd", "bwd", back)]
+        return compile_unit(f"{spec.func.name}.{which}", kernels, wrappers,
+                            fastmath=owner.fastmath, boundscheck=owner.boundscheck,
+                            pyname=owner.__name__, object_cache=owner._object_cache,
+                            max_depth=pipeline.max_call_depth(), timings=timings)
 
     def entry(self, which: str) -> Callable:
         """The native callable `which`: grad, value_and_grad, fwd or bwd."""
@@ -301,7 +316,7 @@ class JitGrad:
         self._specs: dict[Any, _Specialization] = {}
         self._first: _Specialization | None = None  # the signature with the native fast path
         self._lock = threading.Lock()
-        self.__call__ = _weak_call(self, "_dispatch_call")
+        self.__call__ = weak_call(self, "_dispatch_call")
 
     def __get__(self, obj, objtype=None):
         """`instance.method` for a compiled method: bound to the instance (methods.py)."""
@@ -325,7 +340,7 @@ class JitGrad:
             with self._lock:
                 spec = self._specs.get(key)
                 if spec is None:
-                    spec = _guard(lambda: _Specialization(self, sig, treedef))
+                    spec = guard(lambda: _Specialization(self, sig, treedef))
                     if self._first is None and spec.direct:
                         self._first = spec
                     self._specs[key] = spec
@@ -339,20 +354,20 @@ class JitGrad:
 
     def _dispatch_call(self, *args, **kwargs):
         spec, leaves = self.bind(args, kwargs)
-        fn = _guard(spec.primal)
+        fn = guard(spec.primal)
         if spec is self._first:
             self.__call__ = fn  # the first direct signature gets the native fast path
-        return spec.result(_call_converted(fn, self._convert(spec, leaves)))
+        return spec.result(call_converted(fn, self._convert(spec, leaves)))
 
     def _dispatch_grad(self, argnums, with_value: bool, *args, **kwargs):
         spec, leaves = self.bind(args, kwargs)
-        unit = _guard(lambda: spec.gradient(argnums))
+        unit = guard(lambda: spec.gradient(argnums))
         which = "value_and_grad" if with_value else "grad"
-        fn = _guard(lambda: unit.entry(which))
+        fn = guard(lambda: unit.entry(which))
         native = spec.native_gradient(argnums)
         if argnums is self.argnums and spec is self._first and native:
             self.__dict__[which] = fn  # native fast path for later calls
-        out = _call_converted(fn, self._convert(spec, leaves))
+        out = call_converted(fn, self._convert(spec, leaves))
         if native:
             return out
         value, flat = out if with_value else (None, out)
@@ -376,8 +391,8 @@ class JitGrad:
 
     def _pullback(self, argnums, *args, **kwargs):
         spec, leaves = self.bind(args, kwargs)
-        unit = _guard(lambda: spec.gradient(argnums))
-        fwd, bwd = _guard(lambda: (unit.entry("fwd"), unit.entry("bwd")))
+        unit = guard(lambda: spec.gradient(argnums))
+        fwd, bwd = guard(lambda: (unit.entry("fwd"), unit.entry("bwd")))
         args = self._convert(spec, leaves)
         types = tuple(r.type for r in spec.func.results)
         if spec.arrays or not spec.native_gradient(argnums):
@@ -407,7 +422,7 @@ class JitGrad:
     def grad_ir(self, *args, **kwargs) -> str:
         """The forward and backward IR (and the fused value-and-gradient IR when the result
         is a single float) for the signature of `args`."""
-        unit = _guard(lambda: self.specialization(args, kwargs).gradient(self.argnums))
+        unit = guard(lambda: self.specialization(args, kwargs).gradient(self.argnums))
         parts = [str(unit.fwd), str(unit.bwd)] + ([str(unit.fused)] if unit.fused else [])
         return "\n".join(parts)
 
@@ -416,9 +431,19 @@ class JitGrad:
         """The optimized LLVM IR of the primal (or of the gradient kernels)."""
         spec = self.specialization(args)
         if gradient:
-            return _guard(lambda: spec.gradient(self.argnums).llvm_ir())
-        _guard(spec.primal)
+            return guard(lambda: spec.gradient(self.argnums).llvm_ir())
+        guard(spec.primal)
         return spec.primal_unit.llvm_ir
+
+    def timings(self) -> dict:
+        """Where compile time went, per compiled signature: ``{signature: {phase: seconds,
+        ..., "total": seconds}}`` (pyad/timings.py lists the phases). A signature is the
+        tuple of the leaf types of the arguments (``('f64', 'i64')``), with their structure
+        (``(types, treedef)``) where the arguments hold containers. `PYAD_TIMINGS=1` prints
+        the same phases to stderr as each part is compiled."""
+        with self._lock:
+            specs = list(self._specs.items())
+        return {key: spec.timings.as_dict() for key, spec in specs}
 
     def __repr__(self) -> str:
         return f"<pyad.jit_grad {self.__qualname__}>"
@@ -426,52 +451,6 @@ class JitGrad:
     def __reduce__(self):
         # by reference (module + qualified name); see pyad/api/pickling.py
         return pickling.reduce_jit_grad(self)
-
-
-def _weak_call(owner: "JitGrad", method: str, *prefix) -> Callable:
-    """A fallback for native wrappers that does not keep `owner` alive: compiled code (and
-    the pullbacks holding it) may outlive the JitGrad object."""
-    ref = weakref.ref(owner)
-
-    def call(*args, **kwargs):
-        __tracebackhide__ = True  # a user's entry point (boundary.py)
-        obj = ref()
-        if obj is None:
-            raise ReferenceError("the pyad.jit_grad function was deleted")
-        if getattr(_converted, "active", False):
-            raise PyadInternalError("internal compiler error: a compiled function refused the "
-                                    "arguments its dispatcher had converted for it")
-        try:
-            return getattr(obj, method)(*prefix, *args, **kwargs)
-        except Exception as exc:  # the user's entry point: see boundary.py
-            if keeps_internals(exc):
-                raise
-            raise without_internals(exc)
-    return call
-
-
-# Set while a dispatcher calls native code with converted arguments: the wrapper must accept
-# them, and if it handed them back to its fallback instead, the two would recurse forever.
-# (Kernels never call Python, so nothing else can reach a fallback in between.)
-_converted = threading.local()
-
-
-def _call_converted(fn: Callable, args: tuple):
-    _converted.active = True
-    try:
-        return fn(*args)
-    finally:
-        _converted.active = False
-
-
-def _guard(thunk: Callable):
-    """Run compiler code; report unexpected exceptions as pyad internal errors."""
-    try:
-        return thunk()
-    except (PyadError, TypeError, ValueError):
-        raise
-    except Exception as exc:  # a bug in pyad: never surface a bare KeyError/AttributeError
-        raise PyadInternalError(f"internal compiler error: {type(exc).__name__}: {exc}") from exc
 
 
 def jit_grad(fn: Callable | None = None, *, argnums=0, fastmath: bool = False,

@@ -78,6 +78,7 @@ def _away_from_kinks(py, x, y, eps=1e-6):
 
 
 # Derandomized so CI is reproducible; run with PYAD_HYPOTHESIS_EXAMPLES=5000 to explore more.
+@pytest.mark.heavy
 @settings(max_examples=int(os.environ.get("PYAD_HYPOTHESIS_EXAMPLES", 80)), deadline=None,
           derandomize=not os.environ.get("PYAD_HYPOTHESIS_EXAMPLES"),
           suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -127,6 +127,7 @@ def results_written_afterwards(A, B, b):
     return s + np.sum(x * b) + np.sum(Y) + np.sum(w)
 
 
+@pytest.mark.heavy
 def test_results_written_afterwards():
     check_function(results_written_afterwards, _args(3))
 

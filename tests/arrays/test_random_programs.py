@@ -9,6 +9,7 @@ import math
 import re
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -118,6 +119,7 @@ def _away_from_kinks(fn, args, rng, eps=1e-6):
     return True
 
 
+@pytest.mark.heavy
 @settings(**HYPOTHESIS)
 @given(prog=array_programs(), seed=st.integers(0, 2**32 - 1),
        layout=st.sampled_from(["C"] + LAYOUTS), s=st.floats(-2.0, 2.0))
@@ -232,6 +234,7 @@ def _load_inplace(body: str, tmp_path_factory):
                        "def prog(x, y, c0, s):\n" + body).prog
 
 
+@pytest.mark.heavy
 @settings(**{**HYPOTHESIS, "max_examples": hypothesis_examples(12)})
 @given(body=inplace_programs(), n=st.integers(3, 6), r=st.integers(1, 3), m=st.integers(1, 4),
        seed=st.integers(0, 2**32 - 1), s=st.floats(-1.5, 1.5))

@@ -528,6 +528,7 @@ def _load(body: str, tmp_path_factory):
 
 
 # Derandomized so CI is reproducible; run with PYAD_HYPOTHESIS_EXAMPLES=5000 to explore more.
+@pytest.mark.heavy
 @settings(max_examples=int(os.environ.get("PYAD_HYPOTHESIS_EXAMPLES", 50)), deadline=None,
           derandomize=not os.environ.get("PYAD_HYPOTHESIS_EXAMPLES"),
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

@@ -1,0 +1,82 @@
+"""Where compile time goes (pyad/timings.py): `f.timings()` and `PYAD_TIMINGS=1` report the
+phases of compiling each signature, and the phases add up to the time spent compiling."""
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+import pyad
+from pyad.timings import PHASES
+
+
+def wave(x, n):
+    s = 0.0
+    for i in range(n):
+        s += math.sin(x * (i + 1)) / (i + 1)
+    return s
+
+
+def weighted(w, x):
+    return np.sum(np.tanh(w * x))
+
+
+def _check_sums(t: dict) -> None:
+    assert set(t) == {*PHASES, "total"}
+    spent = sum(t[p] for p in PHASES)
+    # each phase is charged once (nested phases to the inner one); outside them is only
+    # the glue between them
+    assert spent <= t["total"] * (1 + 1e-9)
+    assert spent >= 0.8 * t["total"], t
+
+
+def test_every_phase_of_a_signature_is_reported_and_they_sum_to_the_total():
+    f = pyad.jit_grad(wave)
+    assert f.timings() == {}
+    f(0.5, 10)
+    primal_only = f.timings()[("f64", "i64")]
+    assert primal_only["AD"] == 0.0  # nothing differentiated yet
+    f.grad(0.5, 10)
+    f.pullback(0.5, 10)
+    g = pyad.jit_grad(weighted)
+    g.grad(np.ones(3), np.arange(3.0))
+    for t in (f.timings()[("f64", "i64")], g.timings()[("f64[1d]", "f64[1d]")]):
+        for p in ("frontend", "IR optimization", "AD", "LLVM IR emission", "LLVM optimization",
+                  "machine code", "linking", "wrapper build"):
+            assert t[p] > 0, p
+        assert t["cache"] == 0.0  # cache=False
+        _check_sums(t)
+    assert f.timings()[("f64", "i64")]["total"] > primal_only["total"]
+    f(1, 10)  # another signature, another entry
+    assert set(f.timings()) == {("f64", "i64"), ("i64", "i64")}
+
+
+def test_pyad_timings_prints_each_compile_step_to_stderr(monkeypatch, capsys):
+    monkeypatch.setenv("PYAD_TIMINGS", "1")
+    f = pyad.jit_grad(wave)
+    f(0.5, 3)
+    f.value_and_grad(0.5, 3)
+    err = capsys.readouterr().err.splitlines()
+    steps = [re.match(r"pyad: compiled wave\(f64, i64\) (.+) in ([\d.]+) ms: (.*)", ln)
+             for ln in err]
+    assert all(steps), err
+    assert [m.group(1) for m in steps] == ["primal IR", "primal", "gradient IR", "gradient"]
+    printed = sum(float(m.group(2)) for m in steps)
+    assert printed == pytest.approx(f.timings()[("f64", "i64")]["total"] * 1e3, rel=0.01)
+    assert "frontend" in steps[0].group(3) and "LLVM optimization" in steps[1].group(3)
+    monkeypatch.setenv("PYAD_TIMINGS", "0")
+    pyad.jit_grad(wave)(0.5, 3)
+    assert capsys.readouterr().err == ""
+
+
+def test_a_cache_hit_spends_no_time_in_llvm(monkeypatch, tmp_path):
+    monkeypatch.setenv("PYAD_CACHE_DIR", str(tmp_path))
+    pyad.jit_grad(wave, cache=True)(0.5, 3)  # stores the entry
+    f = pyad.jit_grad(wave, cache=True)
+    f(0.5, 3)                                # loads it
+    t = f.timings()[("f64", "i64")]
+    assert t["cache"] > 0 and t["linking"] > 0
+    assert t["LLVM optimization"] == 0.0 and t["machine code"] == 0.0
+    _check_sums(t)
