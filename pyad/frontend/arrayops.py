@@ -215,7 +215,7 @@ class ArrayOps:
             self._arity(name, node, args, 2, kw)
             return self.outer(args, node)
         if name == "linalg.norm":
-            return self.lw.numpyfuncs.norm(node, args, kw)
+            return self.lw.norms.norm(node, args, kw)
         if name.startswith("linalg."):
             return self.lw.linalg.call(name[len("linalg."):], node, args, kw)
         if name in ("transpose", "swapaxes", "moveaxis"):

@@ -40,6 +40,7 @@ from .einsum import Einsum
 from .gathers import Gathers
 from .logical import Logical
 from .composites import Composites
+from .norms import Norms
 from .linalg import LinearAlgebra
 from .numpyfuncs import NumpyFunctions
 from .indexing import Indexing
@@ -98,6 +99,7 @@ class Lowering:
         self.gathers = Gathers(self)
         self.logical = Logical(self)
         self.composites = Composites(self)
+        self.norms = Norms(self)
         self.calls = CallLowering(self)
         self.closures = Closures(self)
         self.result: Value | None = None
