@@ -139,4 +139,4 @@ double pyad_digamma(double x) {
     return result + log(x) - 0.5 / x - series;
 }
 
-int32_t pyad_rt_version(void) { return 4; }
+int32_t pyad_rt_version(void) { return 5; }
