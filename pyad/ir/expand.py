@@ -1,11 +1,13 @@
 """The late pass that turns whole-array primitives (pyad/ir/array_rows.py, `lower=("loops",)`)
 into element loops, after AD: the primal, forward, backward and fused functions all go
-through it before codegen, which sees only element ops (and the kernel rows). One function per row, below; a
-faster kernel for a row (BLAS, vector math) replaces its function here.
+through it before codegen, which sees only element ops (and the kernel rows). One function
+per row, below; a faster kernel for a row (BLAS, vector math) replaces its function here.
 
 The matrix product is not expanded: `matmul` is a kernel row, the runtime's blocked
 product (codegen/lower/matmul.py). Loop orders keep NumPy's results and let LLVM vectorize:
-`sum(a, axis)` walks `a` in row-major order adding into the kept indices.
+float sums (`sum`, `vdot`) run eight interleaved partial sums in a fixed order
+(loops.sum_each); an int `sum(a, axis)` walks `a` in row-major order adding into the kept
+indices.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from collections import Counter
 from typing import Callable
 
 from .builder import Builder, NameGen
-from .loops import for_each, for_range, reduce_each
+from .loops import for_each, for_range, reduce_each, sum_each
 from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, \
     elem_type, is_array, ndim_of, rename_note, walk
 from .ops import OPS
@@ -171,8 +173,7 @@ def _vdot(b: Builder, out: Var, a: Var, c: Var) -> Var:
     da, dc = _dims(b, a), _dims(b, c)
     for x, y in zip(da, dc):
         _check_equal(b, x, y, "operands could not be broadcast together")
-    return reduce_each(b, da, [b.const(0.0)], lambda bb, idx, acc: [
-        bb.add(acc[0], bb.mul(bb.load(a, *idx), bb.load(c, *idx)))])[0]
+    return sum_each(b, da, lambda bb, idx: bb.mul(bb.load(a, *idx), bb.load(c, *idx)))
 
 
 def _kept(idx: list[Var], axes: tuple, keepdims: bool, zero: Var) -> list[Var]:
@@ -183,14 +184,30 @@ def _kept(idx: list[Var], axes: tuple, keepdims: bool, zero: Var) -> list[Var]:
 
 
 def _sum(b: Builder, out: Var, a: Var, keepdims: bool, *axes: int) -> Var:
+    """Float sums run sum_each (at each kept index, over the reduced axes); int sums walk
+    `a` in row-major order adding into the kept indices (exact in any order)."""
     dims = _dims(b, a)
     t = out.type if not is_array(out.type) else elem_type(out.type)
+    if t == F64 and not is_array(out.type):
+        return sum_each(b, dims, lambda bb, idx: _elem(bb, a, idx, t))
     if not is_array(out.type):
         return reduce_each(b, dims, [b.const(0, t)],
                            lambda bb, idx, acc: [bb.add(acc[0], _elem(bb, a, idx, t))])[0]
     one = b.const(1, I64)
     r = _new(b, out, [one if k in axes else d for k, d in enumerate(dims)] if keepdims
              else [d for k, d in enumerate(dims) if k not in axes])
+    if t == F64:
+        kept = [k for k in range(len(dims)) if k not in axes]
+
+        def at(bb: Builder, kidx: list[Var]) -> None:
+            def term(b2: Builder, ridx: list[Var]) -> Var:
+                where = dict(zip(kept, kidx)) | dict(zip(axes, ridx))
+                return _elem(b2, a, [where[k] for k in range(len(dims))], t)
+            full = kidx if not keepdims else \
+                [dict(zip(kept, kidx)).get(k, bb.const(0, I64)) for k in range(len(dims))]
+            bb.emit("store", r, *full, sum_each(bb, [dims[k] for k in axes], term))
+        for_each(b, [dims[k] for k in kept], at)
+        return r
 
     def body(bb: Builder, idx: list[Var]) -> None:
         at = _kept(idx, axes, keepdims, bb.const(0, I64))
