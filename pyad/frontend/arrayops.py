@@ -26,7 +26,7 @@ from .exprs import CMPOPS
 from .functions import SPELLINGS, arity
 from .refusals import INSTEAD
 from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndim_of
-from ..ir.loops import for_each, for_range, reduce_each, sum_each
+from ..ir.loops import for_each, for_range, reduce_each
 
 _REDUCE = ("sum", "mean", "max", "min", "amax", "amin", "prod")
 
@@ -343,7 +343,7 @@ class ArrayOps:
             if kind == "prod":
                 return reduce_each(b, rdims, [b.const(1, elem)], self._reducer(at, "mul"))[0]
             if kind in ("sum", "mean"):
-                acc = add_up(self.ctx, rdims, at, elem)
+                acc = reduce_each(b, rdims, [b.const(0, elem)], self._reducer(at, "add"))[0]
                 if kind == "sum":
                     return acc
                 count = b.const(1, I64)
@@ -470,15 +470,3 @@ class ArrayOps:
             return []
         for_range(bl, n, [], body)
         return out
-
-
-def add_up(ctx, dims: list[Var], at, elem: str) -> Var:
-    """The sum of `at(idx)` (which emits into ctx's builder) over every index of `dims`:
-    float sums in sum_each's fixed blocked order (eight partial sums), int sums running."""
-    def term(bb, idx):
-        with ctx.emitting(bb):
-            return at(idx)
-    if elem == F64:
-        return sum_each(ctx.b, dims, term)
-    return reduce_each(ctx.b, dims, [ctx.b.const(0, elem)],
-                       lambda bb, idx, acc: [bb.add(acc[0], term(bb, idx))])[0]

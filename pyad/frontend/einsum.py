@@ -8,8 +8,9 @@ from __future__ import annotations
 import ast
 
 from ..errors import PyadTypeError
+from ..ir.loops import reduce_each
 from ..ir.nodes import F64, I64, Var, elem_type, ndim_of
-from .arrayops import Lazy, add_up
+from .arrayops import Lazy
 
 
 class Einsum:
@@ -69,8 +70,12 @@ class Einsum:
             at = dict(zip(out, idx))
             if not summed:
                 return element(at)
-            return add_up(self.ctx, [size[x] for x in summed],
-                          lambda inner: element({**at, **dict(zip(summed, inner))}), elem)
+
+            def body(bb, inner, acc):
+                with self.ctx.emitting(bb):
+                    return [bb.add(acc[0], element({**at, **dict(zip(summed, inner))}))]
+            return reduce_each(self.ctx.b, [size[x] for x in summed],
+                               [self.ctx.b.const(0, elem)], body)[0]
         if not out:
             return gen([])
         return Lazy(elem, [size[x] for x in out], gen)
