@@ -102,6 +102,7 @@ int32_t pyad_la_tril_half(const pyad_mat *x, pyad_mat *out);
 int32_t pyad_la_tril_fold(const pyad_mat *x, pyad_mat *out);
 int32_t pyad_la_eigh_mid(const pyad_mat *w, const pyad_mat *wbar, const pyad_mat *x,
                          pyad_mat *out);
+int32_t pyad_matmul(const pyad_mat *a, const pyad_mat *b, pyad_mat *c);
 """
 
 _lock = threading.Lock()

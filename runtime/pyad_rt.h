@@ -186,6 +186,14 @@ PYAD_API int32_t pyad_la_tril_fold(const pyad_mat *x, pyad_mat *out);
 PYAD_API int32_t pyad_la_eigh_mid(const pyad_mat *w, const pyad_mat *wbar,
                                   const pyad_mat *x, pyad_mat *out);
 
+/* c (m x n) = a (m x k) @ b (k x n), any strides (a 1-D operand is passed as an n x 1 or
+ * 1 x n matrix). Every element is the sequential sum over p = 0..k-1 of a[i][p] * b[p][j]
+ * from 0.0, one fused multiply-add per step where the CPU has AVX2+FMA (chosen at run time,
+ * the same on every call), a multiply and an add elsewhere: the same inputs give the same
+ * bits whatever the layouts. c must not overlap a or b. Returns PYAD_OK, or PYAD_ERR_MEMORY
+ * when the packing buffers cannot be allocated (pyad_matmul.c). */
+PYAD_API int32_t pyad_matmul(const pyad_mat *a, const pyad_mat *b, pyad_mat *c);
+
 /* Runtime ABI version; bumped when pyad_ctx or any signature above changes. */
 PYAD_API int32_t pyad_rt_version(void);
 

@@ -3,8 +3,8 @@
 Primitives are lowered from the op table's `lower` data: ("inst", ...) an LLVM instruction,
 ("cmp", sym) a comparison, ("intrinsic", name) an LLVM intrinsic, ("libm", name) and
 ("runtime", name) external calls, ("custom",) a function in `custom.py`, ("kernel", ...)
-a linear-algebra routine of the runtime (`linalg.py`), ("call",) a call of another
-generated function (`lower_call.py`).
+a routine of the runtime (`linalg.py`, and `matmul.py` for the matrix product), ("call",)
+a call of another generated function (`lower_call.py`).
 
 The kernels of one LLVM module share a :class:`ModuleState` (the functions emitted for the
 natively called callees, the call-depth limit they check): it is passed to every emitter
@@ -29,8 +29,9 @@ from ..abi import from_mem, to_mem
 from .array import ARRAY_LOWERINGS
 from .custom import CUSTOM
 from .linalg import LINALG_LOWERINGS
+from .matmul import MATMUL_LOWERINGS
 
-LOWERINGS = {**CUSTOM, **ARRAY_LOWERINGS, **LINALG_LOWERINGS}
+LOWERINGS = {**CUSTOM, **ARRAY_LOWERINGS, **LINALG_LOWERINGS, **MATMUL_LOWERINGS}
 
 
 @dataclass

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir.builder import Builder, NameGen
+from ..ir.expand import expand
 from ..ir.nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, blocks_of, is_array, ndim_of, walk
 from ..ir.loops import for_each, reduce_each
 from ..ir.memory import AliasClasses, final_loads
@@ -170,5 +171,7 @@ def callee_gradient(callee) -> tuple[Func, Func]:
                                      g.fwd.results[:g.n_results]), f.filename, f.arg_names)
         bwd = Func(g.bwd.name, Block(g.cts, pops + g.bwd.block.body, scalar_grads),
                    f.filename)
-        callee.gradient = (fwd, bwd)
+        # the callee's func is native already, but for the kernel rows (matmul, linalg),
+        # which AD differentiates at the array level into loops rows (addto, outer, ...)
+        callee.gradient = (expand(fwd), expand(bwd))
     return callee.gradient

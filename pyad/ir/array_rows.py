@@ -4,7 +4,9 @@ elements). Their values are new arrays (the arguments are only read).
 
 Each row's `py` is NumPy itself (the interpreter runs it); `lower=("loops",)` says the late
 pass pyad/ir/expand.py turns the op into element loops after AD, so a kernel (BLAS, vector
-math) can replace a row's loops in one place. The AD pass reads the cotangent of an array
+math) can replace a row's loops in one place. `matmul` is such a kernel: `("kernel", ...)`,
+the runtime's blocked matrix product (runtime/pyad_matmul.c, lowered by
+codegen/lower/matmul.py). The AD pass reads the cotangent of an array
 result from its shadow array and adds each array contribution into the argument's shadow
 (`addto`); see pyad/ad/reverser.py.
 
@@ -102,7 +104,8 @@ def _copy_sig(ts):
 
 
 ARRAY_ROWS = [
-    OpDef("matmul", _matmul_sig, lambda a, b: a @ b, _matmul_adjoint, ("loops",),
+    OpDef("matmul", _matmul_sig, lambda a, b: a @ b, _matmul_adjoint,
+          ("kernel", "pyad_matmul", ""),
           "A @ B of 1-D and 2-D f64 arrays (a number for two vectors); ValueError when the "
           "inner dimensions differ",
           samples=(((2, 3), (3, 4)), ((2, 3), (3,)), ((3,), (3, 2)), ((4,), (4,)),

@@ -1,15 +1,13 @@
 """The late pass that turns whole-array primitives (pyad/ir/array_rows.py, `lower=("loops",)`)
 into element loops, after AD: the primal, forward, backward and fused functions all go
-through it before codegen, which sees only element ops. One function per row, below; a
-faster kernel for a row (BLAS, vector math) replaces its function here.
+through it before codegen, which sees only element ops (and the kernel rows). One function
+per row, below; a faster kernel for a row (BLAS, vector math) replaces its function here.
 
-Loop orders keep NumPy's results and let LLVM vectorize: `A @ B` runs i, p, j with the
-inner loop over a row of B and of the result (`C[i, j] += A[i, p] * B[p, j]`), so each
-element is summed over p in order (the same sum as a dot product) and the inner loop has no
-reduction; where B is a `transpose` view (`X @ W.T`, and the adjoint `ct @ B.T`), whose
-rows are strided, B is first copied into a contiguous array (O(n^2) for O(n^3) work, as BLAS
-packs its operands); `A.T @ x` runs p outer and i inner along A's rows. `sum(a, axis)`
-walks `a` in row-major order adding into the kept indices.
+The matrix product is not expanded: `matmul` is a kernel row, the runtime's blocked
+product (codegen/lower/matmul.py). Loop orders keep NumPy's results and let LLVM vectorize:
+float sums (`sum`, `vdot`) run eight interleaved partial sums in a fixed order
+(loops.sum_each); an int `sum(a, axis)` walks `a` in row-major order adding into the kept
+indices.
 """
 from __future__ import annotations
 
@@ -17,7 +15,7 @@ from collections import Counter
 from typing import Callable
 
 from .builder import Builder, NameGen
-from .loops import for_each, for_range, reduce_each
+from .loops import for_each, for_range, reduce_each, sum_each
 from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, \
     elem_type, is_array, ndim_of, rename_note, walk
 from .ops import OPS
@@ -30,16 +28,12 @@ def expand(func: Func) -> Func:
     names = NameGen({v.name for s in walk(func.block) for v in s.outs}
                     | {p.name for s in walk(func.block) for b in blocks_of(s) for p in b.params}
                     | {p.name for p in func.params})
-    transposed: set[str] = set()   # an odd number of transposes from a row-major array
-    for s in walk(func.block):
-        if isinstance(s, Op) and s.op == "transpose" and s.args[0].name not in transposed:
-            transposed.add(s.outs[0].name)
-    ex = _Expander(names, transposed, _into(func.block))
+    ex = _Expander(names, _into(func.block))
     return Func(func.name, ex.block(func.block), func.filename, func.arg_names)
 
 
 #: rows whose result may be made straight into the shadow an `addto` adds it to
-_INTO = frozenset({"matmul", "outer", "scale", "spread"})
+_INTO = frozenset({"outer", "scale", "spread"})
 
 
 def _into(block: Block) -> dict[str, Var]:
@@ -76,27 +70,13 @@ def _all(s: Stmt) -> list[Stmt]:
 
 
 class _Expander:
-    def __init__(self, names: NameGen, transposed: set[str], into: dict[str, Var]) -> None:
+    def __init__(self, names: NameGen, into: dict[str, Var]) -> None:
         self.names = names
-        self.transposed = transposed        # transposed views (their rows are strided)
         self.into = into                    # contributions made straight into shadows
         self.renamed: dict[str, Var] = {}   # a scalar result -> the value its loops made
 
     def use(self, v: Var) -> Var:
         return self.renamed.get(v.name, v)
-
-    def _layout(self, b: Builder, args: tuple, into: Var | None) -> tuple[tuple, Var | None]:
-        """The operands of a matmul with whether each is a transposed view; a product
-        added into a transposed view (the shadow of `W.T`) is made as its transpose,
-        `dst.T += B.T @ A.T`, so that the loops write along the rows of dst's base."""
-        A, B = args
-        if into is not None and into.name in self.transposed and ndim_of(A.type) == 2 \
-                and ndim_of(B.type) == 2:
-            A, B, into = b.transpose(B), b.transpose(A), b.transpose(into)
-            for old, new in ((args[1], A), (args[0], B)):   # parities flip
-                if old.name not in self.transposed:
-                    self.transposed.add(new.name)
-        return (A, B, A.name in self.transposed, B.name in self.transposed), into
 
     def block(self, blk: Block) -> Block:
         body: list[Stmt] = []
@@ -108,8 +88,6 @@ class _Expander:
                 args = tuple(map(self.use, s.args))
                 into = s.outs and self.into.get(s.outs[0].name)
                 into = self.use(into) if into else None
-                if s.op == "matmul":   # the loop order follows the operands' layouts
-                    args, into = self._layout(b, args, into)
                 out = _EXPANSIONS[s.op](b, _Into(into) if into else
                                         s.outs[0] if s.outs else None, *args, *s.attrs)
                 if s.outs and not into and out != s.outs[0]:
@@ -171,55 +149,7 @@ def _loop(b: Builder, n: Var, body: Callable[[Builder, Var], None]) -> None:
     for_range(b, n, [], lambda bb, i, _: (body(bb, i), [])[1])
 
 
-def _dot(b: Builder, n: Var, x: Callable, y: Callable) -> Var:
-    """sum over p < n of x(bb, p) * y(bb, p), in order."""
-    return for_range(b, n, [b.const(0.0)],
-                     lambda bb, p, acc: [bb.add(acc[0], bb.mul(x(bb, p), y(bb, p)))])[0]
-
-
 # ----------------------------------------------------------------------------- the rows
-
-def _matmul(b: Builder, out: Var, A: Var, B: Var, a_t: bool, b_t: bool) -> Var:
-    """A @ B; `a_t`, `b_t`: the operand is a transpose view (its rows are strided)."""
-    da, db = _dims(b, A), _dims(b, B)
-    _check_equal(b, da[-1], db[0], "shapes are not aligned for np.dot / @")
-    k = da[-1]
-    if len(da) == 1 and len(db) == 1:
-        return _dot(b, k, lambda bb, p: bb.load(A, p), lambda bb, p: bb.load(B, p))
-    if len(db) == 2 and b_t:   # B's rows are strided: pack B into a contiguous copy first
-        B = _copy(b, Var(b.names.fresh("packed"), B.type), B)
-    dot_rows = len(db) == 1 and not a_t
-    r = _new(b, out, da[:-1] + db[1:])
-    if dot_rows:   # r[i, j] = A[i, :] . B[:, j], B[:, j] contiguous
-        rows = da[:-1]
-
-        def at(bb: Builder, i: list[Var], j: list[Var]) -> None:
-            _put(bb, out, r, [*i, *j], _dot(bb, k, lambda b2, p: b2.load(A, *i, p),
-                                            lambda b2, p: b2.load(B, p, *j)))
-        _loop(b, rows[0], lambda bb, i: at(bb, [i], []))
-        return r
-
-    def row(bb: Builder, i: list[Var]) -> None:   # r[i, :] += A[i, p] * B[p, :]
-        def step(b2: Builder, p: Var) -> None:
-            a = b2.load(A, *i, p)
-
-            def inner(b3: Builder, j: Var) -> None:
-                b3.emit("store", r, *i, j, b3.add(b3.load(r, *i, j),
-                                                  b3.mul(a, b3.load(B, p, j))))
-            _loop(b2, db[1], inner)
-        _loop(bb, k, step)
-    if len(da) == 1:
-        row(b, [])
-    elif len(db) == 1:   # A^T x (A a transpose view): p outer, i inner along A's base rows
-        def step(bb: Builder, p: Var) -> None:
-            xp = bb.load(B, p)
-            _loop(bb, da[0], lambda b2, i: b2.emit("store", r, i, b2.add(
-                b2.load(r, i), b2.mul(b2.load(A, i, p), xp))))
-        _loop(b, k, step)
-    else:
-        _loop(b, da[0], lambda bb, i: row(bb, [i]))
-    return r
-
 
 def _outer(b: Builder, out: Var, x: Var, z: Var) -> Var:
     dx, dz = _dims(b, x), _dims(b, z)
@@ -243,8 +173,7 @@ def _vdot(b: Builder, out: Var, a: Var, c: Var) -> Var:
     da, dc = _dims(b, a), _dims(b, c)
     for x, y in zip(da, dc):
         _check_equal(b, x, y, "operands could not be broadcast together")
-    return reduce_each(b, da, [b.const(0.0)], lambda bb, idx, acc: [
-        bb.add(acc[0], bb.mul(bb.load(a, *idx), bb.load(c, *idx)))])[0]
+    return sum_each(b, da, lambda bb, idx: bb.mul(bb.load(a, *idx), bb.load(c, *idx)))
 
 
 def _kept(idx: list[Var], axes: tuple, keepdims: bool, zero: Var) -> list[Var]:
@@ -255,14 +184,30 @@ def _kept(idx: list[Var], axes: tuple, keepdims: bool, zero: Var) -> list[Var]:
 
 
 def _sum(b: Builder, out: Var, a: Var, keepdims: bool, *axes: int) -> Var:
+    """Float sums run sum_each (at each kept index, over the reduced axes); int sums walk
+    `a` in row-major order adding into the kept indices (exact in any order)."""
     dims = _dims(b, a)
     t = out.type if not is_array(out.type) else elem_type(out.type)
+    if t == F64 and not is_array(out.type):
+        return sum_each(b, dims, lambda bb, idx: _elem(bb, a, idx, t))
     if not is_array(out.type):
         return reduce_each(b, dims, [b.const(0, t)],
                            lambda bb, idx, acc: [bb.add(acc[0], _elem(bb, a, idx, t))])[0]
     one = b.const(1, I64)
     r = _new(b, out, [one if k in axes else d for k, d in enumerate(dims)] if keepdims
              else [d for k, d in enumerate(dims) if k not in axes])
+    if t == F64:
+        kept = [k for k in range(len(dims)) if k not in axes]
+
+        def at(bb: Builder, kidx: list[Var]) -> None:
+            def term(b2: Builder, ridx: list[Var]) -> Var:
+                where = dict(zip(kept, kidx)) | dict(zip(axes, ridx))
+                return _elem(b2, a, [where[k] for k in range(len(dims))], t)
+            full = kidx if not keepdims else \
+                [dict(zip(kept, kidx)).get(k, bb.const(0, I64)) for k in range(len(dims))]
+            bb.emit("store", r, *full, sum_each(bb, [dims[k] for k in axes], term))
+        for_each(b, [dims[k] for k in kept], at)
+        return r
 
     def body(bb: Builder, idx: list[Var]) -> None:
         at = _kept(idx, axes, keepdims, bb.const(0, I64))
@@ -300,7 +245,7 @@ def _copy(b: Builder, out: Var, a: Var) -> Var:
 
 
 _EXPANSIONS: dict[str, Callable] = {
-    "matmul": _matmul, "outer": _outer, "scale": _scale, "vdot": _vdot, "sum": _sum,
+    "outer": _outer, "scale": _scale, "vdot": _vdot, "sum": _sum,
     "spread": _spread, "addto": _addto, "copy": _copy,
 }
 assert set(_EXPANSIONS) == {r for r, d in OPS.items() if d.lower == ("loops",)}

@@ -75,6 +75,38 @@ def reduce_each(b: Builder, dims: list[Var], init: list[Var],
     return level(b, [], list(init))
 
 
+#: accumulators of a float sum (sum_each): 8 independent chains, so the adds overlap
+LANES = 8
+
+
+def sum_each(b: Builder, dims: list[Var], term: Callable[[Builder, list[Var]], Var]) -> Var:
+    """The f64 sum of `term(bb, idx)` over every index of `dims`, in a fixed blocked order:
+    along the last axis, element j of each whole block of LANES goes to accumulator j %
+    LANES, the rest of the row to accumulator 0, and the accumulators are added pairwise at
+    the end, ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)). Independent chains let the
+    adds overlap (and vectorize) under strict IEEE rules; the order, so the bits, depend
+    only on the shape. `dims` must not be empty."""
+    zero = b.const(0.0)
+    lanes = b.const(LANES, I64)
+
+    def row(bb: Builder, outer: list[Var], acc: list) -> list:
+        n = dims[-1]
+        blocks = bb.floordiv(n, lanes)
+
+        def block(b2: Builder, k: Var, a: list) -> list:
+            first = b2.mul(k, lanes)
+            return [b2.add(a[q], term(b2, outer + [b2.add(first, b2.const(q, I64))]))
+                    for q in range(LANES)]
+        acc = for_range(bb, blocks, acc, block)
+        rest = for_range(bb, n, acc[:1], lambda b2, j, a: [b2.add(a[0], term(b2, outer + [j]))],
+                         lo=bb.mul(blocks, lanes))
+        return rest + acc[1:]
+    acc = reduce_each(b, dims[:-1], [zero] * LANES, row)
+    while len(acc) > 1:
+        acc = [b.add(acc[k], acc[k + 1]) for k in range(0, len(acc), 2)]
+    return acc[0]
+
+
 def loop_counters(s: While) -> dict[str, tuple[Var, Var | int]]:
     """Carried i64 values that step by a loop-invariant amount each trip (range() counters,
     `i += 3` in a while loop): body param name -> (initial value, step), the step a value

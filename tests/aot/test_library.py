@@ -224,6 +224,10 @@ def array_recursion(x, k):
 def gauss(A, b):
     s, l = np.linalg.slogdet(A)
     return l + np.sum(np.linalg.solve(A, b))
+
+
+def layer(X, W):
+    return np.sum(np.tanh(X @ W.T))
 '''
 
 WORK_SIGS = [
@@ -247,6 +251,7 @@ WORK_SIGS = [
     ("power", "f64(f64, i64)"),
     ("array_recursion", "f64(f64[:], i64)"),
     ("gauss", "f64(f64[:, :], f64[:])"),
+    ("layer", "f64(f64[:, :], f64[:, :])"),
 ]
 
 WORK_EXPORTS = {
@@ -259,7 +264,7 @@ WORK_EXPORTS = {
     "work_norm__f64a2", "work_norm__f64a2_grad", "work_calls", "work_calls_grad",
     "work_scaled", "work_scaled_vjp", "work_first", "work_power", "work_power_grad",
     "work_array_recursion", "work_array_recursion_grad",
-    "work_gauss", "work_gauss_grad",
+    "work_gauss", "work_gauss_grad", "work_layer", "work_layer_grad",
 }
 
 
@@ -396,6 +401,20 @@ def test_linear_algebra_runs_in_the_library_and_raises_linalg_errors(work):
     assert work.lib.work_gauss(work.d(singular), 3, 3, work.d(b), 3, v) == \
         work.lib.WORK_ERR_LINALG
     assert work.error().startswith("LinAlgError: Singular matrix (line ")
+
+
+def test_matrix_products_give_the_bits_of_the_jit(work):
+    """The matrix product kernel is in the runtime the library links: the same bits as the
+    JIT's, in the value and in the gradient's products."""
+    X, W = RNG.normal(size=(37, 20)), RNG.normal(size=(25, 20))
+    jit = pyad.jit_grad(work.py.layer, argnums="all")
+    v, gX, gW = work.ffi.new("double *"), np.zeros((37, 20)), np.zeros((25, 20))
+    assert work.lib.work_layer_grad(work.d(X), 37, 20, work.d(W), 25, 20, v, work.d(gX),
+                                    work.d(gW)) == 0
+    jv, (jX, jW) = jit.value_and_grad(X, W)
+    assert v[0] == jv
+    np.testing.assert_array_equal(gX, jX)
+    np.testing.assert_array_equal(gW, jW)
 
 
 def test_array_result_and_its_vjp_agree_with_jit(work):

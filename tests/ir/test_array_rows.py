@@ -2,8 +2,9 @@
 sample at a time:
 
 - the late pass's loops (pyad/ir/expand.py) compute what the row's NumPy reference computes
-  (both run by the interpreter; the linear-algebra rows' C kernels are checked against NumPy
-  in tests/arrays/test_linalg.py);
+  (both run by the interpreter; the C kernels of the linear-algebra rows are checked against
+  NumPy in tests/arrays/test_linalg.py, matmul's in tests/codegen/test_matmul_kernel.py and
+  tests/arrays/test_matmul.py);
 - the row's array-level adjoint passes a dot-product test against central finite
   differences of the NumPy reference: <J v, w> == <v, J^T w>, J^T w computed by the AD pass
   (`ad.differentiate`) and run by the interpreter on the loops.
