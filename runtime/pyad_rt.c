@@ -158,4 +158,4 @@ double pyad_digamma(double x) {
     return result + log(x) - 0.5 / x - series;
 }
 
-int32_t pyad_rt_version(void) { return 5; }
+int32_t pyad_rt_version(void) { return 6; }
