@@ -355,6 +355,22 @@ def replace(func: Func, facts: dict[str, object]) -> Func:
             res += get(v) if v.name in ok else [r(v)]
         return tuple(res)
 
+    def defined(vs: tuple[Var, ...], written: list[str], state: dict) -> tuple[Var, ...]:
+        """Names for what a branch or loop defines: `vs` (an array of a family becomes one
+        fresh value per element) and the elements of the `written` arrays, recorded in
+        `state`."""
+        new: list[Var] = []
+        for v in vs:
+            if v.name in ok:
+                state[v.name] = fresh_like(v)
+                new += state[v.name]
+            else:
+                new.append(v)
+        for n in written:
+            state[n] = [Var(names.fresh(""), e.type) for e in state[n]]
+            new += state[n]
+        return tuple(new)
+
     def branch(s: If, out: Builder, state: dict) -> None:
         written = stored_inside(s, state)
         blocks = []
@@ -364,17 +380,8 @@ def replace(func: Func, facts: dict[str, object]) -> Func:
             results = expand(blk.results, lambda v: st[v.name]) + \
                 tuple(e for n in written for e in st[n])
             blocks.append(Block((), tuple(stmts), results))
-        outs: list[Var] = []
-        for o in s.outs:
-            if o.name in ok:
-                state[o.name] = fresh_like(o)
-                outs += state[o.name]
-            else:
-                outs.append(o)
-        for n in written:
-            state[n] = [Var(names.fresh(""), e.type) for e in state[n]]
-            outs += state[n]
-        out.stmts.append(If(tuple(outs), r(s.cond), blocks[0], blocks[1], s.loc))
+        out.stmts.append(If(defined(s.outs, written, state), r(s.cond), blocks[0], blocks[1],
+                            s.loc))
 
     def loop(s: While, out: Builder, state: dict) -> None:
         written = stored_inside(s, state)
@@ -383,17 +390,7 @@ def replace(func: Func, facts: dict[str, object]) -> Func:
 
         def params(ps: tuple[Var, ...]) -> tuple[tuple[Var, ...], dict]:
             st = dict(state)
-            new: list[Var] = []
-            for p in ps:
-                if p.name in ok:
-                    st[p.name] = fresh_like(p)
-                    new += st[p.name]
-                else:
-                    new.append(p)
-            for n in written:
-                st[n] = [Var(names.fresh(""), e.type) for e in state[n]]
-                new += st[n]
-            return tuple(new), st
+            return defined(ps, written, st), st
 
         cps, cst = params(s.cond.params)
         cstmts, _ = block(s.cond, cst)
@@ -403,17 +400,8 @@ def replace(func: Func, facts: dict[str, object]) -> Func:
         results = expand(s.body.results, lambda v: bst[v.name]) + \
             tuple(e for n in written for e in bst[n])
         body = Block(bps, tuple(bstmts), results)
-        outs: list[Var] = []
-        for o in s.outs:
-            if o.name in ok:
-                state[o.name] = fresh_like(o)
-                outs += state[o.name]
-            else:
-                outs.append(o)
-        for n in written:
-            state[n] = [Var(names.fresh(""), e.type) for e in state[n]]
-            outs += state[n]
-        out.stmts.append(While(tuple(outs), inits, cond, body, s.loc, s.note))
+        out.stmts.append(While(defined(s.outs, written, state), inits, cond, body, s.loc,
+                               s.note))
 
     stmts, _ = block(func.block, {})
     new = Block(func.params, tuple(stmts), tuple(map(r, func.results)))
