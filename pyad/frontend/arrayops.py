@@ -24,7 +24,8 @@ from .context import Lazy, arith, unify
 from .exprs import CMPOPS
 from .functions import SPELLINGS, arity
 from .refusals import INSTEAD
-from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndim_of
+from ..ir.nodes import BOOL, F64, I64, Block, Var, While, array_type, elem_type, is_array, \
+    ndim_of, walk
 from ..ir.loops import for_each, for_range, reduce_each
 
 _REDUCE = ("sum", "mean", "max", "min", "amax", "amin", "prod")
@@ -151,6 +152,14 @@ class ArrayOps:
         builder."""
         with self.ctx.emitting(self.ctx.builder()):
             return fn(*(Var(f"probe{k}", o.elem) for k, o in enumerate(lz))).type
+
+    def loops_per_element(self, v: Lazy) -> bool:
+        """Whether an element of `v` is computed by a loop (a reduction inside, as in an
+        einsum contraction): found by emitting one into a scratch builder."""
+        b = self.ctx.builder()
+        with self.ctx.emitting(b):
+            v.gen([Var(f"probe{k}", I64) for k in range(len(v.dims))])
+        return any(isinstance(s, While) for s in walk(Block((), tuple(b.stmts), ())))
 
     # ------------------------------------------------------------------ operators
     def binop(self, op: ast.operator, a, b, node: ast.AST) -> Lazy:

@@ -152,6 +152,9 @@ class Statements:
         reader = self.deferral.consumer(target.id, stmts, i)
         if reader is None:
             return False
+        if self.deferral.read_count(target.id) > 1 and \
+                self.lw.arrayops.loops_per_element(value):
+            return False    # read twice, it would run its loops twice
         self.ctx.env[target.id] = value
         self.deferred[target.id] = reader
         return True

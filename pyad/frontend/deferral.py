@@ -11,7 +11,9 @@ A name `x` bound by `x = <elementwise expression>` in a statement list is deferr
 - `x` is bound once in the whole function (no other assignment, `+=`, loop target, `del`);
 - every read of `x` is in one later statement of the same list, a simple one (assignment,
   `return`, expression), and none is inside a lambda, nested def or comprehension (which
-  could run it many times).
+  could run it many times);
+- an expression whose elements are computed by a loop (an einsum contraction) is read once
+  (`d * d` would run the loop twice).
 Everything else is evaluated where it is bound, as before.
 
 A deferred value reads arrays when its consumer runs, so it must see the memory it would
@@ -70,6 +72,9 @@ class Deferral:
             if inside:
                 return s if inside == ids and isinstance(s, _SIMPLE) else None
         return None
+
+    def read_count(self, name: str) -> int:
+        return len(self.reads.get(name, []))
 
     def pure(self, s: ast.stmt) -> bool:
         """Whether `s` certainly writes no memory (deferred values may pass it)."""

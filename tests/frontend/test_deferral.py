@@ -157,3 +157,16 @@ def test_values_read_more_than_once_or_after_a_write_are_arrays():
     assert _allocs(_read_twice, X, Y) == 1
     assert _allocs(_read_in_loop, X, Y, 4) == 1
     assert _allocs(_write_between, X, Y) == 2     # the copy, and d before the write
+
+
+def _contraction_read_twice(x, y):
+    """An einsum contraction (a loop per element) read twice in one statement is evaluated
+    once, where it is bound; read once, it is deferred."""
+    q = np.einsum("ij,j->i", np.outer(x, y), x)
+    r = np.einsum("ij,j->i", np.outer(x, y), y)
+    return np.sum(q * q) + np.sum(r)
+
+
+def test_a_contraction_read_twice_is_evaluated_once():
+    f = check_against_python(_contraction_read_twice, X, Y)
+    assert f.ir(X, Y).count(" alloc ") == 1      # q; r is deferred into the sum
