@@ -24,8 +24,9 @@ from .context import Lazy, arith, unify
 from .exprs import CMPOPS
 from .functions import SPELLINGS, arity
 from .refusals import INSTEAD
-from ..ir.nodes import BOOL, F64, I64, Block, Var, While, array_type, elem_type, is_array, \
-    ndim_of, walk
+from ..ir.nodes import BOOL, F64, I64, Block, Op, Var, While, array_type, elem_type, \
+    is_array, ndim_of, walk
+from ..ir.ops import CHEAP
 from ..ir.loops import for_each, for_range, reduce_each
 
 _REDUCE = ("sum", "mean", "max", "min", "amax", "amin", "prod")
@@ -141,7 +142,11 @@ class ArrayOps:
         are numbers)."""
         if not any(self.is_arrayish(o) for o in operands):  # np.exp(2.0): a number
             return fn(*(self.lw.exprs.scalar(o, node) for o in operands))
-        lz = [self.lift(o) for o in operands]
+        nd = max(len(self.lift(o).dims) for o in operands)
+        # an expression of fewer dimensions is read many times over the new ones: one
+        # with more than cheap arithmetic in it (np.exp(w) * X) is stored first, once
+        lz = [self.lift(self.materialize(o) if isinstance(o, Lazy) and len(o.dims) < nd
+                        and not self.cheap(o) else o) for o in operands]
         dims = self.broadcast(lz, node)
         gens = [self._mapped(o, dims) for o in lz]
         elem = self._result_elem(fn, lz)
@@ -153,13 +158,22 @@ class ArrayOps:
         with self.ctx.emitting(self.ctx.builder()):
             return fn(*(Var(f"probe{k}", o.elem) for k, o in enumerate(lz))).type
 
-    def loops_per_element(self, v: Lazy) -> bool:
-        """Whether an element of `v` is computed by a loop (a reduction inside, as in an
-        einsum contraction): found by emitting one into a scratch builder."""
+    def _one_element(self, v: Lazy) -> list:
+        """The statements that compute one element of `v` (emitted into a scratch builder)."""
         b = self.ctx.builder()
         with self.ctx.emitting(b):
             v.gen([Var(f"probe{k}", I64) for k in range(len(v.dims))])
-        return any(isinstance(s, While) for s in walk(Block((), tuple(b.stmts), ())))
+        return list(walk(Block((), tuple(b.stmts), ())))
+
+    def loops_per_element(self, v: Lazy) -> bool:
+        """Whether an element of `v` is computed by a loop (a reduction inside, as in an
+        einsum contraction)."""
+        return any(isinstance(s, While) for s in self._one_element(v))
+
+    def cheap(self, v: Lazy) -> bool:
+        """Whether an element of `v` takes only cheap ops (ops.CHEAP: loads, + - *,
+        comparisons, selects): recomputing it costs about what reading it back would."""
+        return all(isinstance(s, Op) and s.op in CHEAP for s in self._one_element(v))
 
     # ------------------------------------------------------------------ operators
     def binop(self, op: ast.operator, a, b, node: ast.AST) -> Lazy:

@@ -170,3 +170,16 @@ def _contraction_read_twice(x, y):
 def test_a_contraction_read_twice_is_evaluated_once():
     f = check_against_python(_contraction_read_twice, X, Y)
     assert f.ir(X, Y).count(" alloc ") == 1      # q; r is deferred into the sum
+
+
+def _broadcast_costly(theta, z):
+    """np.exp(theta) read over a new leading axis is computed once per element of theta
+    (stored), not once per element of the product; a cheap expression is not stored."""
+    p = np.exp(theta)
+    return np.sum(p * z) + np.sum(np.tanh(theta) * z) + np.sum((theta * 2.0) * z)
+
+
+def test_a_costly_expression_broadcast_over_new_axes_is_stored_once():
+    z = np.random.default_rng(3).normal(size=(4, 5))
+    f = check_against_python(_broadcast_costly, X, z)
+    assert f.ir(X, z).count(" alloc ") == 2
