@@ -24,9 +24,8 @@ from .context import Lazy, arith, unify
 from .exprs import CMPOPS
 from .functions import SPELLINGS, arity
 from .refusals import INSTEAD
-from ..ir.nodes import BOOL, F64, I64, Block, Op, Var, While, array_type, elem_type, \
-    is_array, ndim_of, walk
-from ..ir.ops import CHEAP
+from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndim_of
+from .deferral import cheap
 from ..ir.loops import for_each, for_range, reduce_each
 
 _REDUCE = ("sum", "mean", "max", "min", "amax", "amin", "prod")
@@ -146,7 +145,7 @@ class ArrayOps:
         # an expression of fewer dimensions is read many times over the new ones: one
         # with more than cheap arithmetic in it (np.exp(w) * X) is stored first, once
         lz = [self.lift(self.materialize(o) if isinstance(o, Lazy) and len(o.dims) < nd
-                        and not self.cheap(o) else o) for o in operands]
+                        and not cheap(self.ctx, o) else o) for o in operands]
         dims = self.broadcast(lz, node)
         gens = [self._mapped(o, dims) for o in lz]
         elem = self._result_elem(fn, lz)
@@ -157,23 +156,6 @@ class ArrayOps:
         builder."""
         with self.ctx.emitting(self.ctx.builder()):
             return fn(*(Var(f"probe{k}", o.elem) for k, o in enumerate(lz))).type
-
-    def _one_element(self, v: Lazy) -> list:
-        """The statements that compute one element of `v` (emitted into a scratch builder)."""
-        b = self.ctx.builder()
-        with self.ctx.emitting(b):
-            v.gen([Var(f"probe{k}", I64) for k in range(len(v.dims))])
-        return list(walk(Block((), tuple(b.stmts), ())))
-
-    def loops_per_element(self, v: Lazy) -> bool:
-        """Whether an element of `v` is computed by a loop (a reduction inside, as in an
-        einsum contraction)."""
-        return any(isinstance(s, While) for s in self._one_element(v))
-
-    def cheap(self, v: Lazy) -> bool:
-        """Whether an element of `v` takes only cheap ops (ops.CHEAP: loads, + - *,
-        comparisons, selects): recomputing it costs about what reading it back would."""
-        return all(isinstance(s, Op) and s.op in CHEAP for s in self._one_element(v))
 
     # ------------------------------------------------------------------ operators
     def binop(self, op: ast.operator, a, b, node: ast.AST) -> Lazy:

@@ -24,7 +24,7 @@ from .context import Undefined, is_value, location_of, unify
 from .lists import is_list
 from .closures import is_function
 from .context import Lazy
-from .deferral import Deferral
+from .deferral import Deferral, loops_per_element
 from ..ir.nodes import BOOL, I64, If, Op, Var, is_array, ndim_of
 
 BRK, CONT, RET, RETVAL = "%brk", "%cont", "%ret", "%retval"
@@ -153,7 +153,7 @@ class Statements:
         if reader is None:
             return False
         if self.deferral.read_count(target.id) > 1 and \
-                self.lw.arrayops.loops_per_element(value):
+                loops_per_element(self.ctx, value):
             return False    # read twice, it would run its loops twice
         self.ctx.env[target.id] = value
         self.deferred[target.id] = reader

@@ -28,6 +28,8 @@ import ast
 import builtins
 
 from ..errors import PyadError
+from ..ir.nodes import I64, Block, Op, Var, While, walk
+from ..ir.ops import CHEAP
 
 #: array methods that never write memory
 PURE_METHODS = frozenset({
@@ -124,3 +126,24 @@ def _names_only(t: ast.expr) -> bool:
     if isinstance(t, ast.Name):
         return True
     return isinstance(t, (ast.Tuple, ast.List)) and all(_names_only(e) for e in t.elts)
+
+
+def _one_element(ctx, v) -> list:
+    """The statements that compute one element of the Lazy `v` (emitted into a scratch
+    builder)."""
+    b = ctx.builder()
+    with ctx.emitting(b):
+        v.gen([Var(f"probe{k}", I64) for k in range(len(v.dims))])
+    return list(walk(Block((), tuple(b.stmts), ())))
+
+
+def loops_per_element(ctx, v) -> bool:
+    """Whether an element of `v` is computed by a loop (a reduction inside, as in an einsum
+    contraction): reading it twice would run the loop twice."""
+    return any(isinstance(s, While) for s in _one_element(ctx, v))
+
+
+def cheap(ctx, v) -> bool:
+    """Whether an element of `v` takes only cheap ops (ops.CHEAP: loads, + - *,
+    comparisons, selects): recomputing it costs about what reading it back would."""
+    return all(isinstance(s, Op) and s.op in CHEAP for s in _one_element(ctx, v))
