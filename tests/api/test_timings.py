@@ -79,4 +79,6 @@ def test_a_cache_hit_spends_no_time_in_llvm(monkeypatch, tmp_path):
     t = f.timings()[("f64", "i64")]
     assert t["cache"] > 0 and t["linking"] > 0
     assert t["LLVM optimization"] == 0.0 and t["machine code"] == 0.0
-    _check_sums(t)
+    # (no 80% check of the phases here: a hit takes milliseconds, and on a loaded machine
+    # the time between the phases is then a large part of it)
+    assert sum(v for k, v in t.items() if k != "total") <= t["total"] * 1.0001, t
