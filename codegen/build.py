@@ -17,6 +17,7 @@ from pyad.ir.nodes import Func, is_array
 from pyad.timings import Timings, phase
 
 from . import jit
+from .entry import emit_entry, entry_name
 from .python import wrap as pywrap, wrap_arrays as pywrap_arrays
 from .lower.emit import ModuleState, emit_kernel
 from .python.cffi_call import PyWrapper, RawKernel
@@ -60,6 +61,14 @@ class Unit:
     lib: jit.CompiledLibrary
     callables: dict[str, Callable]
     llvm_ir: str
+    #: kernel name -> (its spec, the symbol of its uniform entry (codegen/entry.py), whether
+    #: it calls the Python C API: then it must run with the GIL held)
+    kernels: dict[str, tuple[KernelSpec, str, bool]] = field(default_factory=dict)
+
+    def entry(self, kernel: str) -> int:
+        """The address of kernel `kernel`'s uniform entry, valid while this unit is alive
+        (called by pyad_batch_run)."""
+        return self.lib.address(self.kernels[kernel][1])
 
 
 def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpec], *,
@@ -85,9 +94,15 @@ def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpe
             fns[k.name] = (emit_kernel(state, k.func, f"{k.func.name}.kernel", fastmath=fastmath,
                                        boundscheck=boundscheck, pack_saved=k.pack_saved,
                                        unpack_saved=k.unpack_saved), k)
+            emit_entry(module, fns[k.name][0], *k.kinds())  # for batches (pyad_batch_run)
+    specs = {name: (k, entry_name(fn), pywrap.uses_python_api(fn))
+             for name, (fn, k) in fns.items()}
+    entries = [e for _k, e, _gil in specs.values()]
     if not NATIVE_ARRAYS and any(is_array(t) for k in kernels for t in sum(k.kinds(), [])):
-        return _compile_pycall(name, module, fns, wrappers, fastmath, pyname, object_cache,
-                               timings)
+        unit = _compile_pycall(name, module, fns, wrappers, fastmath, pyname, object_cache,
+                               timings, entries)
+        unit.kernels = specs
+        return unit
     with phase(timings, "LLVM IR emission"):
         for fn, _k in fns.values():
             _called_by_wrappers_only(fn)
@@ -98,12 +113,12 @@ def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpe
                                 params=params[:len(params) - len(w.shadows)], outs=outs,
                                 result=w.result, doc=w.doc, pyname=pyname or w.name,
                                 release_gil=pywrap.has_loop(fn), shadows=w.shadows)
-    lib = jit.compile_module(module, [], fastmath=fastmath, name=name, object_cache=object_cache,
-                             timings=timings)
+    lib = jit.compile_module(module, entries, fastmath=fastmath, name=name,
+                             object_cache=object_cache, timings=timings)
     with phase(timings, "wrapper build"):
         callables = {w.name: pywrap.make_callable(lib, w.name, w.fallback,
                                                   pickle_as=w.pickle_as) for w in wrappers}
-    return Unit(lib, callables, lib.llvm_ir)
+    return Unit(lib, callables, lib.llvm_ir, specs)
 
 
 def _called_by_wrappers_only(fn: ir.Function) -> None:
@@ -118,8 +133,9 @@ def _called_by_wrappers_only(fn: ir.Function) -> None:
 
 def _compile_pycall(name: str, module: ir.Module, fns: dict, wrappers: list[WrapperSpec],
                     fastmath: bool, pyname: str | None, object_cache,
-                    timings: Timings | None) -> Unit:
-    lib = jit.compile_module(module, [fn.name for fn, _ in fns.values()], fastmath=fastmath,
+                    timings: Timings | None, entries: list[str]) -> Unit:
+    lib = jit.compile_module(module, [fn.name for fn, _ in fns.values()] + entries,
+                             fastmath=fastmath,
                              name=name, object_cache=object_cache, timings=timings)
     with phase(timings, "wrapper build"):
         return Unit(lib, _pycall_wrappers(lib, fns, wrappers, pyname), lib.llvm_ir)

@@ -12,12 +12,13 @@ from .api.check import check_grad
 from .api.jit import JitGrad, jit_grad
 from .api.pullback import Pullback
 from .api.transforms import grad, value_and_grad, vjp
+from .api.vmap import vmap
 from .errors import PyadError, PyadInternalError, PyadSyntaxError, PyadTypeError
 from .frontend.custom import CustomVJP, custom_vjp, stop_gradient
 from .pytree import tree_flatten, tree_leaves, tree_structure, tree_unflatten
 from .pytree import user_tree_map as tree_map
 
-__all__ = ["jit_grad", "JitGrad", "Pullback", "check_grad", "grad", "value_and_grad", "vjp",
+__all__ = ["jit_grad", "JitGrad", "Pullback", "check_grad", "grad", "value_and_grad", "vjp", "vmap",
            "custom_vjp", "CustomVJP", "stop_gradient", "cache", "cache_dir", "clear_cache",
            "tree_map", "tree_leaves", "tree_structure", "tree_flatten", "tree_unflatten",
            "PyadError", "PyadSyntaxError", "PyadTypeError", "PyadInternalError"]

@@ -28,7 +28,7 @@ STATIC_LIBRARY_NAME = "libpyad_rt.a"
 HEADER_NAME = "pyad_rt.h"
 
 # The runtime ABI version this Python code was written against (pyad_rt_version()).
-RT_VERSION = 6
+RT_VERSION = 7
 
 _REBUILD_HINT = (
     "Rebuild and reinstall the runtime with `pip install -e .` (or `pip install .`) "

@@ -105,6 +105,16 @@ void pyad_ctx_release(pyad_ctx *ctx) {
     ctx->arena = NULL;
 }
 
+void pyad_ctx_reset(pyad_ctx *ctx) {
+    arena_free(ctx->arena);
+    ctx->arena = NULL;
+    ctx->tape_top = ctx->tape_base;
+    ctx->tape_peak = 0;
+    ctx->err_kind = PYAD_OK;
+    ctx->err_line = 0;
+    ctx->err_msg = NULL;
+}
+
 void pyad_pullback_zero_shadows(void *pb) {
     arena_block *blk = ((pyad_pullback_header *)pb)->arena;
     for (; blk; blk = blk->next)
@@ -158,4 +168,4 @@ double pyad_digamma(double x) {
     return result + log(x) - 0.5 / x - series;
 }
 
-int32_t pyad_rt_version(void) { return 6; }
+int32_t pyad_rt_version(void) { return 7; }

@@ -194,6 +194,50 @@ PYAD_API int32_t pyad_la_eigh_mid(const pyad_mat *w, const pyad_mat *wbar,
  * when the packing buffers cannot be allocated (pyad_matmul.c). */
 PYAD_API int32_t pyad_matmul(const pyad_mat *a, const pyad_mat *b, pyad_mat *c);
 
+/* ---- Batches (pyad_batch.c): pyad.vmap and the `--vmap` entry points of a C library. ---- */
+
+/* Free ctx's arena, empty its tape (keeping the buffer) and clear its error: ready for the
+ * next call on the same thread. */
+PYAD_API void pyad_ctx_reset(pyad_ctx *ctx);
+
+/* The uniform entry of a generated kernel: args[k] points to parameter k's value (a double,
+ * int64_t or a bool byte) or is an array descriptor pointer; outs[k] is passed on as the
+ * kernel's out pointer k. */
+typedef int32_t (*pyad_entry_fn)(pyad_ctx *ctx, void *const *args, void *const *outs);
+
+/* Where a parameter or result of batch element i lives: at base + i*step + worker*wstep
+ * (step 0: the same value for every element; wstep: a copy per worker, e.g. a gradient
+ * accumulator). ndim 0: a scalar there. ndim > 0: an array; for a parameter its data starts
+ * there and `dims` holds its shape[ndim] then strides[ndim] (in elements); for a result the
+ * kernel's array is copied there as a C-contiguous block of shape dims[0..ndim) of items of
+ * `itemsize` bytes (a different shape is a ValueError). An array result with a NULL base is
+ * not copied: its shape is stored into `dims`, or nothing is done if `dims` is NULL too. */
+typedef struct pyad_batch_slot {
+    char *base;
+    int64_t step;
+    int64_t wstep;
+    int32_t ndim;
+    int32_t itemsize;
+    int64_t *dims;
+} pyad_batch_slot;
+
+/* The first failing element of a batch: its index, error kind, line and message (copied). */
+typedef struct pyad_batch_error {
+    int64_t index;
+    int32_t kind;
+    int32_t line;
+    char msg[512];
+} pyad_batch_error;
+
+/* Run fn for the elements begin..end-1 on up to `nthreads` threads (this one included), each
+ * worker a contiguous range in order with its own context. Returns PYAD_OK, or the kind of
+ * the failure of the least failing index (every element before it has run), described in
+ * *err. Results of elements after a failure are unspecified. */
+PYAD_API int32_t pyad_batch_run(pyad_entry_fn fn, int64_t begin, int64_t end,
+                                int32_t nthreads, int32_t nparams,
+                                const pyad_batch_slot *params, int32_t nouts,
+                                const pyad_batch_slot *outs, pyad_batch_error *err);
+
 /* Runtime ABI version; bumped when pyad_ctx or any signature above changes. */
 PYAD_API int32_t pyad_rt_version(void);
 

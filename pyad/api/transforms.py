@@ -25,6 +25,10 @@ from .boundary import user_facing
 from .jit import JitGrad, check_argnums, jit_grad
 from .methods import BoundJitGrad
 
+#: set on the functions grad and value_and_grad return: (compiled function, its kind,
+#: argnums), which pyad.vmap maps natively (vmap.py)
+TRANSFORM_ATTR = "__pyad_transform__"
+
 _compiled_for: "weakref.WeakKeyDictionary[Callable, JitGrad]" = weakref.WeakKeyDictionary()
 
 
@@ -49,6 +53,7 @@ def grad(f: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
     @user_facing
     def gradient(*args, **kwargs):
         return jg._dispatch_grad(argnums, False, *args, **kwargs)
+    _mark(gradient, jg, "grad", argnums)
     return gradient
 
 
@@ -64,6 +69,7 @@ def value_and_grad(f: Callable, argnums: int | tuple[int, ...] = 0,
         @user_facing
         def vg(*args, **kwargs):
             return jg._dispatch_grad(argnums, True, *args, **kwargs)
+        _mark(vg, jg, "value_and_grad", argnums)
         return vg
 
     @functools.wraps(jg.fn)
@@ -75,7 +81,13 @@ def value_and_grad(f: Callable, argnums: int | tuple[int, ...] = 0,
                             "(float value, aux)")
         value, aux = out
         return (value, aux), back((1.0, _zeros_like(aux)))
+    _mark(vg_aux, jg, "value_and_grad with aux", argnums)
     return vg_aux
+
+
+def _mark(fn: Callable, jg, kind: str, argnums) -> None:
+    if isinstance(jg, JitGrad):  # (a compiled method is not mapped: BoundJitGrad)
+        setattr(fn, TRANSFORM_ATTR, (jg, kind, argnums))
 
 
 @user_facing

@@ -1,0 +1,176 @@
+"""One native call for a whole batch: the slots of `pyad_batch_run` (runtime/pyad_batch.c)
+over NumPy arrays, and the call itself, on native threads.
+
+A `Batch` collects, for each kernel parameter and result, where batch element i finds it
+(`pyad_batch_slot`: base + i*step + worker*wstep, and an array's shape and strides), keeps
+the arrays it points into alive, and runs the kernel's uniform entry (codegen/entry.py) for
+elements 0..n-1. The GIL is released during the run (a ctypes call), unless the kernel calls
+the Python C API, in which case it runs on this thread alone with the GIL held.
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+from typing import Any
+
+import numpy as np
+
+from .. import _runtime
+from .arrays import ITEMSIZE, NATIVE_NUMS, _NP
+from ..ir.nodes import elem_type, is_array, ndim_of
+
+ENV_THREADS = "PYAD_NUM_THREADS"
+
+
+class Slot(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("step", ctypes.c_int64), ("wstep", ctypes.c_int64),
+                ("ndim", ctypes.c_int32), ("itemsize", ctypes.c_int32),
+                ("dims", ctypes.c_void_p)]
+
+
+class BatchError(ctypes.Structure):
+    _fields_ = [("index", ctypes.c_int64), ("kind", ctypes.c_int32), ("line", ctypes.c_int32),
+                ("msg", ctypes.c_char * 512)]
+
+
+def default_threads() -> int:
+    """`$PYAD_NUM_THREADS` if set, else the CPUs this process may run on."""
+    value = os.environ.get(ENV_THREADS, "").strip()
+    if value:
+        try:
+            n = int(value)
+        except ValueError:
+            raise ValueError(f"{ENV_THREADS}={value!r} is not a number of threads") from None
+        if n < 1:
+            raise ValueError(f"{ENV_THREADS}={value!r}: the number of threads must be >= 1")
+        return n
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+@functools.cache  # the loaded runtime's function, set up once per process
+def _runner(with_gil: bool):
+    lib = ctypes.PyDLL(str(_runtime.library_path())) if with_gil else _runtime.dll()
+    fn = lib.pyad_batch_run
+    fn.restype = ctypes.c_int32
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32,
+                   ctypes.c_int32, ctypes.POINTER(Slot), ctypes.c_int32, ctypes.POINTER(Slot),
+                   ctypes.POINTER(BatchError)]
+    return fn
+
+
+def native_array(a: np.ndarray, elem: str) -> np.ndarray:
+    """`a`, or a C-contiguous copy of it, that a kernel reads in place as elements `elem`."""
+    size = ITEMSIZE[elem]
+    if type(a) is np.ndarray and a.dtype.num in NATIVE_NUMS[elem] and a.dtype.isnative \
+            and all(s % size == 0 for s in a.strides):
+        return a
+    return np.ascontiguousarray(a, dtype=_NP[elem])
+
+
+class Batch:
+    """The slots of one batched call of `n` elements on `threads` workers."""
+
+    def __init__(self, n: int, threads: int) -> None:
+        self.n, self.threads = n, max(1, min(threads, n))
+        self.params: list[Slot] = []
+        self.outs: list[Slot] = []
+        self._keep: list[Any] = []  # what the slots point into
+
+    def _dims(self, values) -> int:
+        d = np.array(values, np.int64)
+        self._keep.append(d)
+        return d.ctypes.data
+
+    def _array(self, a: np.ndarray, step: int, wstep: int, axes: tuple[int, ...]) -> Slot:
+        """A slot over `a`'s axes `axes` (the batch axis left out) from its first element."""
+        self._keep.append(a)
+        size = a.itemsize
+        return Slot(a.ctypes.data, step, wstep, len(axes), size,
+                    self._dims([a.shape[k] for k in axes] + [a.strides[k] // size for k in axes]))
+
+    def param(self, t: str, value: Any, axis: int | None) -> None:
+        """Parameter of type `t`: `value` itself for every element (axis None), or its
+        sub-array at index i of axis `axis` for element i."""
+        if axis is None:
+            if is_array(t):
+                a = native_array(value, elem_type(t))
+                self.params.append(self._array(a, 0, 0, tuple(range(a.ndim))))
+            else:
+                a = np.array([value], _NP[t])
+                self._keep.append(a)
+                self.params.append(Slot(a.ctypes.data, 0, 0, 0, a.itemsize, None))
+            return
+        a = native_array(value, elem_type(t) if is_array(t) else t)
+        rest = tuple(k for k in range(a.ndim) if k != axis)
+        if is_array(t):
+            self.params.append(self._array(a, a.strides[axis], 0, rest))
+        else:
+            self._keep.append(a)
+            self.params.append(Slot(a.ctypes.data, a.strides[axis], 0, 0, a.itemsize, None))
+
+    def accumulator(self, shape: tuple[int, ...], per_element: bool) -> np.ndarray:
+        """A zero float64 shadow parameter of `shape` for each element (per_element; the
+        result is (n, *shape)) or for each worker ((threads, *shape), to be summed)."""
+        g = np.zeros(((self.n if per_element else self.threads),) + tuple(shape))
+        axes = tuple(range(1, g.ndim))
+        self.params.append(self._array(g, g.strides[0] if per_element else 0,
+                                       0 if per_element else g.strides[0], axes))
+        return g
+
+    def result(self, t: str, shape: tuple[int, ...] | None = None) -> np.ndarray | None:
+        """Kernel result `t` of every element, stacked: an (n,) array for a scalar, (n,
+        *shape) for an array of element shape `shape`; None (not kept) for an array result
+        without a shape."""
+        if not is_array(t):
+            out = np.empty(self.n, _NP[t])
+            self._keep.append(out)
+            self.outs.append(Slot(out.ctypes.data, out.strides[0], 0, 0, out.itemsize, None))
+            return out
+        if shape is None:
+            self.outs.append(Slot(None, 0, 0, ndim_of(t), ITEMSIZE[elem_type(t)], None))
+            return None
+        out = np.empty((self.n,) + tuple(shape), _NP[elem_type(t)])
+        self._keep.append(out)
+        self.outs.append(Slot(out.ctypes.data, out.strides[0], 0, out.ndim - 1, out.itemsize,
+                              self._dims(shape)))
+        return out
+
+    def shapes(self, entry: int, with_gil: bool, kinds: list[str]) -> list:
+        """The shapes of the array results (kinds) of element 0, which is run for them
+        (kernels do not modify their arguments; element 0 is run again with the others)."""
+        outs, found = self.outs, []
+        self.outs = []
+        for t in kinds:
+            if is_array(t):
+                d = np.full(ndim_of(t), -1, np.int64)
+                self._keep.append(d)
+                self.outs.append(Slot(None, 0, 0, ndim_of(t), ITEMSIZE[elem_type(t)],
+                                      d.ctypes.data))
+                found.append(d)
+            else:
+                self.result(t)
+                found.append(None)
+        self.run(entry, with_gil, 0, 1)
+        self.outs = outs
+        return [None if d is None else tuple(int(x) for x in d) for d in found]
+
+    def run(self, entry: int, with_gil: bool, begin: int = 0, end: int | None = None) -> None:
+        """Run the kernel entry at address `entry` for elements begin..end-1; the first
+        failing element's error is raised, naming its index."""
+        end = self.n if end is None else end
+        params = (Slot * max(1, len(self.params)))(*self.params)
+        outs = (Slot * max(1, len(self.outs)))(*self.outs)
+        err = BatchError()
+        status = _runner(with_gil)(entry, begin, end, 1 if with_gil else self.threads,
+                                   len(self.params), params, len(self.outs), outs,
+                                   ctypes.byref(err))
+        if status:
+            # import-time: codegen.abi loads llvmlite.ir, which `import pyad` does not
+            from ..codegen import abi
+            kind = abi.ERROR_KINDS[err.kind] or "RuntimeError"
+            msg = err.msg.decode(errors="replace") or "error"
+            raise abi.exception_class(kind)(f"{msg} (batch element {err.index})")

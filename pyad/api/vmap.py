@@ -1,0 +1,219 @@
+"""`pyad.vmap`: a compiled function mapped over a batch axis of its arguments, in one native
+call whose elements are split over threads (JAX's name and meaning; docs/batching.md).
+
+    per_sample = pyad.vmap(pyad.grad(loss), in_axes=(None, 0, 0))(params, X, y)
+    total = pyad.vmap(pyad.grad(loss), in_axes=(None, 0, 0), reduce="sum")(params, X, y)
+
+`fun` is a plain function or a `jit_grad` object (the primal is mapped), or the gradient
+functions `pyad.grad(f, argnums)` / `pyad.value_and_grad(f, argnums)` / `f.grad` /
+`f.value_and_grad`. `in_axes` is an int or None for every positional argument, or a tuple
+with one entry per positional argument, each an int, None, or a tree of them matching the
+argument's containers; keyword arguments are mapped over axis 0 and defaults are not mapped.
+Results are stacked along `out_axes` (an int), or with `reduce="sum"` summed over the batch:
+array gradients then accumulate into one buffer per thread, summed at the end. Threads:
+`num_threads`, else `$PYAD_NUM_THREADS`, else the CPUs this process may use.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import pytree
+from ..ir.nodes import is_array
+from .batch import Batch, default_threads
+from .boundary import guard, user_facing
+from .jit import JitGrad
+from .transforms import TRANSFORM_ATTR, _compiled
+
+
+def vmap(fun: Callable, in_axes: Any = 0, out_axes: int = 0, *, reduce: str | None = None,
+         num_threads: int | None = None) -> Callable:
+    """`fun` mapped over axis `in_axes` of its arguments (see the module docstring)."""
+    jg, mode, argnums = _target(fun)
+    _check_axes(in_axes)
+    if reduce not in (None, "sum"):
+        raise ValueError(f"vmap reduce must be None or 'sum', not {reduce!r}")
+    if not isinstance(out_axes, int) or isinstance(out_axes, bool):
+        raise TypeError(f"vmap out_axes must be an int, not {out_axes!r}")
+    if num_threads is not None and (not isinstance(num_threads, int) or num_threads < 1):
+        raise ValueError(f"vmap num_threads must be a positive int, not {num_threads!r}")
+
+    @functools.wraps(jg.fn)
+    @user_facing
+    def batched(*args, **kwargs):
+        threads = num_threads or default_threads()
+        return _call(jg, mode, argnums, in_axes, out_axes, reduce, threads, args, kwargs)
+    return batched
+
+
+def _target(fun: Callable) -> tuple[JitGrad, str, Any]:
+    """(compiled function, what is mapped: 'call', 'grad' or 'value_and_grad', argnums)."""
+    marked = getattr(fun, TRANSFORM_ATTR, None)
+    if marked is not None:
+        if marked[1] not in ("grad", "value_and_grad"):
+            raise TypeError(f"pyad.vmap does not map {marked[1]}: map the function and its "
+                            "pyad.grad separately")
+        return marked
+    if isinstance(fun, JitGrad):
+        return fun, "call", None
+    owner = getattr(fun, "__self__", None)
+    if isinstance(owner, JitGrad) and fun.__name__ in ("grad", "value_and_grad"):
+        return owner, fun.__name__, owner.argnums
+    target = owner[2] if isinstance(owner, tuple) and len(owner) > 2 else None
+    if target is not None:  # a native entry of a compiled function (codegen.library.CodeOwner)
+        obj, attr = target[0](), target[1]
+        if isinstance(obj, JitGrad) and attr in ("__call__", "grad", "value_and_grad"):
+            return obj, "call" if attr == "__call__" else attr, obj.argnums
+    if inspect.isfunction(fun):
+        compiled = _compiled(fun)
+        if isinstance(compiled, JitGrad):
+            return compiled, "call", None
+    raise TypeError(f"pyad.vmap maps a Python function, a pyad.jit_grad function, or "
+                    f"pyad.grad / pyad.value_and_grad of one, not {fun!r}")
+
+
+def _check_axes(spec: Any) -> None:
+    for a in pytree.tree_leaves(spec):
+        if a is not None and (not isinstance(a, int) or isinstance(a, bool)):
+            raise TypeError(f"vmap in_axes must hold ints and None, not {a!r}")
+
+
+def _param_axes(params, nargs: int, kwargs: dict, in_axes: Any) -> list:
+    """One in_axes tree per parameter of the function."""
+    if isinstance(in_axes, (tuple, list)):
+        if len(in_axes) != nargs:
+            raise ValueError(f"vmap in_axes must be an int, None, or a tuple with one entry "
+                             f"per positional argument, but got len(in_axes)={len(in_axes)} "
+                             f"for {nargs} positional arguments")
+        per_arg = list(in_axes)
+    else:
+        per_arg = [in_axes] * nargs
+    npos = len(params.positional)
+    out = []
+    for i, name in enumerate(params.names):
+        if i == params.vararg:
+            out.append(tuple(per_arg[npos:]))
+        elif name in params.positional and params.positional.index(name) < nargs:
+            out.append(per_arg[params.positional.index(name)])
+        else:
+            out.append(0 if name in kwargs else None)
+    return out
+
+
+def _leaf_axes(value: Any, spec: Any, where: str, out: list) -> None:
+    """Append (axis, where) for each leaf of `value` under the in_axes tree `spec`."""
+    if spec is None or isinstance(spec, int):
+        out += [(spec, where)] * len(pytree.tree_leaves(value))
+        return
+    node, snode = pytree.as_node(value), pytree.as_node(spec)
+    same = node is not None and snode is not None and type(node) is type(snode) and (
+        isinstance(node, tuple) and len(node) == len(snode) or
+        isinstance(node, pytree.Record) and node.kind == snode.kind
+        and node.fields == snode.fields and len(node.children) == len(snode.children))
+    if not same:
+        raise ValueError(f"vmap in_axes for {where} is {spec!r}, which does not match the "
+                         "argument's structure (give an int or None, or a tree of them with "
+                         "the argument's containers)")
+    names = node.fields if isinstance(node, pytree.Record) and node.fields \
+        else range(len(pytree.children(node)))
+    for k, v, s in zip(names, pytree.children(node), pytree.children(snode)):
+        _leaf_axes(v, s, f"{where}[{k!r}]", out)
+
+
+def _element_zero(leaves: list, axes: list) -> tuple[list, int]:
+    """The leaves of batch element 0 and the batch size (ValueError for mismatches)."""
+    n, first, elem = None, None, []
+    for leaf, (axis, where) in zip(leaves, axes):
+        if axis is None:
+            elem.append(leaf)
+            continue
+        a = leaf if isinstance(leaf, np.ndarray) else np.asarray(leaf)
+        if not -a.ndim <= axis < a.ndim:
+            raise ValueError(f"vmap was asked to map {where} along axis {axis}, but it has "
+                             f"{a.ndim} dimension{'s' if a.ndim != 1 else ''}")
+        axis %= a.ndim
+        if n is None:
+            n, first = a.shape[axis], where
+        elif a.shape[axis] != n:
+            raise ValueError(f"vmap got inconsistent sizes for the mapped axes: {first} has "
+                             f"size {n}, {where} has size {a.shape[axis]}")
+        elem.append(a[(slice(None),) * axis + (0,)])
+    if n is None:
+        raise ValueError("vmap needs at least one mapped argument (an int in in_axes)")
+    if n == 0:
+        raise ValueError(f"vmap over an empty batch: {first} has size 0 along its mapped axis")
+    return elem, n
+
+
+def _call(jg: JitGrad, mode: str, argnums, in_axes, out_axes: int, reduce, threads: int,
+          args: tuple, kwargs: dict):
+    params = jg._params
+    bound = params.bind(args, kwargs)
+    axes: list = []
+    for name, v, spec in zip(params.names, bound, _param_axes(params, len(args), kwargs,
+                                                               in_axes)):
+        _leaf_axes(v, spec, f"argument {name!r}", axes)
+    leaves, struct = pytree.tree_flatten(bound)
+    elem, n = _element_zero(leaves, axes)
+    spec, kleaves = jg.bind(*params.call_args(pytree.tree_unflatten(struct, elem)))
+    batch = Batch(n, threads)
+    for j, t in enumerate(spec.sig):
+        axis = axes[j][0]
+        batch.param(t, leaves[j], None if axis is None else axis % np.ndim(leaves[j]))
+    if mode == "call":
+        return _primal(spec, batch, out_axes, reduce)
+    return _gradient(spec, batch, mode, argnums, kleaves, out_axes, reduce)
+
+
+def _primal(spec, batch: Batch, out_axes: int, reduce):
+    guard(spec.primal)
+    unit = spec.primal_unit
+    kernel, _entry, gil = unit.kernels["primal"]
+    outs_kinds = kernel.kinds()[1]
+    shapes = batch.shapes(unit.entry("primal"), gil, outs_kinds) \
+        if any(map(is_array, outs_kinds)) else [None] * len(outs_kinds)
+    outs = [batch.result(t, s) for t, s in zip(outs_kinds, shapes)]
+    batch.run(unit.entry("primal"), gil)
+    outs = [_reduced(o, reduce, out_axes) for o in outs]
+    return pytree.to_python(pytree.gather(spec.shape, outs))
+
+
+def _gradient(spec, batch: Batch, mode: str, argnums, kleaves: list, out_axes: int, reduce):
+    gunit = guard(lambda: spec.gradient(argnums))
+    guard(lambda: gunit.entry(mode))  # compiled, and checked: a single float result
+    unit = gunit._compile("vg")
+    kernel, _entry, gil = unit.kernels["vg"]
+    shadows = {p: batch.accumulator(np.shape(kleaves[p]), reduce is None)
+               for p in gunit.wrt if is_array(spec.sig[p])}
+    # the value, then one gradient per leaf in wrt (for arrays: the shadow, not copied)
+    value, *grads = [batch.result(t) for t in kernel.kinds()[1]]
+    scalars = dict(zip(gunit.wrt, grads))
+    batch.run(unit.entry("vg"), gil)
+    by_leaf = {}
+    for p in gunit.wrt:
+        if p in shadows:
+            g = shadows[p]
+            by_leaf[p] = g.sum(axis=0) if reduce else _moved(g, out_axes)
+        else:
+            by_leaf[p] = _reduced(scalars[p], reduce, out_axes)
+    g = spec.arrange(argnums, by_leaf)
+    return (_reduced(value, reduce, out_axes), g) if mode == "value_and_grad" else g
+
+
+def _moved(a: np.ndarray, out_axes: int) -> np.ndarray:
+    if out_axes == 0:
+        return a
+    if not -a.ndim <= out_axes < a.ndim:
+        raise ValueError(f"vmap out_axes {out_axes} is out of range for a result of "
+                         f"{a.ndim - 1} dimensions")
+    return np.moveaxis(a, 0, out_axes)
+
+
+def _reduced(a: np.ndarray, reduce, out_axes: int) -> Any:
+    if not reduce:
+        return _moved(a, out_axes)
+    s = a.sum(axis=0)
+    return s.item() if s.ndim == 0 else s
