@@ -29,15 +29,16 @@ from .jit import JitGrad
 from .transforms import TRANSFORM_ATTR, _compiled
 
 
-def vmap(fun: Callable, in_axes: Any = 0, out_axes: int = 0, *, reduce: str | None = None,
+def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, *, reduce: str | None = None,
          num_threads: int | None = None) -> Callable:
     """`fun` mapped over axis `in_axes` of its arguments (see the module docstring)."""
     jg, mode, argnums = _target(fun)
     _check_axes(in_axes)
     if reduce not in (None, "sum"):
         raise ValueError(f"vmap reduce must be None or 'sum', not {reduce!r}")
-    if not isinstance(out_axes, int) or isinstance(out_axes, bool):
-        raise TypeError(f"vmap out_axes must be an int, not {out_axes!r}")
+    if any(isinstance(a, bool) or not isinstance(a, int)
+           for a in pytree.tree_leaves(out_axes)):
+        raise TypeError(f"vmap out_axes must be an int or a tree of ints, not {out_axes!r}")
     if num_threads is not None and (not isinstance(num_threads, int) or num_threads < 1):
         raise ValueError(f"vmap num_threads must be a positive int, not {num_threads!r}")
 
@@ -109,11 +110,7 @@ def _leaf_axes(value: Any, spec: Any, where: str, out: list) -> None:
         out += [(spec, where)] * len(pytree.tree_leaves(value))
         return
     node, snode = pytree.as_node(value), pytree.as_node(spec)
-    same = node is not None and snode is not None and type(node) is type(snode) and (
-        isinstance(node, tuple) and len(node) == len(snode) or
-        isinstance(node, pytree.Record) and node.kind == snode.kind
-        and node.fields == snode.fields and len(node.children) == len(snode.children))
-    if not same:
+    if not _same_node(node, snode):
         raise ValueError(f"vmap in_axes for {where} is {spec!r}, which does not match the "
                          "argument's structure (give an int or None, or a tree of them with "
                          "the argument's containers)")
@@ -140,11 +137,12 @@ def _element_zero(leaves: list, axes: list) -> tuple[list, int]:
         elif a.shape[axis] != n:
             raise ValueError(f"vmap got inconsistent sizes for the mapped axes: {first} has "
                              f"size {n}, {where} has size {a.shape[axis]}")
+        if n == 0:
+            raise ValueError(f"vmap over an empty batch: {first} has size 0 along its mapped "
+                             "axis")
         elem.append(a[(slice(None),) * axis + (0,)])
     if n is None:
         raise ValueError("vmap needs at least one mapped argument (an int in in_axes)")
-    if n == 0:
-        raise ValueError(f"vmap over an empty batch: {first} has size 0 along its mapped axis")
     return elem, n
 
 
@@ -164,11 +162,13 @@ def _call(jg: JitGrad, mode: str, argnums, in_axes, out_axes: int, reduce, threa
         axis = axes[j][0]
         batch.param(t, leaves[j], None if axis is None else axis % np.ndim(leaves[j]))
     if mode == "call":
-        return _primal(spec, batch, out_axes, reduce)
-    return _gradient(spec, batch, mode, argnums, kleaves, out_axes, reduce)
+        out = _primal(spec, batch, reduce)
+    else:
+        out = _gradient(spec, batch, mode, argnums, kleaves, reduce)
+    return out if reduce else _placed(out, out_axes, "the result")
 
 
-def _primal(spec, batch: Batch, out_axes: int, reduce):
+def _primal(spec, batch: Batch, reduce):
     guard(spec.primal)
     unit = spec.primal_unit
     kernel, _entry, gil = unit.kernels["primal"]
@@ -177,11 +177,11 @@ def _primal(spec, batch: Batch, out_axes: int, reduce):
         if any(map(is_array, outs_kinds)) else [None] * len(outs_kinds)
     outs = [batch.result(t, s) for t, s in zip(outs_kinds, shapes)]
     batch.run(unit.entry("primal"), gil)
-    outs = [_reduced(o, reduce, out_axes) for o in outs]
+    outs = [_reduced(o, reduce) for o in outs]
     return pytree.to_python(pytree.gather(spec.shape, outs))
 
 
-def _gradient(spec, batch: Batch, mode: str, argnums, kleaves: list, out_axes: int, reduce):
+def _gradient(spec, batch: Batch, mode: str, argnums, kleaves: list, reduce):
     gunit = guard(lambda: spec.gradient(argnums))
     guard(lambda: gunit.entry(mode))  # compiled, and checked: a single float result
     unit = gunit._compile("vg")
@@ -196,24 +196,45 @@ def _gradient(spec, batch: Batch, mode: str, argnums, kleaves: list, out_axes: i
     for p in gunit.wrt:
         if p in shadows:
             g = shadows[p]
-            by_leaf[p] = g.sum(axis=0) if reduce else _moved(g, out_axes)
+            by_leaf[p] = _reduced(shadows[p], reduce)
         else:
-            by_leaf[p] = _reduced(scalars[p], reduce, out_axes)
+            by_leaf[p] = _reduced(scalars[p], reduce)
     g = spec.arrange(argnums, by_leaf)
-    return (_reduced(value, reduce, out_axes), g) if mode == "value_and_grad" else g
+    return (_reduced(value, reduce), g) if mode == "value_and_grad" else g
 
 
-def _moved(a: np.ndarray, out_axes: int) -> np.ndarray:
-    if out_axes == 0:
-        return a
-    if not -a.ndim <= out_axes < a.ndim:
-        raise ValueError(f"vmap out_axes {out_axes} is out of range for a result of "
-                         f"{a.ndim - 1} dimensions")
-    return np.moveaxis(a, 0, out_axes)
-
-
-def _reduced(a: np.ndarray, reduce, out_axes: int) -> Any:
+def _reduced(a: np.ndarray, reduce) -> Any:
+    """`a` (batch axis first), or its sum over the batch."""
     if not reduce:
-        return _moved(a, out_axes)
+        return a
     s = a.sum(axis=0)
     return s.item() if s.ndim == 0 else s
+
+
+def _placed(out: Any, out_axes: Any, where: str) -> Any:
+    """The result `out` (batch axes first) with each batch axis moved to its place in the
+    out_axes tree."""
+    if isinstance(out_axes, int):
+        def move(a):
+            if out_axes == 0 or a is None:
+                return a
+            if not -a.ndim <= out_axes < a.ndim:
+                raise ValueError(f"vmap out_axes {out_axes} is out of range for {where}, "
+                                 f"of {a.ndim - 1} dimension{'s' if a.ndim != 2 else ''}")
+            return np.moveaxis(a, 0, out_axes)
+        return pytree.user_tree_map(move, out)
+    node, snode = pytree.as_node(out), pytree.as_node(out_axes)
+    if not _same_node(node, snode):
+        raise ValueError(f"vmap out_axes {out_axes!r} does not match the structure of {where}")
+    parts = [_placed(o, s, f"{where}[{k}]") for k, (o, s) in
+             enumerate(zip(pytree.children(node), pytree.children(snode)))]
+    return pytree.tree_unflatten(pytree.tree_structure(out),
+                                 [x for p in parts for x in pytree.tree_leaves(p)])
+
+
+def _same_node(node, snode) -> bool:
+    """Whether two nodes (pytree.as_node) are containers of one kind and size."""
+    return node is not None and snode is not None and type(node) is type(snode) and (
+        isinstance(node, tuple) and len(node) == len(snode) or
+        isinstance(node, pytree.Record) and node.kind == snode.kind
+        and node.fields == snode.fields and len(node.children) == len(snode.children))
