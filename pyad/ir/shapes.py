@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from . import symbolic
 from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, ndim_of, \
     rename_block
 from .ops import OPS
@@ -51,6 +52,8 @@ class _Analysis:
         self.defs: dict[str, Op] = {}          # value name -> the op that made it
         self.vars: dict[str, Var] = {}
         self.same: dict[str, object] = {}      # value name -> the value it equals (see rep)
+        self.syms: dict[str, symbolic.Sym] = {}  # int or bool value -> its function of a dim
+        self.trips: dict[str, Var] = {}        # counter of a loop -> its trip count (`counted`)
 
     def rep(self, v: Var) -> object:
         """What `v` is known to equal: the name of an earlier value, or ("dim", array name,
@@ -66,6 +69,8 @@ class _Analysis:
             return self.rep(d.args[k])
         if d is not None and d.op == "row":
             return self.dim_rep(d.args[0], k + 1)
+        if d is not None and d.op == "slice" and k > 0:
+            return self.dim_rep(d.args[0], k)
         if d is not None and d.op == "transpose":
             return self.dim_rep(d.args[0], ndim_of(a.type) - 1 - k)
         if d is not None and d.op == "view":
@@ -106,8 +111,17 @@ class _Analysis:
                 self.defs[o.name] = s
                 self.vars[o.name] = o
             if len(s.outs) == 1:
-                self.same.pop(s.outs[0].name, None)
-                self.put(s.outs[0], self.op(s))
+                out = s.outs[0]
+                self.same.pop(out.name, None)
+                fact = self.op(s)
+                sym = self.sym(s, fact) if out.type in (I64, BOOL) else None
+                if sym is None:
+                    self.syms.pop(out.name, None)
+                else:
+                    self.syms[out.name] = sym
+                    if fact is None and sym.constant() is not None:
+                        fact = _CAST[out.type](sym.constant())
+                self.put(out, fact)
             return
         if isinstance(s, If):
             self.block(s.then)
@@ -115,6 +129,7 @@ class _Analysis:
             for o, a, b in zip(s.outs, s.then.results, s.orelse.results):
                 self.put(o, self.join(self.get(a), self.get(b)))
             return
+        self.counted(s)
         assumed = [self.get(v) for v in s.inits]
         while True:
             for params in (s.cond.params, s.body.params):
@@ -128,6 +143,62 @@ class _Analysis:
             assumed = after
         for o, fact in zip(s.outs, assumed):
             self.put(o, fact)
+
+    def sym(self, s: Op, fact: object) -> symbolic.Sym | None:
+        """The value of `s` as a function of one dimension (symbolic.py), if it is one."""
+        if isinstance(fact, (bool, int)):
+            return symbolic.of_constant(fact)
+        if fact is not None:
+            return None
+        d = self.defs.get(s.args[0].name) if s.op == "dim" else None
+        if d is not None and d.op == "slice" and s.attrs[0] == 0:  # hi - lo
+            return symbolic.combine("sub", [self.syms.get(d.args[2].name),
+                                            self.syms.get(d.args[1].name)])
+        if s.op == "dim":  # the size an alloc was given, or a dimension of an argument
+            r = self.rep(s.outs[0])
+            return self.syms.get(r) if isinstance(r, str) and r in self.syms \
+                else symbolic.of_dimension(r)
+        return symbolic.combine(s.op, [self.syms.get(a.name) for a in s.args])
+
+    def equal(self, a: Var, b: Var) -> bool:
+        """Whether two ints are known to be equal."""
+        return self.rep(a) == self.rep(b) or \
+            symbolic.equal(self.syms.get(a.name), self.syms.get(b.name))
+
+    def counted(self, s: While) -> None:
+        """Note the counter of loop `s`: a carried int starting at 0, stepping by 1 and tested
+        `i < n` against a value n from outside the loop; in the body it is in [0, n)."""
+        cond = {o.name: st for st in s.cond.body if isinstance(st, Op) for o in st.outs}
+        body = {o.name: st for st in s.body.body if isinstance(st, Op) for o in st.outs}
+        test = cond.get(s.cond.results[0].name)
+        if test is None or test.op != "lt":
+            return
+        i, n = test.args
+        params = [p.name for p in s.cond.params]
+        if i.name not in params or n.name in cond or n.name in params:
+            return
+        k = params.index(i.name)
+        step = body.get(s.body.results[k].name)
+        if self.get(s.inits[k]) != 0 or step is None or step.op != "add":
+            return
+        p = s.body.params[k]
+        for a, c in (step.args, step.args[::-1]):
+            one = cond.get(c.name) or body.get(c.name) or self.defs.get(c.name)
+            known = self.get(c) if one is None or one.op != "const" else one.attrs[0]
+            if a is p and known == 1 and not isinstance(known, bool):
+                self.trips[p.name] = n
+                return
+
+    def index_in_range(self, s: Op) -> bool:
+        """`select(d == 1, 0, i)` (a broadcast index) with i a counter below d: i itself
+        (when d is 1, i is 0)."""
+        n = self.trips.get(str(self.rep(s.args[2])))
+        zero = self.get(s.args[1])
+        c = self.defs.get(s.args[0].name)
+        if n is None or zero != 0 or isinstance(zero, bool) or c is None or c.op != "eq":
+            return False
+        return any(self.get(one) == 1 and not isinstance(self.get(one), bool)
+                   and self.equal(d, n) for d, one in (c.args, c.args[::-1]))
 
     @staticmethod
     def join(a: object, b: object) -> object:
@@ -154,12 +225,15 @@ class _Analysis:
         if s.op == "mul" and s.outs[0].type == I64 and any(
                 a == 0 and not isinstance(a, bool) for a in args):
             return 0
-        if s.op in _SAME and s.args[0].type == I64 and self.rep(s.args[0]) == self.rep(s.args[1]):
+        if s.op in _SAME and s.args[0].type == I64 and self.equal(s.args[0], s.args[1]):
             return _SAME[s.op]
         if s.op == "select" and not isinstance(args[0], bool) and \
-                self.rep(s.args[1]) == self.rep(s.args[2]):
+                self.equal(s.args[1], s.args[2]):
             self.same[s.outs[0].name] = self.rep(s.args[1])
             return args[1]
+        if s.op == "select" and not isinstance(args[0], bool) and self.index_in_range(s):
+            self.same[s.outs[0].name] = self.rep(s.args[2])
+            return None
         if s.op == "row":   # a[i] of an array of 2 or more dimensions: a view
             ok = isinstance(args[0], Shape) and len(args[0].dims) > 1
             return Shape(args[0].dims[1:]) if ok else None
@@ -228,7 +302,7 @@ def fold_known(func: Func) -> Func:
                     continue
                 same = an.same.get(out.name)
                 if s.op == "select" and same is not None:
-                    alias[out.name] = s.args[1]
+                    alias[out.name] = s.args[1] if an.rep(s.args[1]) == same else s.args[2]
                     continue
                 if s.op == "dim" and isinstance(same, str):
                     alias[out.name] = an.vars[same]
