@@ -8,7 +8,7 @@ so code generated from a user's line (adjoints included) keeps that line.
 """
 from __future__ import annotations
 
-from .nodes import F64, Block, If, Loc, Op, Stmt, Var, While, rename_note
+from .nodes import F64, Block, Func, If, Loc, Op, Stmt, Var, While, blocks_of, rename_note, walk
 from .ops import OPS
 
 
@@ -35,6 +35,16 @@ class NameGen:
         """A fresh name for the adjoint of the value `name`: `d` and its name (`ds.3` for
         `s.3`), or `d` alone for a temporary, whose number the printer does not keep."""
         return self.fresh("d" if name[:1].isdigit() else "d" + name)
+
+
+def names_of(func: Func) -> NameGen:
+    """Fresh names for new values of `func` (none of the names it uses)."""
+    taken = {p.name for p in func.params}
+    for s in walk(func.block):
+        taken.update(o.name for o in s.outs)
+        for b in blocks_of(s):
+            taken.update(p.name for p in b.params)
+    return NameGen(taken)
 
 
 class Builder:

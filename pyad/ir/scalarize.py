@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .builder import Builder, NameGen
+from .builder import Builder, names_of
 from .loops import range_bounds
 from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, \
     elem_type, is_array, rename_block, walk
@@ -54,21 +54,12 @@ def _small(fact: object) -> bool:
     return isinstance(fact, Shape) and fact.size <= MAX_ELEMENTS
 
 
-def _names(func: Func) -> NameGen:
-    taken = {p.name for p in func.params}
-    for s in walk(func.block):
-        taken.update(o.name for o in s.outs)
-        for b in blocks_of(s):
-            taken.update(p.name for p in b.params)
-    return NameGen(taken)
-
-
 # ----------------------------------------------------------------------------- unrolling
 
 def unroll(func: Func, facts: dict[str, object]) -> Func:
     """`func` with the short counted loops over small arrays unrolled (the same Func if
     there are none)."""
-    names = _names(func)
+    names = names_of(func)
     changed = False
 
     def trips(s: While) -> int | None:
@@ -270,7 +261,7 @@ def replace(func: Func, facts: dict[str, object]) -> Func:
     ok = qualifying(func, facts)
     if not ok:
         return func
-    names = _names(func)
+    names = names_of(func)
     alias: dict[str, Var] = {}
     view: dict[str, tuple[str, int]] = {}   # a `row` view -> (its array, its first element)
 

@@ -37,6 +37,8 @@ class Shape:
 
 
 _CAST = {F64: float, I64: int, BOOL: bool}
+#: ops that may equal one of their operands for every size (`pick_equal_operand`)
+_PICKING = frozenset({"min", "max", "select", "add", "sub", "floordiv"})
 #: comparisons of two equal integers
 _SAME = {"eq": True, "le": True, "ge": True, "ne": False, "lt": False, "gt": False}
 
@@ -54,6 +56,7 @@ class _Analysis:
         self.same: dict[str, object] = {}      # value name -> the value it equals (see rep)
         self.syms: dict[str, symbolic.Sym] = {}  # int or bool value -> its function of a dim
         self.trips: dict[str, Var] = {}        # counter of a loop -> its trip count (`counted`)
+        self.picks: dict[str, Var] = {}        # value -> an operand of its op it equals
 
     def rep(self, v: Var) -> object:
         """What `v` is known to equal: the name of an earlier value, or ("dim", array name,
@@ -113,6 +116,7 @@ class _Analysis:
             if len(s.outs) == 1:
                 out = s.outs[0]
                 self.same.pop(out.name, None)
+                self.picks.pop(out.name, None)
                 fact = self.op(s)
                 sym = self.sym(s, fact) if out.type in (I64, BOOL) else None
                 if sym is None:
@@ -121,6 +125,8 @@ class _Analysis:
                     self.syms[out.name] = sym
                     if fact is None and sym.constant() is not None:
                         fact = _CAST[out.type](sym.constant())
+                    elif fact is None and s.op in _PICKING and out.name not in self.picks:
+                        self.pick_equal_operand(s, sym)
                 self.put(out, fact)
             return
         if isinstance(s, If):
@@ -159,6 +165,14 @@ class _Analysis:
             return self.syms.get(r) if isinstance(r, str) and r in self.syms \
                 else symbolic.of_dimension(r)
         return symbolic.combine(s.op, [self.syms.get(a.name) for a in s.args])
+
+    def pick_equal_operand(self, s: Op, sym: symbolic.Sym) -> None:
+        """`max(n, min(1, n))` is n: an op equal to one of its operands for every size."""
+        for a in s.args:
+            if a.type == s.outs[0].type and symbolic.equal(sym, self.syms.get(a.name)):
+                self.same[s.outs[0].name] = self.rep(a)
+                self.picks[s.outs[0].name] = a
+                return
 
     def equal(self, a: Var, b: Var) -> bool:
         """Whether two ints are known to be equal."""
@@ -230,9 +244,11 @@ class _Analysis:
         if s.op == "select" and not isinstance(args[0], bool) and \
                 self.equal(s.args[1], s.args[2]):
             self.same[s.outs[0].name] = self.rep(s.args[1])
+            self.picks[s.outs[0].name] = s.args[1]
             return args[1]
         if s.op == "select" and not isinstance(args[0], bool) and self.index_in_range(s):
             self.same[s.outs[0].name] = self.rep(s.args[2])
+            self.picks[s.outs[0].name] = s.args[2]
             return None
         if s.op == "row":   # a[i] of an array of 2 or more dimensions: a view
             ok = isinstance(args[0], Shape) and len(args[0].dims) > 1
@@ -300,10 +316,10 @@ def fold_known(func: Func) -> Func:
                 if s.op == "select" and isinstance(facts.get(s.args[0].name), bool):
                     alias[out.name] = s.args[1 if facts[s.args[0].name] else 2]
                     continue
-                same = an.same.get(out.name)
-                if s.op == "select" and same is not None:
-                    alias[out.name] = s.args[1] if an.rep(s.args[1]) == same else s.args[2]
+                if out.name in an.picks:
+                    alias[out.name] = an.picks[out.name]
                     continue
+                same = an.same.get(out.name)
                 if s.op == "dim" and isinstance(same, str):
                     alias[out.name] = an.vars[same]
                     continue
