@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import math
 import os
 from typing import Any
 
@@ -21,6 +22,8 @@ from .arrays import ITEMSIZE, NATIVE_NUMS, _NP
 from ..ir.nodes import elem_type, is_array, ndim_of
 
 ENV_THREADS = "PYAD_NUM_THREADS"
+#: the bytes of per-element gradient rows a summed batch fills before adding them up
+SUM_BYTES = 4 << 20
 
 
 class Slot(ctypes.Structure):
@@ -78,6 +81,7 @@ class Batch:
         self.n, self.threads = n, max(1, min(threads, n))
         self.params: list[Slot] = []
         self.outs: list[Slot] = []
+        self._sums: list[tuple[int, np.ndarray]] = []  # (param index, buffer): `summed`
         self._keep: list[Any] = []  # what the slots point into
 
     def _dims(self, values) -> int:
@@ -112,13 +116,20 @@ class Batch:
             self._keep.append(a)
             self.params.append(Slot(a.ctypes.data, a.strides[axis], 0, 0, a.itemsize, None))
 
-    def accumulator(self, shape: tuple[int, ...], per_element: bool) -> np.ndarray:
-        """A zero float64 shadow parameter of `shape` for each element (per_element; the
-        result is (n, *shape)) or for each worker ((threads, *shape), to be summed)."""
-        g = np.zeros(((self.n if per_element else self.threads),) + tuple(shape))
-        axes = tuple(range(1, g.ndim))
-        self.params.append(self._array(g, g.strides[0] if per_element else 0,
-                                       0 if per_element else g.strides[0], axes))
+    def accumulator(self, shape: tuple[int, ...]) -> np.ndarray:
+        """A zero float64 shadow parameter of `shape` for each element: the result, (n,
+        *shape)."""
+        g = np.zeros((self.n,) + tuple(shape))
+        self.params.append(self._array(g, g.strides[0], 0, tuple(range(1, g.ndim))))
+        return g
+
+    def summed(self, shape: tuple[int, ...]) -> np.ndarray:
+        """A zero float64 shadow parameter of `shape` for each element, summed over the
+        batch in element order: row 0 of the returned buffer after `run` (see `run`)."""
+        rows = max(self.threads, min(self.n, SUM_BYTES // max(8, 8 * math.prod(shape))))
+        g = np.zeros((rows + 1,) + tuple(shape))
+        self._sums.append((len(self.params), g))
+        self.params.append(self._array(g[1:], g.strides[0], 0, tuple(range(1, g.ndim))))
         return g
 
     def result(self, t: str, shape: tuple[int, ...] | None = None) -> np.ndarray | None:
@@ -160,12 +171,34 @@ class Batch:
 
     def run(self, entry: int, with_gil: bool, begin: int = 0, end: int | None = None) -> None:
         """Run the kernel entry at address `entry` for elements begin..end-1; the first
-        failing element's error is raised, naming its index."""
+        failing element's error is raised, naming its index. With `summed` parameters the
+        elements run in chunks of the buffer's rows, each element's gradient in a zeroed
+        row of its own, and the rows are added to row 0 in element order after each chunk
+        (not accumulated in place: a kernel that finds a nan in its gradient zeroes the
+        buffer and runs again with strong zeros, docs/gradients.md). The sum is the same bits
+        for any number of threads."""
         end = self.n if end is None else end
-        params = (Slot * max(1, len(self.params)))(*self.params)
-        outs = (Slot * max(1, len(self.outs)))(*self.outs)
+        rows = min((len(g) - 1 for _, g in self._sums), default=end - begin) or 1
+        for lo in range(begin, end, rows):
+            hi = min(end, lo + rows)
+            self._run(entry, with_gil, lo, hi)
+            for _, g in self._sums:
+                g[0] = np.add.reduce(g[:hi - lo + 1], axis=0)  # row by row, in order
+                g[1:hi - lo + 1] = 0.0
+
+    def _run(self, entry: int, with_gil: bool, lo: int, hi: int) -> None:
+        """Elements lo..hi-1, run as elements 0..hi-lo-1 of slots moved to element lo (the
+        `summed` parameters' rows stay: they count from the chunk's first element)."""
+        fixed = {k for k, _g in self._sums}
+
+        def moved(slots: list[Slot], skip: set) -> ctypes.Array:
+            out = [s if k in skip or not s.base else
+                   Slot(s.base + lo * s.step, s.step, s.wstep, s.ndim, s.itemsize, s.dims)
+                   for k, s in enumerate(slots)]
+            return (Slot * max(1, len(out)))(*out)
+        params, outs = moved(self.params, fixed), moved(self.outs, set())
         err = BatchError()
-        status = _runner(with_gil)(entry, begin, end, 1 if with_gil else self.threads,
+        status = _runner(with_gil)(entry, 0, hi - lo, 1 if with_gil else self.threads,
                                    len(self.params), params, len(self.outs), outs,
                                    ctypes.byref(err))
         if status:
@@ -173,4 +206,4 @@ class Batch:
             from ..codegen import abi
             kind = abi.ERROR_KINDS[err.kind] or "RuntimeError"
             msg = err.msg.decode(errors="replace") or "error"
-            raise abi.exception_class(kind)(f"{msg} (batch element {err.index})")
+            raise abi.exception_class(kind)(f"{msg} (batch element {err.index + lo})")

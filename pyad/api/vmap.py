@@ -9,8 +9,9 @@ functions `pyad.grad(f, argnums)` / `pyad.value_and_grad(f, argnums)` / `f.grad`
 `f.value_and_grad`. `in_axes` is an int or None for every positional argument, or a tuple
 with one entry per positional argument, each an int, None, or a tree of them matching the
 argument's containers; keyword arguments are mapped over axis 0 and defaults are not mapped.
-Results are stacked along `out_axes` (an int), or with `reduce="sum"` summed over the batch:
-array gradients then accumulate into one buffer per thread, summed at the end. Threads:
+Results are stacked along `out_axes` (an int or a tree), or with `reduce="sum"` summed over
+the batch in element order (batch.py: each element's gradient in a zeroed row of its own,
+added a chunk at a time), the same bits on any number of threads. Threads:
 `num_threads`, else `$PYAD_NUM_THREADS`, else the CPUs this process may use.
 """
 from __future__ import annotations
@@ -186,7 +187,8 @@ def _gradient(spec, batch: Batch, mode: str, argnums, kleaves: list, reduce):
     guard(lambda: gunit.entry(mode))  # compiled, and checked: a single float result
     unit = gunit._compile("vg")
     kernel, _entry, gil = unit.kernels["vg"]
-    shadows = {p: batch.accumulator(np.shape(kleaves[p]), reduce is None)
+    shadows = {p: batch.summed(np.shape(kleaves[p])) if reduce else
+               batch.accumulator(np.shape(kleaves[p]))
                for p in gunit.wrt if is_array(spec.sig[p])}
     # the value, then one gradient per leaf in wrt (for arrays: the shadow, not copied)
     value, *grads = [batch.result(t) for t in kernel.kinds()[1]]
@@ -196,7 +198,7 @@ def _gradient(spec, batch: Batch, mode: str, argnums, kleaves: list, reduce):
     for p in gunit.wrt:
         if p in shadows:
             g = shadows[p]
-            by_leaf[p] = _reduced(shadows[p], reduce)
+            by_leaf[p] = shadows[p][0] if reduce else shadows[p]
         else:
             by_leaf[p] = _reduced(scalars[p], reduce)
     g = spec.arrange(argnums, by_leaf)
@@ -204,10 +206,11 @@ def _gradient(spec, batch: Batch, mode: str, argnums, kleaves: list, reduce):
 
 
 def _reduced(a: np.ndarray, reduce) -> Any:
-    """`a` (batch axis first), or its sum over the batch."""
+    """`a` (batch axis first), or its sum over the batch, added in element order (as the
+    array gradients are, and the C library's sums)."""
     if not reduce:
         return a
-    s = a.sum(axis=0)
+    s = np.add.reduce(a, axis=0) if a.ndim > 1 else np.cumsum(a)[-1]
     return s.item() if s.ndim == 0 else s
 
 
