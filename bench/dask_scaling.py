@@ -7,17 +7,23 @@ The loss is the W2 GMM objective (bench/w2_gmm.py, d=10 K=25, the loop spelling)
 chunks of N points, summed; the gradient is with respect to alphas, means and icf. Rows:
 
 - one process: `f.grad` on each chunk in turn in this process, the gradients summed;
+- a multiprocessing pool of 2 forked processes that inherit the compiled function and the
+  chunks, one task per chunk (`pool.map` of the chunk's index): what two processes give on
+  this machine without Dask's scheduling, the ceiling for the Dask rows;
 - Dask, W worker processes of one thread each, and one worker process of two threads: the
   chunks scattered once (not timed), then per gradient one task per chunk
   (`client.map(f.grad, ...)`), the partial gradients gathered and summed here.
 
 Every configuration is started and warmed up (each worker compiles once) before timing, and
 the configurations are timed interleaved, round by round (bench/timing.py), so drifts of a
-shared machine hit all alike. The figure is the median time of one whole gradient."""
+shared machine hit all alike. The figure is the median time of one whole gradient. The load
+average before and after is printed: other programs running take cores from the workers."""
 import bench.threads  # noqa: F401  (before any numerical library)
 
 import argparse
 import json
+import multiprocessing
+import os
 import sys
 import time
 from contextlib import ExitStack
@@ -30,11 +36,13 @@ from bench import machine, timing, w2_gmm
 
 PLAN = timing.Plan(rounds=15, batch_s=0.0, budget_s=4.0, min_samples=5)
 TIMEOUT_S = 600
-# (label, worker processes, threads per worker); None: no Dask, this process
-CONFIGS = [("one process", None, None),
-           ("Dask, 1 worker process", 1, 1),
-           ("Dask, 2 worker processes", 2, 1),
-           ("Dask, 1 worker process of 2 threads", 1, 2)]
+# (label, how, processes, threads per process): "here" runs in this process, "pool" in a
+# forked multiprocessing pool, "dask" on a LocalCluster of worker processes
+CONFIGS = [("one process", "here", 1, 1),
+           ("multiprocessing, 2 processes", "pool", 2, 1),
+           ("Dask, 1 worker process", "dask", 1, 1),
+           ("Dask, 2 worker processes", "dask", 2, 1),
+           ("Dask, 1 worker process of 2 threads", "dask", 1, 2)]
 
 
 def loss():
@@ -58,6 +66,23 @@ def one_process(f, params, chunks):
     return lambda: add([f.grad(*params, c) for c in chunks])
 
 
+_held: tuple = ()  # (f, params, chunks) in a pool process (set by its initializer)
+
+
+def _hold(*state) -> None:
+    global _held
+    _held = state
+
+
+def _pool_chunk_grad(i: int):
+    f, params, chunks = _held
+    return f.grad(*params, chunks[i])
+
+
+def pool_gradient(pool, n: int):
+    return lambda: add(pool.map(_pool_chunk_grad, range(n), chunksize=1))
+
+
 def dask_gradient(client, f, params, scattered):
     def run():
         parts = client.map(f.grad, *[[p] * len(scattered) for p in params], scattered,
@@ -68,20 +93,25 @@ def dask_gradient(client, f, params, scattered):
 
 
 def measure(points: int, chunks: int) -> dict:
+    load_before = os.getloadavg()[0]
     f = loss()
     params, data = make_data(points, chunks)
     reference = one_process(f, params, data)()
     runs, one_call = {}, {}
     with ExitStack() as stack:
-        for label, workers, threads in CONFIGS:
-            if workers is None:
+        for label, how, processes, threads in CONFIGS:
+            if how == "here":
                 run = one_process(f, params, data)
+            elif how == "pool":  # forked before any Dask thread exists
+                pool = stack.enter_context(multiprocessing.get_context("fork").Pool(
+                    processes, initializer=_hold, initargs=(f, params, data)))
+                run = pool_gradient(pool, len(data))
             else:
                 cluster = stack.enter_context(LocalCluster(
-                    n_workers=workers, threads_per_worker=threads, processes=True,
+                    n_workers=processes, threads_per_worker=threads, processes=True,
                     dashboard_address=":0"))
                 client = stack.enter_context(Client(cluster))
-                client.wait_for_workers(workers, timeout=TIMEOUT_S)
+                client.wait_for_workers(processes, timeout=TIMEOUT_S)
                 run = dask_gradient(client, f, params, client.scatter(data))
                 for _ in range(2 * threads):  # every worker thread compiles or waits once
                     run()
@@ -94,12 +124,13 @@ def measure(points: int, chunks: int) -> dict:
         stats = timing.measure(runs, one_call, PLAN)
     base = stats["one process"].median_s
     rows = []
-    for label, workers, threads in CONFIGS:
-        cores = (workers or 1) * (threads or 1)
+    for label, _, processes, threads in CONFIGS:
+        cores = processes * threads
         t = stats[label].median_s
         rows.append({"config": label, "cores": cores, "median_s": t, "min_s": stats[label].min_s,
                      "speedup": base / t, "efficiency": base / t / cores})
     return {"points": points, "chunks": chunks, "rows": rows,
+            "load_average": [load_before, os.getloadavg()[0]],
             "machine": machine.describe({"dask": _version("dask"),
                                          "distributed": _version("distributed")})}
 
@@ -119,7 +150,9 @@ def markdown(result: dict) -> str:
     lines += ["", f"Measured on {machine.one_line(result['machine'])}; dask "
               f"{result['machine']['versions']['dask']}, distributed "
               f"{result['machine']['versions']['distributed']}; `python -m bench.dask_scaling "
-              f"--points {result['points']} --chunks {result['chunks']}`."]
+              f"--points {result['points']} --chunks {result['chunks']}`; load average (1 min) "
+              f"{result['load_average'][0]:.2f} before, {result['load_average'][1]:.2f} after "
+              f"(other programs running on the machine take cores from the workers)."]
     return "\n".join(lines)
 
 
