@@ -1,4 +1,4 @@
-"""Module-level functions for tests/distributed/test_dask.py.
+"""Module-level functions for tests/clusters/test_dask.py.
 
 Dask sends functions to its worker processes with cloudpickle, and a pyad compiled function
 pickles by reference: each worker imports this module to find `logistic_loss`."""

@@ -85,7 +85,7 @@ def test_summed_gradient_equals_one_process_and_compiles_once_per_worker(client)
     g = pinned_gradient(client, scattered, w)
 
     # each worker compiled (or loaded from the cache the other had just filled) one gradient
-    # unit, for its four chunks
+    # unit, for all its chunks
     states = worker_states(client)
     assert len(states) == 2
     for s in states:
