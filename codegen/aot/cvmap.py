@@ -1,0 +1,295 @@
+"""The C source of the batched functions of `pyad compile --vmap` (capi.BATCHED): each fills
+the slots of the runtime's `pyad_batch_run` (runtime/pyad_rt.h) over the caller's buffers and
+runs a kernel's uniform entry (codegen/entry.py) for items 0..nbatch-1 on native threads.
+
+    LIB_f_vmap           the primal per item; array results in one block the library
+                         allocates, after item 0 ran alone for their shape (the runner's probe)
+    LIB_f_vmap_grad      the fused value-and-gradient kernel per item: array gradients
+                         accumulate into the caller's per-item buffers, zeroed first
+    LIB_f_vmap_grad_sum  the same summed: one zeroed accumulator per worker for each array
+                         gradient, per-item scalars, summed into the caller's buffers at the end
+
+The items and workers are the runner's (pyad_batch.c), so an item computes exactly what the
+non-batched function computes for it. This file adds a C prelude of slot helpers to the
+wrappers of cwrap.py and reuses its `_Body` (argument checks, names, the status path).
+"""
+from __future__ import annotations
+
+from pyad.ir.nodes import elem_type, is_array, ndim_of
+
+from .. import abi
+from .capi import CFunction
+from .cwrap import Kernel, _Body, _c_string
+
+PRELUDE = r"""
+/* ---- Batches (--vmap): the slots of pyad_batch_run (pyad_rt.h) over the caller's buffers. */
+#include <unistd.h>
+
+typedef struct {
+    int64_t n;
+    int32_t threads;
+    double *sink; /* one double per worker: where results nobody wants go */
+} batch;
+
+/* Start a batch of n items on nthreads threads (<= 0: $PYAD_NUM_THREADS, else the CPUs
+ * online), at most one per item. */
+HELPER int batch_begin(pyad_ctx *ctx, batch *b, int64_t n, int32_t nthreads) {
+    long t = nthreads;
+    b->n = n;
+    if (n < 1)
+        return failf(ctx, PYAD_ERR_VALUE, "the batch size is %lld; it must be at least 1",
+                     (long long)n);
+    if (t < 1) {
+        const char *env = getenv("PYAD_NUM_THREADS");
+        if (env && *env) {
+            char *end;
+            t = strtol(env, &end, 10);
+            while (*end == ' ' || *end == '\t' || *end == '\n') end++;
+            if (end == env || *end)
+                return failf(ctx, PYAD_ERR_VALUE, "PYAD_NUM_THREADS='%.64s' is not a number of "
+                             "threads", env);
+            if (t < 1)
+                return failf(ctx, PYAD_ERR_VALUE, "PYAD_NUM_THREADS='%.64s': the number of "
+                             "threads must be >= 1", env);
+        } else {
+            t = sysconf(_SC_NPROCESSORS_ONLN);
+        }
+    }
+    if (t < 1) t = 1;
+    if (t > INT32_MAX) t = INT32_MAX;
+    b->threads = (int32_t)((int64_t)t < n ? (int64_t)t : n);
+    b->sink = calloc((size_t)b->threads, sizeof(double));
+    if (!b->sink) return failf(ctx, PYAD_ERR_MEMORY, "out of memory starting a batch");
+    return 0;
+}
+
+HELPER void batch_end(batch *b) { free(b->sink); }
+
+/* Run fn for items 0..end-1; a failure names its item. */
+HELPER int batch_go(pyad_ctx *ctx, const batch *b, pyad_entry_fn fn, int64_t end, int np,
+                    const pyad_batch_slot *in, int no, const pyad_batch_slot *out) {
+    pyad_batch_error err;
+    int st = pyad_batch_run(fn, 0, end, b->threads, np, in, no, out, &err);
+    if (st == 0) return 0;
+    return failf(ctx, err.kind ? err.kind : st, "%s (batch element %lld)", err.msg,
+                 (long long)err.index);
+}
+
+HELPER int64_t desc_size(const desc *d, int nd) {
+    int64_t size = 1;
+    int k;
+    for (k = 0; k < nd; k++) size *= d->v[k];
+    return size;
+}
+
+/* An array argument checked into d by arg_array: item i's data at bstep * i elements on. */
+HELPER pyad_batch_slot array_slot(desc *d, int nd, int itemsize, int64_t bstep) {
+    return (pyad_batch_slot){(char *)d->data, bstep * itemsize, 0, nd, itemsize, d->v};
+}
+
+/* A scalar argument: item i's value at data[bstep * i]. */
+HELPER int scalar_slot(pyad_ctx *ctx, pyad_batch_slot *s, const void *data, int itemsize,
+                       int64_t bstep, const char *name) {
+    if (!data) return failf(ctx, PYAD_ERR_VALUE, "%s is NULL", name);
+    *s = (pyad_batch_slot){(char *)data, bstep * itemsize, 0, 0, itemsize, NULL};
+    return 0;
+}
+
+/* A scalar result of every item: into out[0..n), or into the sink when out is NULL. */
+HELPER void result_slot(const batch *b, pyad_batch_slot *s, void *out, int itemsize) {
+    *s = out ? (pyad_batch_slot){(char *)out, itemsize, 0, 0, itemsize, NULL}
+             : (pyad_batch_slot){(char *)b->sink, 0, sizeof(double), 0, itemsize, NULL};
+}
+
+/* A double result summed over the batch: every item's into a new *items[n] (the sink when
+ * nobody wants the sum, want == NULL). */
+HELPER int sum_slot(pyad_ctx *ctx, const batch *b, pyad_batch_slot *s, const double *want,
+                    double **items) {
+    if (want) {
+        if (b->n > INT64_MAX / 16 || !(*items = malloc((size_t)b->n * sizeof(double))))
+            return failf(ctx, PYAD_ERR_MEMORY, "out of memory summing over a batch");
+    }
+    result_slot(b, s, want ? *items : NULL, sizeof(double));
+    return 0;
+}
+
+HELPER double sum_items(const double *items, int64_t n) {
+    double s = items[0];
+    int64_t i;
+    for (i = 1; i < n; i++) s += items[i];
+    return s;
+}
+
+/* The gradient of the array argument d for every item: into grad[n][size of d], zeroed, or
+ * (sum) into one zeroed accumulator per worker, a new *acc[threads][size of d]. */
+HELPER int grad_slot(pyad_ctx *ctx, const batch *b, pyad_batch_slot *s, double *grad,
+                     desc *d, int nd, int sum, double **acc, const char *name) {
+    int64_t size = desc_size(d, nd), rows = sum ? b->threads : b->n;
+    char *base = (char *)grad;
+    if (size && rows > INT64_MAX / 16 / size)
+        return failf(ctx, PYAD_ERR_MEMORY, "%s is too large", name);
+    if (!grad && size)
+        return failf(ctx, PYAD_ERR_VALUE, "%s is NULL but has %lld elements", name,
+                     (long long)(sum ? size : size * b->n));
+    if (sum) {
+        *acc = calloc(size ? (size_t)(size * rows) : 1, sizeof(double));
+        if (!*acc)
+            return failf(ctx, PYAD_ERR_MEMORY, "out of memory allocating the gradient "
+                         "accumulators of %s", name);
+        base = (char *)*acc;
+    } else if (size) {
+        memset(grad, 0, (size_t)(size * rows) * sizeof(double));
+    }
+    *s = (pyad_batch_slot){base, sum ? 0 : size * (int64_t)sizeof(double),
+                           sum ? size * (int64_t)sizeof(double) : 0, nd, sizeof(double), d->v};
+    return 0;
+}
+
+/* grad[k] = the sum of the workers' accumulators acc[0..rows)[k]. */
+HELPER void sum_rows(double *grad, const double *acc, int32_t rows, int64_t size) {
+    int64_t k;
+    int32_t t;
+    for (k = 0; k < size; k++) {
+        double s = acc[k];
+        for (t = 1; t < rows; t++) s += acc[t * size + k];
+        grad[k] = s;
+    }
+}
+
+/* An array result while item 0 runs alone: the runner writes its shape into shape[nd]. */
+HELPER void probe_slot(pyad_batch_slot *s, int nd, int itemsize, int64_t *shape) {
+    *s = (pyad_batch_slot){NULL, 0, 0, nd, itemsize, shape};
+}
+
+/* After the probe: a new block *out of n items of the shape found, or (out == NULL) a result
+ * nobody wants. */
+HELPER int block_slot(pyad_ctx *ctx, const batch *b, pyad_batch_slot *s, void **out,
+                      const char *name) {
+    int64_t size = 1;
+    int k;
+    if (!out) {
+        *s = (pyad_batch_slot){NULL, 0, 0, s->ndim, s->itemsize, NULL};
+        return 0;
+    }
+    for (k = 0; k < s->ndim; k++) size *= s->dims[k];
+    if (size && b->n > INT64_MAX / 16 / size)
+        return failf(ctx, PYAD_ERR_MEMORY, "the results %s of %lld items are too large", name,
+                     (long long)b->n);
+    *out = malloc(size ? (size_t)(size * b->n * s->itemsize) : 1);
+    if (!*out) return failf(ctx, PYAD_ERR_MEMORY, "out of memory allocating the result %s", name);
+    s->base = (char *)*out;
+    s->step = size * s->itemsize;
+    return 0;
+}
+"""
+
+
+def entry_declaration(k: Kernel) -> str:
+    return (f"extern KERNEL int32_t {_entry_c(k)}(pyad_ctx *, void *const *, void *const *) "
+            f"__asm__(\"{k.entry}\");")
+
+
+def _entry_c(k: Kernel) -> str:
+    return "e_" + k.symbol.replace(".", "_")
+
+
+def _batched_args(b: _Body) -> list[str]:
+    """Fill in[0..) with the arguments' slots; returns their kernel expressions (`&aN` for
+    an array described in aN, the data pointer for a scalar)."""
+    exprs = b.args()
+    for k, (v, e) in enumerate(zip(b.values("arg"), exprs)):
+        ps, size = b.p(v), abi.ITEMSIZE[elem_type(v.type) if is_array(v.type) else v.type]
+        if is_array(v.type):
+            b.stmts.append(f"in[{k}] = array_slot({e}, {ndim_of(v.type)}, {size}, {ps[-1]});")
+        else:
+            b.check(f"scalar_slot(&ctx, &in[{k}], {ps[0]}, {size}, {ps[-1]}, "
+                    f"{_c_string(v.name)})")
+    return exprs
+
+
+def _slots(b: _Body, nin: int, nout: int) -> None:
+    b.decls += ["batch bt = {0, 0, NULL};",
+                f"pyad_batch_slot in[{max(1, nin)}], out[{max(1, nout)}];"]
+    b.cleanup.append("batch_end(&bt);")
+    b.check("batch_begin(&ctx, &bt, nb, nt)")
+
+
+def _vmap(fn: CFunction, k: Kernel) -> str:
+    b = _Body(fn)
+    results = b.values("result")
+    _slots(b, len(b.values("arg")), len(results))
+    _batched_args(b)
+    arrays = [v for v in results if is_array(v.type)]
+    for v in results:
+        j, p = v.index, b.p(v)
+        if is_array(v.type):
+            b.decls += [f"int64_t rs{j}[{ndim_of(v.type)}];", f"void *o{j} = NULL;"]
+            b.stmts.append(f"probe_slot(&out[{j}], {ndim_of(v.type)}, "
+                           f"{abi.ITEMSIZE[elem_type(v.type)]}, rs{j});")
+        else:
+            b.stmts.append(f"result_slot(&bt, &out[{j}], {p[0]}, {abi.ITEMSIZE[v.type]});")
+    go = f"batch_go(&ctx, &bt, {_entry_c(k)}, {{end}}, {len(k.params)}, in, {len(results)}, out)"
+    if arrays:  # item 0 alone first: the shapes of the blocks
+        b.check(go.format(end=1))
+        for v in arrays:
+            j, (data, _shape) = v.index, b.p(v)
+            b.check(f"block_slot(&ctx, &bt, &out[{j}], {data} ? &o{j} : NULL, "
+                    f"{_c_string(v.name)})")
+            b.cleanup.append(f"free(o{j});")
+    b.check(go.format(end="nb"))
+    for v in arrays:
+        j, (data, shape) = v.index, b.p(v)
+        b.stmts.append(f"if ({data}) {{ *{data} = o{j}; o{j} = NULL; }}")
+        b.stmts.append(f"if ({shape}) memcpy({shape}, rs{j}, sizeof rs{j});")
+    return b.render()
+
+
+def _vmap_grad(fn: CFunction, k: Kernel, total: bool) -> str:
+    """Per item, or summed over the batch (`total`)."""
+    b = _Body(fn)
+    grads = b.values("grad")
+    nargs = len(b.values("arg"))
+    _slots(b, len(k.params), len(k.outs))
+    exprs = _batched_args(b)
+    after = []
+    shadows = [g for g in grads if is_array(g.type)]
+    for s, g in enumerate(shadows):
+        gp, nd, acc = b.p(g)[0], ndim_of(g.type), f"acc{g.index}"
+        if total:
+            b.decls.append(f"double *{acc} = NULL;")
+            b.cleanup.append(f"free({acc});")
+            after.append(f"sum_rows({gp}, {acc}, bt.threads, desc_size({exprs[g.index]}, {nd}));")
+        b.check(f"grad_slot(&ctx, &bt, &in[{nargs + s}], {gp}, {exprs[g.index]}, {nd}, "
+                f"{int(total)}, {'&' + acc if total else 'NULL'}, {_c_string(g.name)})")
+    for o, v in enumerate(b.values("value") + grads):  # the kernel's outs, in order
+        p = b.p(v)[0]
+        if is_array(v.type):  # accumulated in the shadow above; the out is not copied
+            b.stmts.append(f"out[{o}] = (pyad_batch_slot){{NULL, 0, 0, {ndim_of(v.type)}, "
+                           f"sizeof(double), NULL}};")
+        elif total:
+            b.decls.append(f"double *v{o} = NULL;")
+            b.cleanup.append(f"free(v{o});")
+            b.check(f"sum_slot(&ctx, &bt, &out[{o}], {p}, &v{o})")
+            after.append(f"if ({p}) *{p} = sum_items(v{o}, nb);")
+        else:
+            b.stmts.append(f"result_slot(&bt, &out[{o}], {p}, sizeof(double));")
+    b.check(f"batch_go(&ctx, &bt, {_entry_c(k)}, nb, {len(k.params)}, in, {len(k.outs)}, out)")
+    b.stmts += after
+    return b.render()
+
+
+def render(fns: list[CFunction], kernels: dict[tuple[int, str], Kernel],
+           entry_index: dict[int, int]) -> str:
+    """The C source of the batched functions `fns` (to follow cwrap.render's), "" if none."""
+    if not fns:
+        return ""
+    used = {(entry_index[id(f.entry)], "primal" if f.kind == "vmap" else "vg") for f in fns}
+    out = [PRELUDE] + [entry_declaration(kernels[key]) for key in sorted(used)]
+    for fn in fns:
+        i = entry_index[id(fn.entry)]
+        out.append("")
+        if fn.kind == "vmap":
+            out.append(_vmap(fn, kernels[(i, "primal")]))
+        else:
+            out.append(_vmap_grad(fn, kernels[(i, "vg")], fn.kind == "vmap_grad_sum"))
+    return "\n".join(out) + "\n"
