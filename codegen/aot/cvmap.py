@@ -6,8 +6,12 @@ runs a kernel's uniform entry (codegen/entry.py) for items 0..nbatch-1 on native
                          allocates, after item 0 ran alone for their shape (the runner's probe)
     LIB_f_vmap_grad      the fused value-and-gradient kernel per item: array gradients
                          accumulate into the caller's per-item buffers, zeroed first
-    LIB_f_vmap_grad_sum  the same summed: one zeroed accumulator per worker for each array
-                         gradient, per-item scalars, summed into the caller's buffers at the end
+    LIB_f_vmap_grad_sum  the same summed in item order: per-item buffers for a chunk of
+                         items at a time (batch_sum), added into the caller's buffers
+
+A gradient kernel is given a zeroed shadow for every item, never an accumulator shared by
+several items: a call whose gradient holds a nan zeroes its shadow and runs again (the
+fallback of pyad/ad), which would drop what earlier items had added.
 
 The items and workers are the runner's (pyad_batch.c), so an item computes exactly what the
 non-batched function computes for it. This file adds a C prelude of slot helpers to the
@@ -65,14 +69,15 @@ HELPER int batch_begin(pyad_ctx *ctx, batch *b, int64_t n, int32_t nthreads) {
 
 HELPER void batch_end(batch *b) { free(b->sink); }
 
-/* Run fn for items 0..end-1; a failure names its item. */
-HELPER int batch_go(pyad_ctx *ctx, const batch *b, pyad_entry_fn fn, int64_t end, int np,
-                    const pyad_batch_slot *in, int no, const pyad_batch_slot *out) {
+/* Run fn for the slots' items 0..end-1, items first..first+end-1 of the batch; a failure
+ * names its item. */
+HELPER int batch_go(pyad_ctx *ctx, const batch *b, pyad_entry_fn fn, int64_t end, int64_t first,
+                    int np, const pyad_batch_slot *in, int no, const pyad_batch_slot *out) {
     pyad_batch_error err;
     int st = pyad_batch_run(fn, 0, end, b->threads, np, in, no, out, &err);
     if (st == 0) return 0;
     return failf(ctx, err.kind ? err.kind : st, "%s (batch element %lld)", err.msg,
-                 (long long)err.index);
+                 (long long)(first + err.index));
 }
 
 HELPER int64_t desc_size(const desc *d, int nd) {
@@ -101,59 +106,91 @@ HELPER void result_slot(const batch *b, pyad_batch_slot *s, void *out, int items
              : (pyad_batch_slot){(char *)b->sink, 0, sizeof(double), 0, itemsize, NULL};
 }
 
-/* A double result summed over the batch: every item's into a new *items[n] (the sink when
- * nobody wants the sum, want == NULL). */
-HELPER int sum_slot(pyad_ctx *ctx, const batch *b, pyad_batch_slot *s, const double *want,
-                    double **items) {
-    if (want) {
-        if (b->n > INT64_MAX / 16 || !(*items = malloc((size_t)b->n * sizeof(double))))
-            return failf(ctx, PYAD_ERR_MEMORY, "out of memory summing over a batch");
-    }
-    result_slot(b, s, want ? *items : NULL, sizeof(double));
-    return 0;
-}
-
-HELPER double sum_items(const double *items, int64_t n) {
-    double s = items[0];
-    int64_t i;
-    for (i = 1; i < n; i++) s += items[i];
-    return s;
-}
-
-/* The gradient of the array argument d for every item: into grad[n][size of d], zeroed, or
- * (sum) into one zeroed accumulator per worker, a new *acc[threads][size of d]. */
+/* The gradient of the array argument d for every item: into grad[n][size of d], zeroed. */
 HELPER int grad_slot(pyad_ctx *ctx, const batch *b, pyad_batch_slot *s, double *grad,
-                     desc *d, int nd, int sum, double **acc, const char *name) {
-    int64_t size = desc_size(d, nd), rows = sum ? b->threads : b->n;
-    char *base = (char *)grad;
-    if (size && rows > INT64_MAX / 16 / size)
-        return failf(ctx, PYAD_ERR_MEMORY, "%s is too large", name);
+                     desc *d, int nd, const char *name) {
+    int64_t size = desc_size(d, nd);
+    if (size && b->n > INT64_MAX / 16 / size)
+        return failf(ctx, PYAD_ERR_VALUE, "%s is too large", name);
     if (!grad && size)
         return failf(ctx, PYAD_ERR_VALUE, "%s is NULL but has %lld elements", name,
-                     (long long)(sum ? size : size * b->n));
-    if (sum) {
-        *acc = calloc(size ? (size_t)(size * rows) : 1, sizeof(double));
-        if (!*acc)
-            return failf(ctx, PYAD_ERR_MEMORY, "out of memory allocating the gradient "
-                         "accumulators of %s", name);
-        base = (char *)*acc;
-    } else if (size) {
-        memset(grad, 0, (size_t)(size * rows) * sizeof(double));
-    }
-    *s = (pyad_batch_slot){base, sum ? 0 : size * (int64_t)sizeof(double),
-                           sum ? size * (int64_t)sizeof(double) : 0, nd, sizeof(double), d->v};
+                     (long long)(size * b->n));
+    if (size) memset(grad, 0, (size_t)(size * b->n) * sizeof(double));
+    *s = (pyad_batch_slot){(char *)grad, size * (int64_t)sizeof(double), 0, nd, sizeof(double),
+                           d->v};
     return 0;
 }
 
-/* grad[k] = the sum of the workers' accumulators acc[0..rows)[k]. */
-HELPER void sum_rows(double *grad, const double *acc, int32_t rows, int64_t size) {
-    int64_t k;
-    int32_t t;
-    for (k = 0; k < size; k++) {
-        double s = acc[k];
-        for (t = 1; t < rows; t++) s += acc[t * size + k];
-        grad[k] = s;
+/* A sum over the batch: the kernel's parameter or out `slot` receives each item's part (a
+ * gradient of `size` elements, or a number), added in item order into dst. */
+typedef struct {
+    pyad_batch_slot *slot; /* NULL: nobody wants this sum */
+    double *dst;
+    int64_t size;
+    double *items; /* a chunk of items' parts, allocated by batch_sum */
+} sum_part;
+
+/* The sum of an array argument d's gradients, into grad (the shape of d). */
+HELPER int sum_array(pyad_ctx *ctx, sum_part *part, pyad_batch_slot *s, double *grad, desc *d,
+                     int nd, const char *name) {
+    int64_t size = desc_size(d, nd);
+    if (!grad && size)
+        return failf(ctx, PYAD_ERR_VALUE, "%s is NULL but has %lld elements", name,
+                     (long long)size);
+    *s = (pyad_batch_slot){NULL, size * (int64_t)sizeof(double), 0, nd, sizeof(double), d->v};
+    *part = (sum_part){s, grad, size, NULL};
+    return 0;
+}
+
+/* The sum of a double result into *dst (the sink when dst is NULL). */
+HELPER void sum_number(const batch *b, sum_part *part, pyad_batch_slot *s, double *dst) {
+    if (dst) *s = (pyad_batch_slot){NULL, sizeof(double), 0, 0, sizeof(double), NULL};
+    else result_slot(b, s, NULL, sizeof(double));
+    *part = (sum_part){dst ? s : NULL, dst, 1, NULL};
+}
+
+/* Run fn for every item and add the parts up in item order. A gradient kernel needs a zeroed
+ * gradient buffer for each call (a call whose gradient has a nan zeroes it and runs again),
+ * so every item gets its own, in chunks of items that take about 16 MB (at least one item
+ * per thread). The arguments' slots in[0..nargs) move along the chunks. */
+HELPER int batch_sum(pyad_ctx *ctx, const batch *b, pyad_entry_fn fn, int np,
+                     pyad_batch_slot *in, int nargs, int no, const pyad_batch_slot *out,
+                     int nparts, sum_part *parts) {
+    int64_t per_item = 0, chunk, start, m, j, k;
+    int p, st = 0;
+    for (p = 0; p < nparts; p++)
+        if (parts[p].slot) per_item += parts[p].size;
+    chunk = per_item ? ((int64_t)1 << 21) / per_item : b->n;
+    if (chunk < b->threads) chunk = b->threads;
+    if (chunk > b->n) chunk = b->n;
+    if (per_item && chunk > INT64_MAX / 16 / per_item)
+        return failf(ctx, PYAD_ERR_MEMORY, "the gradients of %lld items are too large",
+                     (long long)chunk);
+    for (p = 0; p < nparts && st == 0; p++) {
+        if (!parts[p].slot) continue;
+        parts[p].items = malloc(parts[p].size ? (size_t)(chunk * parts[p].size) * sizeof(double)
+                                              : 1);
+        if (!parts[p].items)
+            st = failf(ctx, PYAD_ERR_MEMORY, "out of memory summing over a batch");
+        parts[p].slot->base = (char *)parts[p].items;
     }
+    for (start = 0; st == 0 && start < b->n; start += m) {
+        m = b->n - start < chunk ? b->n - start : chunk;
+        for (p = 0; p < nparts; p++)
+            if (parts[p].slot && parts[p].size)
+                memset(parts[p].items, 0, (size_t)(m * parts[p].size) * sizeof(double));
+        if ((st = batch_go(ctx, b, fn, m, start, np, in, no, out)) != 0) break;
+        for (p = 0; p < nparts; p++) {
+            const double *it = parts[p].items;
+            if (!parts[p].slot) continue;
+            for (j = 0; j < m; j++, it += parts[p].size)
+                for (k = 0; k < parts[p].size; k++)
+                    parts[p].dst[k] = start + j ? parts[p].dst[k] + it[k] : it[k];
+        }
+        for (k = 0; k < nargs; k++) in[k].base += m * in[k].step;
+    }
+    for (p = 0; p < nparts; p++) free(parts[p].items);
+    return st;
 }
 
 /* An array result while item 0 runs alone: the runner writes its shape into shape[nd]. */
@@ -228,7 +265,7 @@ def _vmap(fn: CFunction, k: Kernel) -> str:
                            f"{abi.ITEMSIZE[elem_type(v.type)]}, rs{j});")
         else:
             b.stmts.append(f"result_slot(&bt, &out[{j}], {p[0]}, {abi.ITEMSIZE[v.type]});")
-    go = f"batch_go(&ctx, &bt, {_entry_c(k)}, {{end}}, {len(k.params)}, in, {len(results)}, out)"
+    go = f"batch_go(&ctx, &bt, {_entry_c(k)}, {{end}}, 0, {len(k.params)}, in, {len(results)}, out)"
     if arrays:  # item 0 alone first: the shapes of the blocks
         b.check(go.format(end=1))
         for v in arrays:
@@ -247,34 +284,34 @@ def _vmap(fn: CFunction, k: Kernel) -> str:
 def _vmap_grad(fn: CFunction, k: Kernel, total: bool) -> str:
     """Per item, or summed over the batch (`total`)."""
     b = _Body(fn)
-    grads = b.values("grad")
-    nargs = len(b.values("arg"))
-    _slots(b, len(k.params), len(k.outs))
+    nargs, nouts = len(b.values("arg")), len(k.outs)
+    _slots(b, len(k.params), nouts)
+    if total:
+        b.decls.append(f"sum_part parts[{nouts}];")
     exprs = _batched_args(b)
-    after = []
-    shadows = [g for g in grads if is_array(g.type)]
+    shadows = [g for g in b.values("grad") if is_array(g.type)]
     for s, g in enumerate(shadows):
-        gp, nd, acc = b.p(g)[0], ndim_of(g.type), f"acc{g.index}"
-        if total:
-            b.decls.append(f"double *{acc} = NULL;")
-            b.cleanup.append(f"free({acc});")
-            after.append(f"sum_rows({gp}, {acc}, bt.threads, desc_size({exprs[g.index]}, {nd}));")
-        b.check(f"grad_slot(&ctx, &bt, &in[{nargs + s}], {gp}, {exprs[g.index]}, {nd}, "
-                f"{int(total)}, {'&' + acc if total else 'NULL'}, {_c_string(g.name)})")
-    for o, v in enumerate(b.values("value") + grads):  # the kernel's outs, in order
+        gp, nd, name = b.p(g)[0], ndim_of(g.type), _c_string(g.name)
+        d, slot = exprs[g.index], f"&in[{nargs + s}]"
+        b.check(f"sum_array(&ctx, &parts[{s}], {slot}, {gp}, {d}, {nd}, {name})" if total
+                else f"grad_slot(&ctx, &bt, {slot}, {gp}, {d}, {nd}, {name})")
+    numbers = 0
+    for o, v in enumerate(b.values("value") + b.values("grad")):  # the kernel's outs
         p = b.p(v)[0]
         if is_array(v.type):  # accumulated in the shadow above; the out is not copied
             b.stmts.append(f"out[{o}] = (pyad_batch_slot){{NULL, 0, 0, {ndim_of(v.type)}, "
                            f"sizeof(double), NULL}};")
         elif total:
-            b.decls.append(f"double *v{o} = NULL;")
-            b.cleanup.append(f"free(v{o});")
-            b.check(f"sum_slot(&ctx, &bt, &out[{o}], {p}, &v{o})")
-            after.append(f"if ({p}) *{p} = sum_items(v{o}, nb);")
+            b.stmts.append(f"sum_number(&bt, &parts[{len(shadows) + numbers}], &out[{o}], {p});")
+            numbers += 1
         else:
             b.stmts.append(f"result_slot(&bt, &out[{o}], {p}, sizeof(double));")
-    b.check(f"batch_go(&ctx, &bt, {_entry_c(k)}, nb, {len(k.params)}, in, {len(k.outs)}, out)")
-    b.stmts += after
+    entry, counts = _entry_c(k), f"{len(k.params)}, in, {nouts}, out"
+    if total:
+        b.check(f"batch_sum(&ctx, &bt, {entry}, {len(k.params)}, in, {nargs}, {nouts}, out, "
+                f"{len(shadows) + numbers}, parts)")
+    else:
+        b.check(f"batch_go(&ctx, &bt, {entry}, nb, 0, {counts})")
     return b.render()
 
 

@@ -97,8 +97,8 @@ def _batched_doc(v: Value, fn: CFunction, lib: str) -> list[str]:
                     f"receives a new array",
                     f"  of {n} C-contiguous {_elem(t)} blocks of extents {ext} (every item's "
                     f"must be the same;",
-                    f"  release it with {lib}_free). {v.name} = NULL: the extents only (item "
-                    f"0's); {v.dims[0]} may be NULL."]
+                    f"  release it with {lib}_free). {v.name} = NULL: not kept, the extents "
+                    f"(item 0's) still are; {v.dims[0]} may be NULL."]
         return [f"{v.name}: receives {which} ({spell(t)}) of every item, {v.name}[{n}]; "
                 "may be NULL."]
     if v.role == "value":
@@ -126,7 +126,8 @@ def _batched_head(fn: CFunction, call: str) -> list[str]:
     n, t = fn.batch
     what = {"vmap": f"{call} for each of {n} items",
             "vmap_grad": f"Value and gradient of {call} for each of {n} items",
-            "vmap_grad_sum": f"Value and gradient of {call} summed over {n} items"}[fn.kind]
+            "vmap_grad_sum": f"Value and gradient of {call} summed over {n} items (added "
+                             "in item order)"}[fn.kind]
     return [f"{what},",
             f"on {t} threads (<= 0: $PYAD_NUM_THREADS, else the number of CPUs). Each item is "
             "computed bit for bit",

@@ -48,19 +48,25 @@ def ramp(n):
 
 def sign_test(x, flag):
     return (x > 0.0) == flag
+
+
+def root(x):
+    return x[0] * np.sqrt(x[1])
 '''
 
 SIGS = [("loss", "f64(f64[:, :], f64[:], f64[:], f64, f64)"),
         ("resid", "(f64[:], f64, i64)(f64[:], f64, i64)"),
         ("pick", "f64(f64[:], i64)"),
         ("ramp", "f64[:](i64)"),
-        ("sign_test", "bool(f64, bool)")]
+        ("sign_test", "bool(f64, bool)"),
+        ("root", "f64(f64[:])")]
 
 EXPORTS = {"vm_last_error", "vm_free", "vm_loss", "vm_loss_grad", "vm_loss_vmap",
            "vm_loss_vmap_grad", "vm_loss_vmap_grad_sum", "vm_resid", "vm_resid_vjp",
            "vm_resid_vmap", "vm_pick", "vm_pick_grad", "vm_pick_vmap", "vm_pick_vmap_grad",
            "vm_pick_vmap_grad_sum", "vm_ramp", "vm_ramp_vmap", "vm_sign_test",
-           "vm_sign_test_vmap"}
+           "vm_sign_test_vmap", "vm_root", "vm_root_grad", "vm_root_vmap", "vm_root_vmap_grad",
+           "vm_root_vmap_grad_sum"}
 
 RNG = np.random.default_rng(20)
 THREADS = [1, 2, 3]
@@ -183,7 +189,7 @@ def test_every_argument_batched_with_its_own_step(vm):
         assert _same_bits(a, gW[i]) and _same_bits(c, gb[i]) and _same_bits(d, gx[i])
 
 
-@pytest.mark.parametrize("threads", THREADS)
+@pytest.mark.parametrize("threads", THREADS + [64])  # 64: one thread per item at most
 def test_gradient_summed_over_the_batch(vm, threads):
     lib, ffi = vm.lib, vm.ffi
     W, b, X, y, scale = _mlp_batch(11)
@@ -193,15 +199,53 @@ def test_gradient_summed_over_the_batch(vm, threads):
     assert lib.vm_loss_vmap_grad_sum(11, threads, vm.p(W), 3, 4, 0, vm.p(b), 3, 0, vm.p(X), 4,
                                      4, vm.p(y), 1, vm.p(s), 0, value, vm.p(gW), vm.p(gb),
                                      vm.p(gx), gy, gs) == 0
-    vals, eW, eb, ex, ey, es = _loss_items(vm, W, b, X, y, scale)
-    for got, expect in [(value[0], vals), (gW, eW), (gb, eb), (gx, ex), (gy[0], ey),
-                        (gs[0], es)]:
-        np.testing.assert_allclose(got, expect.sum(axis=0), rtol=1e-13, atol=1e-13)
-    if threads == 1:  # one accumulator, items in order: the sequential sum exactly
-        acc = np.zeros((3, 4))
-        for g in eW:
-            acc += g
-        assert _same_bits(gW, acc)
+    # the items' values and gradients added in item order, whatever the number of threads
+    for got, items in zip([value[0], gW, gb, gx, gy[0], gs[0]],
+                          _loss_items(vm, W, b, X, y, scale)):
+        total = items[0].copy()
+        for item in items[1:]:
+            total += item
+        assert _same_bits(got, total)
+        np.testing.assert_allclose(got, items.sum(axis=0), rtol=1e-13, atol=1e-13)
+
+
+def test_a_nan_gradient_item_makes_the_sum_nan(vm):
+    """An item whose gradient is nan (sqrt of a negative number) does not drop the others:
+    each item has a zeroed gradient buffer of its own (a nan makes the kernel start over)."""
+    lib, ffi = vm.lib, vm.ffi
+    X = np.array([[1.0, 4.0], [2.0, 9.0], [3.0, -1.0], [1.0, 16.0]])
+    per, total, value = np.empty((4, 2)), np.empty(2), ffi.new("double *")
+    for threads in (1, 2):
+        assert lib.vm_root_vmap_grad(4, threads, vm.p(X), 2, 2, ffi.NULL, vm.p(per)) == 0
+        assert np.isnan(per[2]).all() and per[[0, 1, 3]].tolist() == [
+            [2.0, 0.25], [3.0, 1.0 / 3.0], [4.0, 0.125]]
+        assert lib.vm_root_vmap_grad_sum(4, threads, vm.p(X), 2, 2, value, vm.p(total)) == 0
+        assert np.isnan(total).all() and np.isnan(value[0])
+        keep = X[[0, 1, 3]].copy()
+        assert lib.vm_root_vmap_grad_sum(3, threads, vm.p(keep), 2, 2, value, vm.p(total)) == 0
+        assert total.tolist() == [2.0 + 3.0 + 4.0, 0.25 + 1.0 / 3.0 + 0.125]
+
+
+def test_a_large_gradient_is_summed_in_chunks(vm):
+    """A gradient of 2**20 elements per item: a few items at a time (about 16 MB), the same
+    sum, and an error in a later chunk named by its index in the whole batch."""
+    lib, ffi = vm.lib, vm.ffi
+    x = RNG.normal(size=1 << 20)
+    idx = np.array([5, 0, 7, 1 << 20, 3, 5], np.int64)
+    total = np.full(1 << 20, np.nan)
+    expect = np.zeros(1 << 20)
+    for i in (5, 0, 7, 3):
+        expect[i] += x[0]
+        expect[0] += x[i]
+    ok = idx[[0, 1, 2, 4, 5]].copy()
+    assert lib.vm_pick_vmap_grad_sum(5, 2, vm.p(x), 1 << 20, 0, vm.p(ok), 1, ffi.NULL,
+                                     vm.p(total)) == 0
+    expect[5] += x[0]
+    expect[0] += x[5]
+    np.testing.assert_allclose(total, expect, rtol=1e-15, atol=0)
+    assert lib.vm_pick_vmap_grad_sum(6, 2, vm.p(x), 1 << 20, 0, vm.p(idx), 1, ffi.NULL,
+                                     vm.p(total)) == 3
+    assert vm.error().endswith("(batch element 3)")
 
 
 def test_array_and_tuple_results(vm):
@@ -312,6 +356,32 @@ def test_default_thread_count_reads_the_environment(vm, monkeypatch):
         assert lib.vm_pick_vmap(5, -1, vm.p(x), 4, 0, vm.p(idx), 1, vm.p(out)) == 2
         assert vm.error() == f"ValueError: {message}"  # as pyad.vmap says it
         assert lib.vm_pick_vmap(5, 2, vm.p(x), 4, 0, vm.p(idx), 1, vm.p(out)) == 0  # not read
+
+
+def test_batched_calls_from_several_threads_at_once(vm):
+    """Each batched call starts workers of its own; calls on other threads do not mix in."""
+    import threading
+    batches = [_mlp_batch(8) for _ in range(3)]
+    expect = [_loss_items(vm, *bt)[3] for bt in batches]
+    bad: list = []
+
+    def run(k: int) -> None:
+        W, b, X, y, scale = batches[k]
+        s = np.array([scale])
+        for _ in range(20):
+            gW, gb, gx = np.empty((8, 3, 4)), np.empty((8, 3)), np.empty((8, 4))
+            st = vm.lib.vm_loss_vmap_grad(8, 2, vm.p(W), 3, 4, 0, vm.p(b), 3, 0, vm.p(X), 4, 4,
+                                          vm.p(y), 1, vm.p(s), 0, vm.ffi.NULL, vm.p(gW),
+                                          vm.p(gb), vm.p(gx), vm.ffi.NULL, vm.ffi.NULL)
+            if st != 0 or not _same_bits(gx, expect[k]):
+                bad.append(k)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not bad
 
 
 PROGRAM = r'''
