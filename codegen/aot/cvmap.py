@@ -151,7 +151,7 @@ HELPER void sum_number(const batch *b, sum_part *part, pyad_batch_slot *s, doubl
 
 /* Run fn for every item and add the parts up in item order. A gradient kernel needs a zeroed
  * gradient buffer for each call (a call whose gradient has a nan zeroes it and runs again),
- * so every item gets its own, in chunks of items that take about 16 MB (at least one item
+ * so every item gets its own, in chunks of items that take about 4 MB (at least one item
  * per thread). The arguments' slots in[0..nargs) move along the chunks. */
 HELPER int batch_sum(pyad_ctx *ctx, const batch *b, pyad_entry_fn fn, int np,
                      pyad_batch_slot *in, int nargs, int no, const pyad_batch_slot *out,
@@ -160,7 +160,7 @@ HELPER int batch_sum(pyad_ctx *ctx, const batch *b, pyad_entry_fn fn, int np,
     int p, st = 0;
     for (p = 0; p < nparts; p++)
         if (parts[p].slot) per_item += parts[p].size;
-    chunk = per_item ? ((int64_t)1 << 21) / per_item : b->n;
+    chunk = per_item ? ((int64_t)1 << 19) / per_item : b->n;
     if (chunk < b->threads) chunk = b->threads;
     if (chunk > b->n) chunk = b->n;
     if (per_item && chunk > INT64_MAX / 16 / per_item)

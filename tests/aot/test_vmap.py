@@ -227,7 +227,7 @@ def test_a_nan_gradient_item_makes_the_sum_nan(vm):
 
 
 def test_a_large_gradient_is_summed_in_chunks(vm):
-    """A gradient of 2**20 elements per item: a few items at a time (about 16 MB), the same
+    """A gradient of 2**20 elements per item: one item per thread at a time, the same
     sum, and an error in a later chunk named by its index in the whole batch."""
     lib, ffi = vm.lib, vm.ffi
     x = RNG.normal(size=1 << 20)
