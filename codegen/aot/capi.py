@@ -20,13 +20,15 @@ Values cross the ABI as follows (T is double, int64_t or bool):
   allocates the data (free it with LIB_free); tuple results are flattened to out0, out1, ...;
 - gradients of f64 arguments: `double *grad_x`: one double for a scalar, a caller-provided
   buffer of the argument's shape for an array (overwritten);
-- cotangents (vjp) of f64 results: `double ct_out` or `const double *ct_out, int64_t ct_out_shape0...`;
+- cotangents (vjp) of f64 results: `double ct_out` or `const double *ct_out,
+  int64_t ct_out_shape0...`;
 - batched arguments (bargs): `const T *x, int64_t x_bstep` for a scalar, `const T *x,
   int64_t x_shape0, ..., int64_t x_bstep` for an array (x_bstep: elements between items);
   batched results, values and gradients are the same C types, holding nbatch items (or
   their sum).
 
-`cheader.py` renders the declarations and `cwrap.py` the definitions from this model.
+`cheader.py` renders the declarations and `cwrap.py` (`cvmap.py` for the batched ones) the
+definitions from this model.
 """
 from __future__ import annotations
 

@@ -10,8 +10,8 @@ runs a kernel's uniform entry (codegen/entry.py) for items 0..nbatch-1 on native
                          items at a time (batch_sum), added into the caller's buffers
 
 A gradient kernel is given a zeroed shadow for every item, never an accumulator shared by
-several items: a call whose gradient holds a nan zeroes its shadow and runs again (the
-fallback of pyad/ad), which would drop what earlier items had added.
+several items: a call that finds a nan in its gradient zeroes the shadow and runs again with
+strong zeros (`fused` in pyad/ad/gradient.py), which would drop what earlier items had added.
 
 The items and workers are the runner's (pyad_batch.c), so an item computes exactly what the
 non-batched function computes for it. This file adds a C prelude of slot helpers to the
@@ -265,7 +265,8 @@ def _vmap(fn: CFunction, k: Kernel) -> str:
                            f"{abi.ITEMSIZE[elem_type(v.type)]}, rs{j});")
         else:
             b.stmts.append(f"result_slot(&bt, &out[{j}], {p[0]}, {abi.ITEMSIZE[v.type]});")
-    go = f"batch_go(&ctx, &bt, {_entry_c(k)}, {{end}}, 0, {len(k.params)}, in, {len(results)}, out)"
+    go = (f"batch_go(&ctx, &bt, {_entry_c(k)}, {{end}}, 0, {len(k.params)}, in, "
+          f"{len(results)}, out)")
     if arrays:  # item 0 alone first: the shapes of the blocks
         b.check(go.format(end=1))
         for v in arrays:
@@ -302,16 +303,17 @@ def _vmap_grad(fn: CFunction, k: Kernel, total: bool) -> str:
             b.stmts.append(f"out[{o}] = (pyad_batch_slot){{NULL, 0, 0, {ndim_of(v.type)}, "
                            f"sizeof(double), NULL}};")
         elif total:
-            b.stmts.append(f"sum_number(&bt, &parts[{len(shadows) + numbers}], &out[{o}], {p});")
+            part = len(shadows) + numbers
+            b.stmts.append(f"sum_number(&bt, &parts[{part}], &out[{o}], {p});")
             numbers += 1
         else:
             b.stmts.append(f"result_slot(&bt, &out[{o}], {p}, sizeof(double));")
-    entry, counts = _entry_c(k), f"{len(k.params)}, in, {nouts}, out"
+    entry, np_ = _entry_c(k), len(k.params)
     if total:
-        b.check(f"batch_sum(&ctx, &bt, {entry}, {len(k.params)}, in, {nargs}, {nouts}, out, "
+        b.check(f"batch_sum(&ctx, &bt, {entry}, {np_}, in, {nargs}, {nouts}, out, "
                 f"{len(shadows) + numbers}, parts)")
     else:
-        b.check(f"batch_go(&ctx, &bt, {entry}, nb, 0, {counts})")
+        b.check(f"batch_go(&ctx, &bt, {entry}, nb, 0, {np_}, in, {nouts}, out)")
     return b.render()
 
 

@@ -157,8 +157,8 @@ def _comment(fn: CFunction, lib: str) -> list[str]:
                  f"{terms} with respect to {wrt}, in one call (reverse mode)."]
     for v in fn.values:
         lines += _value_doc(v, fn, lib)
-    if fn.kind not in ("primal", "vmap") and any(t != F64 and not (is_array(t) and elem_type(t) == F64)
-                                   for t in e.param_types):
+    if fn.kind not in ("primal", "vmap") and any(
+            t != F64 and not (is_array(t) and elem_type(t) == F64) for t in e.param_types):
         lines.append("int and bool arguments have no gradient.")
     if fn.batched:
         lines.append(f"Returns {lib.upper()}_OK (0), or the status of the first failing item "
