@@ -52,6 +52,10 @@ def sign_test(x, flag):
 
 def root(x):
     return x[0] * np.sqrt(x[1])
+
+
+def soft(x, c):
+    return x[0] * x[0] + c * np.sqrt(x[1])
 '''
 
 SIGS = [("loss", "f64(f64[:, :], f64[:], f64[:], f64, f64)"),
@@ -59,14 +63,16 @@ SIGS = [("loss", "f64(f64[:, :], f64[:], f64[:], f64, f64)"),
         ("pick", "f64(f64[:], i64)"),
         ("ramp", "f64[:](i64)"),
         ("sign_test", "bool(f64, bool)"),
-        ("root", "f64(f64[:])")]
+        ("root", "f64(f64[:])"),
+        ("soft", "f64(f64[:], f64)")]
 
 EXPORTS = {"vm_last_error", "vm_free", "vm_loss", "vm_loss_grad", "vm_loss_vmap",
            "vm_loss_vmap_grad", "vm_loss_vmap_grad_sum", "vm_resid", "vm_resid_vjp",
            "vm_resid_vmap", "vm_pick", "vm_pick_grad", "vm_pick_vmap", "vm_pick_vmap_grad",
            "vm_pick_vmap_grad_sum", "vm_ramp", "vm_ramp_vmap", "vm_sign_test",
            "vm_sign_test_vmap", "vm_root", "vm_root_grad", "vm_root_vmap", "vm_root_vmap_grad",
-           "vm_root_vmap_grad_sum"}
+           "vm_root_vmap_grad_sum", "vm_soft", "vm_soft_grad", "vm_soft_vmap",
+           "vm_soft_vmap_grad", "vm_soft_vmap_grad_sum"}
 
 RNG = np.random.default_rng(20)
 THREADS = [1, 2, 3]
@@ -224,6 +230,23 @@ def test_a_nan_gradient_item_makes_the_sum_nan(vm):
         keep = X[[0, 1, 3]].copy()
         assert lib.vm_root_vmap_grad_sum(3, threads, vm.p(keep), 2, 2, value, vm.p(total)) == 0
         assert total.tolist() == [2.0 + 3.0 + 4.0, 0.25 + 1.0 / 3.0 + 0.125]
+
+
+def test_an_item_that_needs_strong_zeros_keeps_the_others(vm):
+    """Item 2 has c = 0 and sqrt at 0: its gradient needs strong zeros (0 * inf), which the
+    kernel finds by a nan and computes again from a zeroed buffer. The sum still has every
+    item (one buffer shared by a thread's items would keep only the items from 2 on)."""
+    lib, ffi = vm.lib, vm.ffi
+    X = np.array([[1.0, 4.0], [2.0, 9.0], [3.0, 0.0], [1.0, 16.0]])
+    c = np.array([1.0, 1.0, 0.0, 1.0])
+    per, total = np.empty((4, 2)), np.empty(2)
+    for threads in (1, 2):
+        assert lib.vm_soft_vmap_grad(4, threads, vm.p(X), 2, 2, vm.p(c), 1, ffi.NULL,
+                                     vm.p(per), ffi.NULL) == 0
+        assert per.tolist() == [[2.0, 0.25], [4.0, 1.0 / 6.0], [6.0, 0.0], [2.0, 0.125]]
+        assert lib.vm_soft_vmap_grad_sum(4, threads, vm.p(X), 2, 2, vm.p(c), 1, ffi.NULL,
+                                         vm.p(total), ffi.NULL) == 0
+        assert total.tolist() == [14.0, ((0.25 + 1.0 / 6.0) + 0.0) + 0.125]
 
 
 def test_a_large_gradient_is_summed_in_chunks(vm):
