@@ -33,9 +33,10 @@ from pyad import _runtime
 from pyad.errors import PyadInternalError
 from pyad.ir.nodes import F64, is_array
 
-from . import capi, header as cheader, cwrap
+from . import capi, header as cheader, cvmap, cwrap
 from .. import jit
 from ..build import KernelSpec
+from ..entry import emit_entry
 from ..lower.emit import ModuleState, emit_kernel
 
 OPT_LEVEL = 2  # the JIT's level: the same optimizations, so the same results
@@ -122,14 +123,17 @@ def kernel_module(lib: str, entries: list[capi.Entry],
     for i, e in enumerate(entries):
         for kind, spec in _kernel_specs(e):
             symbol = f"pyadk.{i}.{kind}"
-            emit_kernel(state, spec.func, symbol, boundscheck=True, pack_saved=spec.pack_saved,
-                        unpack_saved=spec.unpack_saved)
+            fn = emit_kernel(state, spec.func, symbol, boundscheck=True,
+                             pack_saved=spec.pack_saved, unpack_saved=spec.unpack_saved)
             params, outs = spec.kinds()
             if (list(params), list(outs)) != tuple(map(list, _expected_kinds(e, kind))):
                 raise PyadInternalError(
                     f"internal compiler error: the {kind} kernel of {e.pyname} has parameters "
                     f"{params} -> {outs}, expected {_expected_kinds(e, kind)}")
-            kernels[(i, kind)] = cwrap.Kernel(symbol, tuple(params), tuple(outs))
+            entry = None
+            if e.vmap and kind in ("primal", "vg"):  # run by pyad_batch_run (cvmap.py)
+                entry = emit_entry(module, fn, params, outs).name
+            kernels[(i, kind)] = cwrap.Kernel(symbol, tuple(params), tuple(outs), entry)
     return module, kernels
 
 
@@ -194,7 +198,9 @@ def build(lib: str, entries: list[capi.Entry], outdir: Path, *, cpu: str | None,
     obj = jit.emit_object(module, cpu=cpu_name, features=features, opt=OPT_LEVEL)
     log(f"LLVM: {len(kernels)} kernels, {len(obj)} bytes of object code for cpu "
         f"{cpu_name or 'native'} in {1e3 * (time.perf_counter() - t):.0f} ms")
-    wrappers = cwrap.render(lib, fns, kernels, {id(e): i for i, e in enumerate(entries)})
+    index = {id(e): i for i, e in enumerate(entries)}
+    wrappers = cwrap.render(lib, [f for f in fns if not f.batched], kernels, index) \
+        + cvmap.render([f for f in fns if f.batched], kernels, index)
 
     outdir = Path(outdir)
     with tempfile.TemporaryDirectory(prefix=".pyad-build-", dir=outdir) as tmpname:
@@ -220,7 +226,7 @@ def build(lib: str, entries: list[capi.Entry], outdir: Path, *, cpu: str | None,
             so, archive = tmp / f"lib{lib}.so", tmp / f"lib{lib}.a"
             run(cc + ["-shared", "-o", str(so), str(combined),
                       f"-Wl,--version-script={tmp / f'{lib}.map'}", "-Wl,--no-undefined",
-                      f"-Wl,-soname,lib{lib}.so", "-Wl,-z,noexecstack", "-lm"],
+                      f"-Wl,-soname,lib{lib}.so", "-Wl,-z,noexecstack", "-lm", "-pthread"],
                 "linking the shared library")
             run(ar + ["rcs", str(archive), str(combined)], "making the static archive")
             made += [so, archive]

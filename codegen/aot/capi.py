@@ -7,20 +7,33 @@ library has up to three C functions, all returning an `int` status (0 = ok):
     LIB_f_grad(args..., value, grads...)          value and gradient (single f64 result)
     LIB_f_vjp(args..., cts..., results..., grads...)  vector-Jacobian product (other results)
 
+and, with `pyad compile --vmap` (`Entry.vmap`), batched versions run on native threads by the
+runtime's `pyad_batch_run` (docs/aot.md, "Batches"):
+
+    LIB_f_vmap(nbatch, nthreads, bargs..., results...)        the primal of every item
+    LIB_f_vmap_grad(nbatch, nthreads, bargs..., value, grads...)   per item (grad mode only)
+    LIB_f_vmap_grad_sum(nbatch, nthreads, bargs..., value, grads...)   summed over the batch
+
 Values cross the ABI as follows (T is double, int64_t or bool):
 - scalar argument: `T x`; array argument: `const T *x, int64_t x_shape0, ...` (C-contiguous);
 - scalar result: `T *out`; array result: `T **out, int64_t out_shape[nd]`: the library
   allocates the data (free it with LIB_free); tuple results are flattened to out0, out1, ...;
 - gradients of f64 arguments: `double *grad_x`: one double for a scalar, a caller-provided
   buffer of the argument's shape for an array (overwritten);
-- cotangents (vjp) of f64 results: `double ct_out` or `const double *ct_out, int64_t ct_out_shape0...`.
+- cotangents (vjp) of f64 results: `double ct_out` or `const double *ct_out,
+  int64_t ct_out_shape0...`;
+- batched arguments (bargs): `const T *x, int64_t x_bstep` for a scalar, `const T *x,
+  int64_t x_shape0, ..., int64_t x_bstep` for an array (x_bstep: elements between items);
+  batched results, values and gradients are the same C types, holding nbatch items (or
+  their sum).
 
-`cheader.py` renders the declarations and `cwrap.py` the definitions from this model.
+`cheader.py` renders the declarations and `cwrap.py` (`cvmap.py` for the batched ones) the
+definitions from this model.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pyad.ir.nodes import F64, elem_type, is_array, ndim_of
@@ -69,6 +82,7 @@ class Entry:
     location: str               # "model.py:12" (the `def` line)
     gradient: Any = None        # pyad.pipeline.GradientIR, or None
     wrt: tuple[int, ...] = ()   # differentiated params (every f64 and f64-array argument)
+    vmap: bool = False          # also export the batched functions (`--vmap`)
 
     @property
     def param_types(self) -> tuple[str, ...]:
@@ -103,34 +117,45 @@ class Value:
     index: int           # param index (arg, grad) or flat result index (result, value, ct)
     name: str            # C name of the scalar / the data pointer
     dims: tuple[str, ...] = ()   # arg/ct arrays: the extent params; result arrays: (shape array,)
+    bstep: str | None = None     # a batched argument: its batch step parameter
 
     def c_params(self) -> list[tuple[str, str]]:
         """(C type, name) pairs of this value, in order."""
         t = self.type
+        step = [("int64_t", self.bstep)] if self.bstep else []
         if not is_array(t):
             c = C_ELEM[t]
             if self.role in ("arg", "ct"):
-                return [(c, self.name)]
+                return [(f"const {c} *", self.name)] + step if step else [(c, self.name)]
             return [(f"{c} *", self.name)]
         c = C_ELEM[elem_type(t)]
         nd = ndim_of(t)
         if self.role in ("arg", "ct"):
-            return [(f"const {c} *", self.name)] + [("int64_t", d) for d in self.dims]
+            return [(f"const {c} *", self.name)] + [("int64_t", d) for d in self.dims] + step
         if self.role == "result":
             return [(f"{c} **", self.name), ("int64_t", f"{self.dims[0]}[{nd}]")]
         return [(f"{c} *", self.name)]  # gradient buffer of an array argument
 
 
+BATCHED = ("vmap", "vmap_grad", "vmap_grad_sum")
+
+
 @dataclass
 class CFunction:
     symbol: str
-    kind: str                       # "primal" | "grad" | "vjp"
+    kind: str                       # "primal" | "grad" | "vjp" | one of BATCHED
     entry: Entry
     values: list[Value] = field(default_factory=list)
+    batch: tuple[str, str] = ()     # batched: the names of the batch size and thread count
+
+    @property
+    def batched(self) -> bool:
+        return self.kind in BATCHED
 
     def params(self) -> list[tuple[str, str]]:
         """(C type, name) pairs of the parameters, in order."""
-        return [p for v in self.values for p in v.c_params()]
+        lead = [("int64_t", self.batch[0]), ("int32_t", self.batch[1])] if self.batch else []
+        return lead + [p for v in self.values for p in v.c_params()]
 
 
 class _Names:
@@ -155,6 +180,8 @@ class EntryNames:
     value: Value | None
     grads: list[Value]
     cts: list[Value]
+    bargs: list[Value] = field(default_factory=list)   # the args of the batched functions
+    batch: tuple[str, str] = ()                         # their batch size, thread count
 
 
 def entry_names(e: Entry) -> EntryNames:
@@ -189,7 +216,10 @@ def entry_names(e: Entry) -> EntryNames:
                     c.dims = tuple(names.claim(f"{c.name}_shape{k}")
                                    for k in range(ndim_of(v.type)))
                 cts.append(c)
-    return EntryNames(args, results, value, grads, cts)
+    # claimed last, so that --vmap leaves the other functions' names as they are
+    bargs = [replace(v, bstep=names.claim(f"{v.name}_bstep")) for v in args] if e.vmap else []
+    batch = (names.claim("nbatch"), names.claim("nthreads")) if e.vmap else ()
+    return EntryNames(args, results, value, grads, cts, bargs, batch)
 
 
 def functions(lib: str, entries: list[Entry]) -> list[CFunction]:
@@ -203,6 +233,13 @@ def functions(lib: str, entries: list[Entry]) -> list[CFunction]:
         elif e.mode == "vjp":
             out.append(CFunction(f"{lib}_{e.base}_vjp", "vjp", e,
                                  n.args + n.cts + n.results + n.grads))
+        if e.vmap:
+            out.append(CFunction(f"{lib}_{e.base}_vmap", "vmap", e, n.bargs + n.results,
+                                 n.batch))
+            if e.mode == "grad":
+                for kind in ("vmap_grad", "vmap_grad_sum"):
+                    out.append(CFunction(f"{lib}_{e.base}_{kind}", kind, e,
+                                         n.bargs + [n.value] + n.grads, n.batch))
     return out
 
 

@@ -177,6 +177,7 @@ class Kernel:
     symbol: str
     params: tuple[str, ...]
     outs: tuple[str, ...]
+    entry: str | None = None  # the symbol of its uniform entry (codegen/entry.py), if emitted
 
     def c_name(self) -> str:
         return "k_" + self.symbol.replace(".", "_")
@@ -202,7 +203,8 @@ class _Body:
         self.cleanup: list[str] = []
         # C parameter names p0, p1, ... of each value
         self.pnames: dict[int, list[str]] = {}
-        self.params: list[str] = []
+        # a batched function (cvmap.py) starts with the batch size and thread count
+        self.params: list[str] = ["int64_t nb", "int32_t nt"] if fn.batch else []
         k = 0
         for v in fn.values:
             names = []
@@ -240,7 +242,7 @@ class _Body:
                 nd = ndim_of(v.type)
                 d, sh = f"{prefix}{v.index}", f"{shape_prefix}{v.index}"
                 self.decls.append(f"desc {d};")
-                self.decls.append(f"const int64_t {sh}[{nd}] = {{{', '.join(ps[1:])}}};")
+                self.decls.append(f"const int64_t {sh}[{nd}] = {{{', '.join(ps[1:1 + nd])}}};")
                 self.check(f"arg_array(&ctx, &{d}, {ps[0]}, {nd}, {sh}, "
                            f"{_c_string(v.name)}, NULL)")
                 exprs.append(f"&{d}")

@@ -40,6 +40,8 @@ def _elem(t: str) -> str:
 
 def _value_doc(v: Value, fn: CFunction, lib: str) -> list[str]:
     t, e = v.type, fn.entry
+    if fn.batched:
+        return _batched_doc(v, fn, lib)
     if v.role == "arg":
         if is_array(t):
             return [f"{v.name}: {spell(t)} argument `{e.func.arg_names[v.index]}`, "
@@ -75,11 +77,70 @@ def _value_doc(v: Value, fn: CFunction, lib: str) -> list[str]:
     return [f"{v.name}: cotangent (weight) of {res.name}."]
 
 
+def _batched_doc(v: Value, fn: CFunction, lib: str) -> list[str]:
+    t, e, n = v.type, fn.entry, fn.batch[0]
+    total = fn.kind == "vmap_grad_sum"
+    if v.role == "arg":
+        what = f"{v.name}, {v.bstep}: {spell(t)} argument `{e.func.arg_names[v.index]}`"
+        if is_array(t):
+            return [f"{what}; item i's C-contiguous {_elem(t)}{_shape_text(v)}",
+                    f"  starts at {v.name} + i * {v.bstep} ({v.bstep} 0: the same array for "
+                    f"every item)."]
+        return [f"{what}; item i's is {v.name}[i * {v.bstep}]",
+                f"  ({v.bstep} 0: the same value for every item)."]
+    if v.role == "result":
+        which = "the result" if len(e.result_types) == 1 else f"result {v.index}"
+        if is_array(t):
+            nd = ndim_of(t)
+            ext = f"{v.dims[0]}[0]" if nd == 1 else f"{v.dims[0]}[0..{nd - 1}]"
+            return [f"{v.name}, {v.dims[0]}: {which} ({spell(t)}) of every item. *{v.name} "
+                    f"receives a new array",
+                    f"  of {n} C-contiguous {_elem(t)} blocks of extents {ext} (every item's "
+                    f"must be the same;",
+                    f"  release it with {lib}_free). {v.name} = NULL: not kept, the extents "
+                    f"(item 0's) still are; {v.dims[0]} may be NULL."]
+        return [f"{v.name}: receives {which} ({spell(t)}) of every item, {v.name}[{n}]; "
+                "may be NULL."]
+    if v.role == "value":
+        if total:
+            return [f"{v.name}: receives the sum of the values of {e.pyname}; may be NULL."]
+        return [f"{v.name}: receives the value of {e.pyname} of every item, {v.name}[{n}]; "
+                "may be NULL."]
+    pname = e.func.arg_names[v.index]
+    if is_array(t) and total:
+        return [f"{v.name}: caller-provided double{_shape_text(v)} (the shape of `{pname}`), "
+                f"overwritten with the sum",
+                f"  of the items' gradients with respect to `{pname}`."]
+    if is_array(t):
+        return [f"{v.name}: caller-provided double[{n}]{_shape_text(v)}, overwritten with "
+                f"each item's gradient",
+                f"  with respect to `{pname}`; must not overlap any other argument."]
+    if total:
+        return [f"{v.name}: receives the sum of the derivatives with respect to `{pname}`; "
+                "may be NULL."]
+    return [f"{v.name}: receives each item's derivative with respect to `{pname}`, "
+            f"{v.name}[{n}]; may be NULL."]
+
+
+def _batched_head(fn: CFunction, call: str) -> list[str]:
+    n, t = fn.batch
+    what = {"vmap": f"{call} for each of {n} items",
+            "vmap_grad": f"Value and gradient of {call} for each of {n} items",
+            "vmap_grad_sum": f"Value and gradient of {call} summed over {n} items (added "
+                             "in item order)"}[fn.kind]
+    return [f"{what},",
+            f"on {t} threads (<= 0: $PYAD_NUM_THREADS, else the number of CPUs). Each item is "
+            "computed bit for bit",
+            f"as the non-batched function computes it. {n} must be at least 1."]
+
+
 def _comment(fn: CFunction, lib: str) -> list[str]:
     e = fn.entry
     call = f"{e.pyname}({', '.join(e.func.arg_names)})"
     lines: list[str]
-    if fn.kind == "primal":
+    if fn.batched:
+        lines = _batched_head(fn, call)
+    elif fn.kind == "primal":
         lines = [f"{call} -> {spell(e.sig.result)}: compiled from {e.location}, "
                  f"signature {e.sig}."]
     elif fn.kind == "grad":
@@ -96,9 +157,15 @@ def _comment(fn: CFunction, lib: str) -> list[str]:
                  f"{terms} with respect to {wrt}, in one call (reverse mode)."]
     for v in fn.values:
         lines += _value_doc(v, fn, lib)
-    if fn.kind != "primal" and any(t != F64 and not (is_array(t) and elem_type(t) == F64)
-                                   for t in e.param_types):
+    if fn.kind not in ("primal", "vmap") and any(
+            t != F64 and not (is_array(t) and elem_type(t) == F64) for t in e.param_types):
         lines.append("int and bool arguments have no gradient.")
+    if fn.batched:
+        lines.append(f"Returns {lib.upper()}_OK (0), or the status of the first failing item "
+                     f"({lib}_last_error() says why and")
+        lines.append("names the item; no array was returned; the buffers may have been partly "
+                     "written).")
+        return lines
     lines.append(f"Returns {lib.upper()}_OK (0), or an error status ({lib}_last_error() "
                  "says why; no result was returned).")
     return lines
@@ -148,8 +215,12 @@ def render(lib: str, entries: list[Entry], *, source: str, command: str) -> str:
     w(" * - Gradients of array arguments go to caller-provided buffers of the argument's shape,")
     w(" *   which are overwritten (they must not overlap another argument).")
     w(" * - Calls are thread-safe and reentrant: each call has its own context on the stack.")
+    batched = any(fn.batched for fn in fns)
+    if batched:
+        w(" * - The _vmap functions (pyad compile --vmap) run a batch of items on native threads;")
+        w(" *   each item is independent, computed as the non-batched function computes it.")
     w(" * - No Python at run time; link with -l" + lib + " (shared) or lib" + lib
-      + ".a -lm (static).")
+      + ".a -lm" + (" -pthread" if batched else "") + " (static).")
     w(" */")
     w(f"#ifndef {guard}")
     w(f"#define {guard}")

@@ -3,7 +3,7 @@
  *
  *   cd examples/c
  *   pyad compile springs.py:energy,prefix_energy,stretch --sig "f64(f64[:], f64)" \
- *       --sig "f64[:](f64[:])" --sig "f64(f64[:], i64)" --name springs -o build
+ *       --sig "f64[:](f64[:])" --sig "f64(f64[:], i64)" --name springs --vmap -o build
  *   cc -std=c11 -Wall -Ibuild main.c -Lbuild -lsprings -Wl,-rpath,"$PWD/build" -lm -pthread -o main
  *   ./main            # prints the checks, exit status 0 when all pass
  *
@@ -103,6 +103,31 @@ int main(void) {
               && strstr(springs_last_error(), "index 5 is out of bounds for axis 0 with size 5") != NULL,
           "index error status and message");
     printf("     last error: %s\n", springs_last_error());
+
+    /* batches (--vmap): 3 chains on 2 threads, k shared by all (batch step 0) */
+    {
+        double xs[3][N], e[3], ge[N], gke, esum, want[N] = {0}, want_k = 0.0, want_e = 0.0;
+        const int64_t items[3] = {1, 4, 2};
+        int j;
+        for (j = 0; j < 3; j++)
+            for (i = 0; i < N; i++) xs[j][i] = x[i] + 0.1 * j * i;
+        all = springs_energy_vmap(3, 2, &xs[0][0], N, N, &k, 0, e) == SPRINGS_OK;
+        for (j = 0; j < 3; j++) {
+            ref = energy_ref(xs[j], N, k, ref_gx, &ref_gk);
+            all = all && close_to(e[j], ref);
+            want_e += ref;
+            want_k += ref_gk;
+            for (i = 0; i < N; i++) want[i] += ref_gx[i];
+        }
+        check(all, "energy_vmap: the energy of each chain");
+        all = springs_energy_vmap_grad_sum(3, 2, &xs[0][0], N, N, &k, 0, &esum, ge, &gke)
+                  == SPRINGS_OK && close_to(esum, want_e) && close_to(gke, want_k);
+        for (i = 0; i < N; i++) all = all && close_to(ge[i], want[i]);
+        check(all, "energy_vmap_grad_sum: value and gradient summed over the chains");
+        check(springs_stretch_vmap(3, 2, x, N, 0, items, 1, e) == SPRINGS_ERR_INDEX
+                  && strstr(springs_last_error(), "(batch element 1)") != NULL,
+              "an error in a batch names its item");
+    }
 
     /* the last error is per thread */
     {

@@ -2,7 +2,7 @@ r"""The model of the C example (main.c): plain Python that `pyad compile` turns 
 
     cd examples/c
     pyad compile springs.py:energy,prefix_energy,stretch --sig "f64(f64[:], f64)" \
-        --sig "f64[:](f64[:])" --sig "f64(f64[:], i64)" --name springs -o build
+        --sig "f64[:](f64[:])" --sig "f64(f64[:], i64)" --name springs --vmap -o build
 
 These are the arguments in springs.args, which CMakeLists.txt and tests/aot/ use.
 """

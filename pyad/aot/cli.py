@@ -1,7 +1,8 @@
 """The `pyad` command (also `python -m pyad`).
 
     pyad compile model.py:f,g --sig "f64(f64[:], i64)" --sig "(f64, f64[:])(f64[:])" -o out
-         [--name NAME] [--emit ir|grad-ir|llvm|obj|so] [--cpu native|x86-64-v3|...] [-v]
+         [--name NAME] [--emit ir|grad-ir|llvm|obj|so] [--cpu native|x86-64-v3|...] [--vmap]
+         [-v]
 
 writes out/libNAME.so, out/libNAME.a and out/NAME.h (see docs/aot.md). `--emit ir`, `grad-ir`
 and `llvm` print the primal IR, the gradient IR or the optimized LLVM IR instead; `obj` writes
@@ -111,6 +112,10 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--cpu", metavar="CPU",
                    help="target CPU: an LLVM name such as x86-64-v3 or skylake, or native "
                    "(default: x86-64-v2, which runs on any x86-64 CPU of the last 15 years)")
+    c.add_argument("--vmap", action="store_true",
+                   help="also export batched versions of each function (NAME_FUNC_vmap, and "
+                   "_vmap_grad, _vmap_grad_sum for a gradient) that run a batch on native "
+                   "threads")
     c.add_argument("-v", "--verbose", action="store_true",
                    help="print timings and toolchain commands to stderr")
     return p
@@ -325,7 +330,8 @@ def _location(fn: Callable, path: Path) -> str:
     return f"{file}:{fn.__code__.co_firstlineno}"
 
 
-def _entry(fn: Callable, item: _Item, sig_text: str, path: Path, want_gradient: bool):
+def _entry(fn: Callable, item: _Item, sig_text: str, path: Path, want_gradient: bool,
+           vmap: bool):
     sig = sigparse.parse(sig_text)
     where = _location(fn, path)
     plain = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
@@ -352,7 +358,7 @@ def _entry(fn: Callable, item: _Item, sig_text: str, path: Path, want_gradient: 
     wrt = tuple(i for i, t in enumerate(sig.args) if elem_type(t) == F64)
     e = capi.Entry(pyname=item.func, base=item.alias or item.func, sig=sig,
                    func=pipeline.native(func),
-                   shape=shape, location=where, wrt=wrt)
+                   shape=shape, location=where, wrt=wrt, vmap=vmap)
     if want_gradient and e.mode is not None:
         e.gradient = pipeline.gradient_ir(func, wrt)
     return e
@@ -428,7 +434,7 @@ def _compile(args: argparse.Namespace, argv: list[str]) -> int:
     log(f"imported {path} in {1e3 * (time.perf_counter() - t0):.0f} ms")
     fns = [_function(module, path, it.func) for it in items]
     t1 = time.perf_counter()
-    entries = [_entry(fn, it, s, path, emit != "ir")
+    entries = [_entry(fn, it, s, path, emit != "ir", args.vmap)
                for fn, it, s in zip(fns, items, args.sig)]
     _name_entries(lib, entries, items)
     log(f"IR and gradients of {len(entries)} function(s) in "

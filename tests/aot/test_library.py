@@ -51,7 +51,7 @@ def test_example_program_checks_value_and_gradient(springs, variant):
     proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=30)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "FAIL" not in proc.stdout
-    assert proc.stdout.count("ok  ") == 14
+    assert proc.stdout.count("ok  ") == 17
     assert proc.stdout.strip().endswith("all checks passed")
     assert "IndexError: index 5 is out of bounds for axis 0 with size 5 (line" in proc.stdout
 
@@ -61,7 +61,10 @@ def test_example_shared_library_exports_only_its_api(springs):
     defined = {name for kind, name in nm("-D", "--defined-only", so)}
     assert defined == {"springs_energy", "springs_energy_grad", "springs_prefix_energy",
                        "springs_prefix_energy_vjp", "springs_stretch", "springs_stretch_grad",
-                       "springs_last_error", "springs_free"}
+                       "springs_last_error", "springs_free", "springs_energy_vmap",
+                       "springs_energy_vmap_grad", "springs_energy_vmap_grad_sum",
+                       "springs_prefix_energy_vmap", "springs_stretch_vmap",
+                       "springs_stretch_vmap_grad", "springs_stretch_vmap_grad_sum"}
     undefined = {name.split("@")[0] for kind, name in nm("-D", "--undefined-only", so)}
     assert not [n for n in undefined if n.startswith(("Py", "_Py", "pyad"))]
     assert "malloc" in undefined and "cos" in undefined  # libc and libm only
@@ -327,8 +330,8 @@ def test_two_static_libraries_link_into_one_program(work, springs, tmp_path):
                     "        || springs_stretch_grad(x, 2, 0, &a, g) != SPRINGS_OK || a != 0.0\n"
                     "        || g[0] != -1.0 || g[1] != 1.0; }\n")
     cc("-std=c11", "-Wall", "-Wextra", "-Werror", "-I", str(work.out), "-I", str(springs),
-       str(main), str(work.out / "libwork.a"), str(springs / "libsprings.a"), "-lm", "-o",
-       str(tmp_path / "two"))
+       str(main), str(work.out / "libwork.a"), str(springs / "libsprings.a"), "-lm",
+       "-pthread", "-o", str(tmp_path / "two"))  # -pthread: libsprings has --vmap
     assert subprocess.run([str(tmp_path / "two")]).returncode == 0
 
 
