@@ -103,26 +103,6 @@ int32_t pyad_la_tril_fold(const pyad_mat *x, pyad_mat *out);
 int32_t pyad_la_eigh_mid(const pyad_mat *w, const pyad_mat *wbar, const pyad_mat *x,
                          pyad_mat *out);
 int32_t pyad_matmul(const pyad_mat *a, const pyad_mat *b, pyad_mat *c);
-
-void pyad_ctx_reset(pyad_ctx *ctx);
-typedef int32_t (*pyad_entry_fn)(pyad_ctx *ctx, void *const *args, void *const *outs);
-typedef struct pyad_batch_slot {
-    char *base;
-    int64_t step;
-    int64_t wstep;
-    int32_t ndim;
-    int32_t itemsize;
-    int64_t *dims;
-} pyad_batch_slot;
-typedef struct pyad_batch_error {
-    int64_t index;
-    int32_t kind;
-    int32_t line;
-    char msg[512];
-} pyad_batch_error;
-int32_t pyad_batch_run(pyad_entry_fn fn, int64_t begin, int64_t end, int32_t nthreads,
-                       int32_t nparams, const pyad_batch_slot *params, int32_t nouts,
-                       const pyad_batch_slot *outs, pyad_batch_error *err);
 """
 
 _lock = threading.Lock()
