@@ -18,7 +18,6 @@ from .ir import opt
 from .ir.expand import expand
 from .ir.scalarize import scalarize
 from .ir.shapes import fold_known
-from .ir.unswitch import unswitch
 from .ir.nodes import F64, Func, Op, callees_of, walk
 from .ir.verify import verify
 
@@ -34,9 +33,7 @@ def primal_ir(fn: types.FunctionType, sig: tuple[str, ...], treedef=None,
     with phase(timings, "IR optimization"):
         for c in callees_of(func):              # recursive callees, as lowered, in loops
             c.func = native(simplify(c.func))
-        func = simplify(func)
-        versioned = unswitch(func)              # loops without broadcasting operands
-        return (func if versioned is func else simplify(versioned)), shape
+        return simplify(func), shape
 
 
 def native(func: Func, timings: Timings | None = None) -> Func:
