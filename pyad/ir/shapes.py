@@ -182,6 +182,8 @@ class _Analysis:
     def counted(self, s: While) -> None:
         """Note the counter of loop `s`: a carried int starting at 0, stepping by 1 and tested
         `i < n` against a value n from outside the loop; in the body it is in [0, n)."""
+        for p in s.body.params:  # read again on each trip of an enclosing loop: its facts
+            self.trips.pop(p.name, None)  # of the initial values may have been dropped
         cond = {o.name: st for st in s.cond.body if isinstance(st, Op) for o in st.outs}
         body = {o.name: st for st in s.body.body if isinstance(st, Op) for o in st.outs}
         test = cond.get(s.cond.results[0].name)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from .ops import OPS
 
-LIMIT = 30
+LIMIT = 8   # slice offsets and the 1s of broadcasting; 2 * LIMIT + 4 points
 #: the sample points: past 2 * LIMIT + 2 two values within the bounds are linear
 POINTS = tuple(range(2 * LIMIT + 4))
 
@@ -83,7 +83,7 @@ def combine(op: str, args: list[Sym | None]) -> Sym | None:
         return None
     fn = OPS[op].py
     try:
-        values = tuple(fn(*xs) for xs in zip(*(a.values for a in args)))
+        values = tuple(map(fn, *(a.values for a in args)))
     except (ArithmeticError, ValueError):
         return None
     return Sym(symbols.pop(), const, breaks, values)
