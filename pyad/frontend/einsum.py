@@ -4,7 +4,8 @@ being the trace): an elementwise `Lazy`
 over the output's letters whose element is the sum, over the other letters, of the
 operands' product (one reduction loop nest per element, in the letters' order of first
 appearance). Its gradient comes from the loads, like any reduction. Sizes of a letter that
-appears several times are checked at run time (ValueError)."""
+appears several times are checked at run time (ValueError). `np.tensordot` is the einsum
+of its axes."""
 from __future__ import annotations
 
 import ast
@@ -18,13 +19,15 @@ from .context import Lazy
 class Einsum:
     """np.einsum; one per function body."""
 
-    NAMES = ("einsum",)
+    NAMES = ("einsum", "tensordot")
 
     def __init__(self, lw) -> None:
         self.lw = lw
         self.ctx = lw.ctx
 
     def create(self, name: str, node: ast.Call) -> Lazy | Var:
+        if name == "tensordot":
+            return self.tensordot(node)
         spec = node.args[0] if node.args else None
         if node.keywords or not (isinstance(spec, ast.Constant) and isinstance(spec.value, str)):
             raise self.ctx.error(node, "np.einsum takes a constant subscripts string and "
@@ -48,9 +51,61 @@ class Einsum:
             if len(t) != ndim_of(a.type) or not t.isalpha():
                 raise self.ctx.error(arg, f"np.einsum: subscripts {t!r} do not fit a "
                                      f"{ndim_of(a.type)}-D operand", cls=PyadTypeError)
+        return self.contract(terms, out, ops, spec)
+
+    def tensordot(self, node: ast.Call) -> Lazy | Var:
+        """np.tensordot(a, b, axes=2): the sum over the last `axes` axes of a and the first
+        of b, or over the axes (axes_a, axes_b) given as two constant lists; the einsum of
+        those letters."""
+        kw = {k.arg: k.value for k in node.keywords}
+        if len(node.args) not in (2, 3) or set(kw) - {"axes"} or \
+                len(node.args) == 3 and "axes" in kw:
+            raise self.ctx.error(node, "np.tensordot takes two arrays and axes",
+                                 cls=PyadTypeError)
+        axes_node = node.args[2] if len(node.args) == 3 else kw.get("axes")
+        try:
+            axes = 2 if axes_node is None else ast.literal_eval(axes_node)
+        except ValueError:
+            raise self.ctx.error(axes_node, "np.tensordot: axes must be a constant int or "
+                                 "two constant lists of axes", cls=PyadTypeError) from None
+        arrays = self.lw.arrays
+        a, b = (arrays.array(self.lw.exprs.expr(x), x) for x in node.args[:2])
+        na, nb = ndim_of(a.type), ndim_of(b.type)
+        if isinstance(axes, int) and not isinstance(axes, bool):
+            if not 0 <= axes <= min(na, nb):
+                raise self.ctx.error(axes_node, f"np.tensordot: axes={axes} does not fit a "
+                                     f"{na}-D and a {nb}-D array", cls=PyadTypeError)
+            pairs = list(zip(range(na - axes, na), range(axes)))
+        else:
+            try:
+                ax_a, ax_b = ([x] if isinstance(x, int) else list(x) for x in axes)
+                ok = len(ax_a) == len(ax_b) and all(isinstance(x, int) for x in ax_a + ax_b) \
+                    and all(-na <= x < na for x in ax_a) and all(-nb <= x < nb for x in ax_b)
+            except (TypeError, ValueError):
+                ok = False
+            if not ok or len({x % na for x in ax_a}) != len(ax_a) or \
+                    len({x % nb for x in ax_b}) != len(ax_b):
+                raise self.ctx.error(axes_node, "np.tensordot: axes must be an int or two "
+                                     "lists of distinct axes of equal length",
+                                     cls=PyadTypeError)
+            pairs = [(x % na, y % nb) for x, y in zip(ax_a, ax_b)]
+        ta = "abcdefghi"[:na]
+        tb = dict((y, ta[x]) for x, y in pairs)
+        fresh = iter("jklmnopqr")
+        tb = "".join(tb[k] if k in tb else next(fresh) for k in range(nb))
+        summed = {ta[x] for x, _ in pairs}
+        out = "".join(x for x in ta + tb if x not in summed)
+        return self.contract([ta, tb], out, [a, b], node)
+
+    def contract(self, terms: list[str], out: str, ops: list[Var], spec: ast.AST) -> Lazy | Var:
+        """The sum over the letters not in `out` of the product of the operands `ops`, read
+        at their letters `terms`."""
         letters = list(dict.fromkeys("".join(terms)))
         if set(out) - set(letters) or len(set(out)) != len(out) or len(out) > 3:
-            raise self.ctx.error(spec, f"np.einsum: bad output subscripts {out!r}")
+            raise self.ctx.error(spec, f"np.einsum: bad output subscripts {out!r}"
+                                 + (" (arrays have at most 3 dimensions)" if len(out) > 3
+                                    else ""), cls=PyadTypeError)
+        arrays = self.lw.arrays
         b = self.ctx.b
         size: dict[str, Var] = {}
         for t, a in zip(terms, ops):

@@ -137,6 +137,12 @@ def contractions(q, xc, A, v):
         np.einsum("ji", A), np.einsum("i,j", v, v), np.einsum("iij->j", np.stack([A, A]).T)
 
 
+def tensordots(T, A, v):
+    return float(np.tensordot(A, A)), np.tensordot(A, v, axes=1), \
+        np.tensordot(T, A, axes=([1, 2], [0, 1])), \
+        np.tensordot(A, T, axes=(0, -1)), np.tensordot(v, v, 0), np.tensordot(T, v, ([2], [0]))
+
+
 def _lse(a, axis):
     mx = np.max(a, axis=axis, keepdims=True)
     return np.squeeze(mx, axis) + np.log(np.sum(np.exp(a - mx), axis=axis))
@@ -151,9 +157,20 @@ def helper_axis(a, v):
     (contractions, (rng.normal(size=(2, 3, 3)), rng.normal(size=(4, 2, 3)),
                     rng.normal(size=(3, 3)), rng.normal(size=3))),
     (helper_axis, (rng.normal(size=(3, 4)), rng.normal(size=5))),
+    (tensordots, (rng.normal(size=(2, 3, 3)), rng.normal(size=(3, 3)), rng.normal(size=3))),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_joining_and_contracting(fn, args):
     check_function(fn, args)
+
+
+@pytest.mark.parametrize("expr, message", [
+    ("np.tensordot(a, a, axes=3)", "axes=3 does not fit a 2-D and a 2-D array"),
+    ("np.tensordot(a, a, axes=([0, 0], [0, 1]))", "two lists of distinct axes"),
+    ("np.tensordot(a, a, axes=k)", "constant int or two constant lists"),
+    ("np.tensordot(a, np.ones((3, 3, 3)), axes=0)", "arrays have at most 3 dimensions"),
+])
+def test_tensordot_refusals(tmp_path, expr, message):
+    assert_refused(tmp_path, "a, k", expr, (np.ones((3, 3)), 1), message)
 
 
 def test_parts_that_do_not_fit_raise_value_error():
