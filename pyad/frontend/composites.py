@@ -1,5 +1,5 @@
 """Frontend, NumPy functions that are compositions of others: `np.average` (weights, axis),
-`np.ptp`, `np.vdot`, `np.cross` (3-vectors along the last axis), `np.meshgrid` (2 or 3
+`np.ptp`, `np.nansum`, `np.nanmean`, `np.vdot`, `np.cross` (3-vectors along the last axis), `np.meshgrid` (2 or 3
 vectors, `indexing="xy"` or `"ij"`), `np.tile` and `np.repeat` (an int count). Each is an
 elementwise `Lazy` or a reduction of one, so it fuses and differentiates like the
 expression it stands for; `tile`, `repeat` and `meshgrid` make new arrays where NumPy may
@@ -16,7 +16,8 @@ from .context import Lazy, arith, unify
 class Composites:
     """`np.<name>(...)` for the names in NAMES; one per function body."""
 
-    NAMES = ("average", "ptp", "vdot", "cross", "meshgrid", "tile", "repeat")
+    NAMES = ("average", "ptp", "nansum", "nanmean", "vdot", "cross", "meshgrid", "tile",
+             "repeat")
 
     def __init__(self, lw) -> None:
         self.lw = lw
@@ -69,6 +70,34 @@ class Composites:
         axes, keepdims = ops._axis(kw, node, args)
         return ops.binop(ast.Sub(), ops.reduce("max", args[0], axes, node, keepdims),
                          ops.reduce("min", args[0], axes, node, keepdims), node)
+
+    def nansum(self, node: ast.Call, args: list, kw: dict, mean: bool = False):
+        """np.nansum(a, axis=None, keepdims=False): the sum with nan elements counted as 0
+        (their gradient is 0); np.nanmean: that sum over the count of the other elements."""
+        ops = self.lw.arrayops
+        what = "nanmean" if mean else "nansum"
+        if len(args) != 1:
+            raise self.ctx.error(node, f"np.{what} takes an array (axis and keepdims as "
+                                 "keywords)", cls=PyadTypeError)
+        axes, keepdims = ops._axis(kw, node, args)
+        a = self._lazy(args[0], node)
+        if a.elem != F64:   # integers and bools have no nan
+            return ops.reduce("mean" if mean else "sum", a, axes, node, keepdims)
+
+        def picked(idx, value):
+            bb = self.ctx.b
+            x = a.gen(idx)
+            return bb.select(bb.ne(x, x), bb.const(0.0), value(bb, x))
+        total = ops.reduce("sum", Lazy(F64, a.dims, lambda idx: picked(
+            idx, lambda bb, x: x)), axes, node, keepdims)
+        if not mean:
+            return total
+        count = ops.reduce("sum", Lazy(F64, a.dims, lambda idx: picked(
+            idx, lambda bb, x: bb.const(1.0))), axes, node, keepdims)
+        return ops.binop(ast.Div(), total, count, node)
+
+    def nanmean(self, node: ast.Call, args: list, kw: dict):
+        return self.nansum(node, args, kw, mean=True)
 
     def vdot(self, node: ast.Call, args: list, kw: dict):
         """np.vdot(a, b): the sum of the products of the elements in row-major order (the

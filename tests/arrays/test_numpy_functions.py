@@ -206,3 +206,34 @@ def test_logaddexp_derivative_at_a_tie_is_one_half():
 ])
 def test_refusals_are_located(src, message, tmp_path):
     assert_refused(tmp_path, "x, k", f"np.sum({src})", (np.ones((2, 3)), 1), message)
+
+
+def nan_reductions(x, v):
+    return np.nansum(x * x) + np.sum(np.nanmean(x, axis=0)) + \
+        np.sum(np.nansum(x, axis=1, keepdims=True) * v) + np.nanmean(v)
+
+
+def test_nansum_and_nanmean_without_nans():
+    rng = np.random.default_rng(11)
+    check_function(nan_reductions, (rng.normal(size=(3, 4)), rng.normal(size=(3, 1))))
+
+
+def test_nansum_and_nanmean_skip_nans_and_give_them_zero_gradient():
+    """Against NumPy's value and central finite differences in every element that is not
+    nan (the gradient there is finite; at a nan element it is 0)."""
+    rng = np.random.default_rng(12)
+    x, v = rng.normal(size=(3, 4)), rng.normal(size=(3, 1))
+    x[0, 1] = x[2, 3] = np.nan
+    f = pyad.jit_grad(nan_reductions)
+    assert f(x, v) == pytest.approx(nan_reductions(x, v), rel=1e-13)
+    g = f.grad(x, v)
+    assert np.all(np.isfinite(g)) and g[0, 1] == 0.0 and g[2, 3] == 0.0
+    eps = 1e-6
+    for ix in zip(*np.nonzero(~np.isnan(x))):
+        hi, lo = x.copy(), x.copy()
+        hi[ix] += eps
+        lo[ix] -= eps
+        fd = (nan_reductions(hi, v) - nan_reductions(lo, v)) / (2 * eps)
+        assert g[ix] == pytest.approx(fd, rel=1e-6, abs=1e-8), ix
+    assert f(np.arange(6).reshape(2, 3), v[:2]) == nan_reductions(np.arange(6).reshape(2, 3),
+                                                                  v[:2])
