@@ -89,11 +89,12 @@ class Batch:
         self._keep.append(d)
         return d.ctypes.data
 
-    def _array(self, a: np.ndarray, step: int, wstep: int, axes: tuple[int, ...]) -> Slot:
-        """A slot over `a`'s axes `axes` (the batch axis left out) from its first element."""
+    def _array(self, a: np.ndarray, step: int, axes: tuple[int, ...]) -> Slot:
+        """A slot over `a`'s axes `axes` (the batch axis left out) from its first element,
+        `step` bytes from one element to the next."""
         self._keep.append(a)
         size = a.itemsize
-        return Slot(a.ctypes.data, step, wstep, len(axes), size,
+        return Slot(a.ctypes.data, step, 0, len(axes), size,
                     self._dims([a.shape[k] for k in axes] + [a.strides[k] // size for k in axes]))
 
     def param(self, t: str, value: Any, axis: int | None) -> None:
@@ -102,7 +103,7 @@ class Batch:
         if axis is None:
             if is_array(t):
                 a = native_array(value, elem_type(t))
-                self.params.append(self._array(a, 0, 0, tuple(range(a.ndim))))
+                self.params.append(self._array(a, 0, tuple(range(a.ndim))))
             else:
                 a = np.array([value], _NP[t])
                 self._keep.append(a)
@@ -111,7 +112,7 @@ class Batch:
         a = native_array(value, elem_type(t) if is_array(t) else t)
         rest = tuple(k for k in range(a.ndim) if k != axis)
         if is_array(t):
-            self.params.append(self._array(a, a.strides[axis], 0, rest))
+            self.params.append(self._array(a, a.strides[axis], rest))
         else:
             self._keep.append(a)
             self.params.append(Slot(a.ctypes.data, a.strides[axis], 0, 0, a.itemsize, None))
@@ -120,7 +121,7 @@ class Batch:
         """A zero float64 shadow parameter of `shape` for each element: the result, (n,
         *shape)."""
         g = np.zeros((self.n,) + tuple(shape))
-        self.params.append(self._array(g, g.strides[0], 0, tuple(range(1, g.ndim))))
+        self.params.append(self._array(g, g.strides[0], tuple(range(1, g.ndim))))
         return g
 
     def summed(self, shape: tuple[int, ...]) -> np.ndarray:
@@ -129,7 +130,7 @@ class Batch:
         rows = max(self.threads, min(self.n, SUM_BYTES // max(8, 8 * math.prod(shape))))
         g = np.zeros((rows + 1,) + tuple(shape))
         self._sums.append((len(self.params), g))
-        self.params.append(self._array(g[1:], g.strides[0], 0, tuple(range(1, g.ndim))))
+        self.params.append(self._array(g[1:], g.strides[0], tuple(range(1, g.ndim))))
         return g
 
     def result(self, t: str, shape: tuple[int, ...] | None = None) -> np.ndarray | None:

@@ -208,7 +208,8 @@ class _Analysis:
     def index_in_range(self, s: Op) -> bool:
         """`select(d == 1, 0, i)` (a broadcast index) with i a counter below d: i itself
         (when d is 1, i is 0)."""
-        n = self.trips.get(str(self.rep(s.args[2])))
+        rep = self.rep(s.args[2])
+        n = self.trips.get(rep) if isinstance(rep, str) else None
         zero = self.get(s.args[1])
         c = self.defs.get(s.args[0].name)
         if n is None or zero != 0 or isinstance(zero, bool) or c is None or c.op != "eq":
