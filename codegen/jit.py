@@ -16,7 +16,12 @@ from __future__ import annotations
 
 import ctypes
 import itertools
+import os
 import re
+import shlex
+import shutil
+import subprocess
+import tempfile
 from typing import Sequence
 
 import llvmlite.binding as llvm
@@ -34,6 +39,7 @@ __all__ = [
     "CompiledLibrary",
     "CodeOwner",
     "compile_module",
+    "build_shared",
     "emit_object",
     "exported_data",
     "optimized_ir",
@@ -82,8 +88,8 @@ _lib_counter = itertools.count()
 
 # Objects for the JIT use the large code model with absolute relocations: no assumption about
 # the distance between JIT memory, its own sections and libpython/libm (RuntimeDyld may place
-# them anywhere). Measured per-call cost is identical to pic/small (16.6 ns either way). The
-# object bytes can be re-linked into this JIT (a cache); AOT builds use emit_object().
+# them anywhere). Measured per-call cost is identical to pic/small (16.6 ns either way). Shared
+# objects (build_shared, the on-disk cache) and AOT builds (emit_object) use pic/small.
 _JIT_RELOC = "static"
 _JIT_CODEMODEL = "jitdefault"
 
@@ -198,7 +204,7 @@ def _optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, opt: int) -> None:
 
 def compile_module(module: ir.Module, exports: Sequence[str], *, opt: int = 2,
                    fastmath: bool = False, name: str | None = None,
-                   object_cache=None, timings: Timings | None = None) -> CompiledLibrary:
+                   timings: Timings | None = None) -> CompiledLibrary:
     """Compile `module` to native code in the process-wide JIT.
 
     `exports` are the symbols whose addresses are wanted (plus :func:`exported_data`). `opt` is the optimization level 0..3 (pipeline and codegen).
@@ -206,56 +212,17 @@ def compile_module(module: ir.Module, exports: Sequence[str], *, opt: int = 2,
     flags written by the code generator are kept as they are). `name` is an optional prefix
     for the JIT library name (debugging aid).
 
-    `object_cache` (e.g. a ``pyad.api.cache.ObjectCache``) skips parsing, optimization and code
-    generation when it holds the object for this module: ``key(text, target)`` gives the key of
-    the module text (after the fastmath rewrite) and the target tuple, ``load(key, name)``
-    returns ``(object bytes, optimized IR)`` or None, ``store(key, name, obj, optimized_ir)``
-    is called after a fresh compile, ``reject(key, name)`` when a loaded object fails to link
-    (the module is then compiled afresh). A cached object links exactly like a fresh one.
-
     `timings` (pyad/timings.py) gets the time of the phases: "LLVM IR emission" (printing
-    the module, LLVM parsing and verifying it), "cache", "LLVM optimization", "machine code"
-    (the object file) and "linking".
+    the module, LLVM parsing and verifying it), "LLVM optimization", "machine code" (the
+    object file) and "linking".
 
     Raises RuntimeError ("pyad internal compiler error: ...") if the IR does not verify,
     references an external symbol outside the allow-list, or fails to link.
     """
-    if not 0 <= opt <= 3:
-        raise ValueError(f"opt must be 0..3, got {opt}")
     all_exports = list(dict.fromkeys([*exports, *exported_data(module)]))
     with COMPILE_LOCK:
-        triple, cpu, features = host_cpu()
-        tm = _target_machine(opt)
-        with phase(timings, "LLVM IR emission"):
-            module.triple = triple
-            module.data_layout = str(tm.target_data)
-            unoptimized = str(module)
-            text = _add_fastmath(unoptimized) if fastmath else unoptimized
-        key = None
-        if object_cache is not None and llvm.get_object_format() == "ELF":
-            target = (triple, cpu, features, opt, _JIT_RELOC, _JIT_CODEMODEL, fastmath,
-                      tuple(all_exports))
-            with phase(timings, "cache"):
-                key = object_cache.key(text, target)
-                hit = object_cache.load(key, name)
-            if hit is not None:
-                obj, optimized = hit
-                try:
-                    with phase(timings, "linking"):
-                        return _link(obj, {}, all_exports, name, optimized, unoptimized)
-                except Exception:  # noqa: BLE001 -- a bad entry: forget it and compile afresh
-                    object_cache.reject(key, name)
-        with phase(timings, "LLVM IR emission"):
-            mod = _parse(text, f"module {module.name!r}")
-            defined = {f.name for f in mod.functions if not f.is_declaration}
-            defined |= {g.name for g in mod.global_variables if not g.is_declaration}
-        missing = [e for e in all_exports if e not in defined]
-        if missing:
-            raise RuntimeError(f"pyad internal compiler error: exported symbols {missing} are not "
-                               f"defined in module {module.name!r}")
-        # Fail early (before optimizing) on a declared external outside the allow-list.
-        imports = {n: resolve_symbol(n) for n in _declared_externals(mod)}
-
+        tm = _target_machine(_check_opt(opt))
+        mod, unoptimized, imports = _prepare(module, tm, all_exports, fastmath, timings)
         with phase(timings, "LLVM optimization"):
             _optimize(mod, tm, opt)
             optimized = str(mod)
@@ -263,11 +230,86 @@ def compile_module(module: ir.Module, exports: Sequence[str], *, opt: int = 2,
             obj = tm.emit_object(mod)
             del mod
         with phase(timings, "linking"):
-            lib = _link(obj, imports, all_exports, name, optimized, unoptimized)
-        if key is not None:
-            with phase(timings, "cache"):
-                object_cache.store(key, name, obj, optimized)
-        return lib
+            return _link(obj, imports, all_exports, name, optimized, unoptimized)
+
+
+def build_shared(module: ir.Module, exports: Sequence[str], path, *, opt: int = 2,
+                 fastmath: bool = False, timings: Timings | None = None) -> tuple[str, list[str]]:
+    """Compile `module` as :func:`compile_module` does, into a shared object written at `path`
+    (position-independent code linked by `ld` or the C compiler: :func:`_link_shared`) instead
+    of the JIT;
+    load it with ``library.load_shared``. Its undefined symbols are checked against the same
+    allow-list and resolved by the dynamic loader (the pyad runtime is opened RTLD_GLOBAL).
+    Returns (the optimized IR, the exported symbols). Raises RuntimeError as
+    :func:`compile_module` does, and OSError when the linker is missing or fails."""
+    all_exports = list(dict.fromkeys([*exports, *exported_data(module)]))
+    with COMPILE_LOCK:
+        tm = _target_machine(_check_opt(opt), reloc="pic", codemodel="small")
+        mod, _unoptimized, _imports = _prepare(module, tm, all_exports, fastmath, timings)
+        with phase(timings, "LLVM optimization"):
+            _optimize(mod, tm, opt)
+            optimized = str(mod)
+        with phase(timings, "machine code"):
+            obj = tm.emit_object(mod)
+            del mod
+    undefined = [sym for sym in symbols.undefined_symbols_elf(obj) or []
+                 if sym not in symbols.LINKER_SYMBOLS]
+    for sym in undefined:
+        resolve_symbol(sym)  # on the allow-list, and present in this process
+    with phase(timings, "linking"):
+        _link_shared(obj, str(path), undefined)
+    return optimized, all_exports
+
+
+def _link_shared(obj: bytes, path: str, undefined: list[str]) -> None:
+    """Link object `obj` into the shared object `path`. When the dynamic loader finds every
+    symbol it needs in the process's global scope (libc, libm, libpython, the pyad runtime
+    opened RTLD_GLOBAL) the linker alone does it (`ld -shared`, a few ms); otherwise (e.g. a
+    compiler helper from libgcc) the C compiler's driver, which adds libm and libgcc
+    (`$CC` or `cc`, about 4x slower)."""
+    ld = shutil.which("ld")
+    process = ctypes.CDLL(None)  # dlopen(NULL): the global scope
+    if ld and all(symbols.dlsym(process, sym) for sym in undefined):
+        tool = [ld, "-shared"]
+    else:
+        tool = [*shlex.split(os.environ.get("CC") or "cc"), "-shared"]
+    with tempfile.NamedTemporaryFile(suffix=".o", dir=os.path.dirname(path) or None) as f:
+        f.write(obj)
+        f.flush()
+        try:
+            p = subprocess.run([*tool, "-o", path, f.name] + (["-lm"] if tool[0] != ld else []),
+                               capture_output=True, text=True)
+        except OSError as e:
+            raise OSError(f"cannot run {tool[0]!r} to link a shared object: {e}") from None
+    if p.returncode != 0:
+        raise OSError(f"linking a shared object with {tool[0]!r} failed: "
+                      f"{(p.stderr or p.stdout).strip()[:500]}")
+
+
+def _check_opt(opt: int) -> int:
+    if not 0 <= opt <= 3:
+        raise ValueError(f"opt must be 0..3, got {opt}")
+    return opt
+
+
+def _prepare(module: ir.Module, tm, all_exports: list[str], fastmath: bool,
+             timings: Timings | None):
+    """(the parsed and verified module, its unoptimized text, the addresses of its declared
+    externals), under COMPILE_LOCK. Fails early (before optimizing) on a missing export or a
+    declared external outside the allow-list."""
+    with phase(timings, "LLVM IR emission"):
+        module.triple = host_cpu()[0]
+        module.data_layout = str(tm.target_data)
+        unoptimized = str(module)
+        mod = _parse(_add_fastmath(unoptimized) if fastmath else unoptimized,
+                     f"module {module.name!r}")
+        defined = {f.name for f in mod.functions if not f.is_declaration}
+        defined |= {g.name for g in mod.global_variables if not g.is_declaration}
+    missing = [e for e in all_exports if e not in defined]
+    if missing:
+        raise RuntimeError(f"pyad internal compiler error: exported symbols {missing} are not "
+                           f"defined in module {module.name!r}")
+    return mod, unoptimized, {n: resolve_symbol(n) for n in _declared_externals(mod)}
 
 
 def _link(obj: bytes, imports: dict[str, int], all_exports: list[str], name: str | None,

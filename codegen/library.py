@@ -10,6 +10,7 @@ nature: the JIT that holds the code is one per process (jit.py).
 """
 from __future__ import annotations
 
+import _ctypes
 import atexit
 import ctypes
 import itertools
@@ -17,7 +18,8 @@ import os
 import threading
 import weakref
 
-__all__ = ["COMPILE_LOCK", "LIVE", "CodeOwner", "CompiledLibrary", "register"]
+__all__ = ["COMPILE_LOCK", "LIVE", "CodeOwner", "CompiledLibrary", "FALLBACK_ITEM", "register",
+           "load_shared"]
 
 #: Serializes all llvmlite binding work (parse, optimize, codegen, link, unload).
 COMPILE_LOCK = threading.RLock()
@@ -97,12 +99,18 @@ def _capsule_destructor(capsule):  # called from the capsule's tp_dealloc; must 
 ctypes.pythonapi.Py_IncRef(ctypes.py_object(_capsule_destructor))
 
 
+#: the index of the fallback in a CodeOwner (read by the native wrappers: python/pyobj.py)
+FALLBACK_ITEM = 3
+
+
 class CodeOwner(tuple):
-    """``(capsule, library, pickle_as)``: what a Python function made from a library holds as
-    ``__self__``. It keeps the code and the CompiledLibrary alive; ``.library`` is the
+    """``(capsule, library, pickle_as, fallback)``: what a Python function made from a library
+    holds as ``__self__``. It keeps the code and the CompiledLibrary alive; ``.library`` is the
     CompiledLibrary. ``pickle_as`` is None or ``(weakref to obj, attr)``: the function then
     pickles as ``getattr(obj, attr)`` (a builtin function pickles as
-    ``getattr(__self__, __name__)``; this ``__self__`` reduces to an :class:`_Entry`)."""
+    ``getattr(__self__, __name__)``; this ``__self__`` reduces to an :class:`_Entry`).
+    ``fallback`` (item :data:`FALLBACK_ITEM`) is what the native wrapper calls with its
+    arguments when it cannot take them itself, or None."""
 
     __slots__ = ()
 
@@ -114,7 +122,7 @@ class CodeOwner(tuple):
         return f"<pyad code of {self[1]!r}>"
 
     def __reduce__(self):
-        target = self[2] if len(self) > 2 else None
+        target = self[2]
         obj = target[0]() if target is not None else None
         if obj is None:
             raise TypeError("pyad compiled code cannot be pickled")
@@ -139,21 +147,28 @@ class CompiledLibrary:
 
     Attributes: ``name`` (the JIT library name), ``exports`` (exported symbol names),
     ``llvm_ir`` (optimized module text), ``unoptimized_ir`` (module text as given),
-    ``object_code`` (the object file that was linked; can be re-linked into this JIT, e.g.
-    from a cache).
+    ``object_code`` (the object file that was linked). The last two are None for a shared
+    object loaded from disk (:func:`load_shared`).
     """
 
-    def __init__(self, token: int, *, name: str, exports: tuple, llvm_ir: str,
-                 unoptimized_ir: str, object_code: bytes, addresses: dict):
+    def __init__(self, token: int, *, name: str, exports: tuple, llvm_ir,
+                 unoptimized_ir: str | None, object_code: bytes | None, addresses: dict):
         self._code = _PyCapsule_New(token, _CAPSULE_NAME,
                                     ctypes.cast(_capsule_destructor, ctypes.c_void_p))
         self._addresses = addresses
         self._keep: list = []
         self.name = name
         self.exports = exports
-        self.llvm_ir = llvm_ir
+        self._llvm_ir = llvm_ir
         self.unoptimized_ir = unoptimized_ir
         self.object_code = object_code
+
+    @property
+    def llvm_ir(self) -> str:
+        """The optimized LLVM IR text (read when first asked for, for a shared object)."""
+        if callable(self._llvm_ir):
+            self._llvm_ir = self._llvm_ir()
+        return self._llvm_ir
 
     def address(self, name: str) -> int:
         """Address of exported symbol `name` (KeyError if it was not exported). Valid while this
@@ -164,12 +179,13 @@ class CompiledLibrary:
             raise KeyError(f"{name!r} is not exported by JIT library {self.name!r} "
                            f"(exports: {sorted(self._addresses)})") from None
 
-    def code_owner(self, pickle_as: tuple | None = None) -> CodeOwner:
+    def code_owner(self, pickle_as: tuple | None = None, fallback=None) -> CodeOwner:
         """A new owner object to use as ``m_self`` of a Python function whose PyMethodDef or
         code lives in this library. `pickle_as` = ``(obj, attr)`` lets the function pickle as
-        ``getattr(obj, attr)`` (obj is held weakly); otherwise pickling raises TypeError."""
+        ``getattr(obj, attr)`` (obj is held weakly); otherwise pickling raises TypeError.
+        `fallback` is the callable its native wrapper falls back to (or None)."""
         target = None if pickle_as is None else (weakref.ref(pickle_as[0]), pickle_as[1])
-        return CodeOwner((self._code, self, target))
+        return CodeOwner((self._code, self, target, fallback))
 
     def keep_alive(self, obj: object) -> None:
         """Keep `obj` alive as long as this library (for objects whose raw pointer is stored in
@@ -182,3 +198,40 @@ class CompiledLibrary:
     def __reduce__(self):
         raise TypeError("CompiledLibrary cannot be pickled (use .object_code)")
 
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared objects (the on-disk cache): loaded with the dynamic loader, no LLVM
+# ---------------------------------------------------------------------------------------------
+
+class _SharedObject:
+    """A dlopen handle, closed when this object dies (it lives in :data:`LIVE` like a JIT
+    library's ResourceTracker, and dies the same way: with the last callable made from it)."""
+
+    def __init__(self, path: str) -> None:
+        self.dll = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+
+    def __del__(self) -> None:
+        handle = getattr(getattr(self, "dll", None), "_handle", None)
+        # at exit the OS unmaps it (see _stop_releasing; module globals may be None by then)
+        if handle and _SHUTTING_DOWN is False:
+            _ctypes.dlclose(handle)
+
+
+def load_shared(path: str, exports: tuple, name: str, llvm_ir) -> CompiledLibrary:
+    """The shared object at `path` as a CompiledLibrary exporting `exports` (its symbols must be
+    resolvable in the process: the pyad runtime is loaded with RTLD_GLOBAL first). `llvm_ir`
+    is its optimized IR or a function returning it. Raises OSError if it cannot be loaded or
+    lacks an export."""
+    so = _SharedObject(path)
+    addresses = {}
+    for sym in exports:
+        try:
+            addresses[sym] = ctypes.addressof(ctypes.c_char.in_dll(so.dll, sym))
+        except ValueError:
+            raise OSError(f"{path} does not define {sym!r}") from None
+    with COMPILE_LOCK:
+        token = register(so)
+    del so
+    return CompiledLibrary(token, name=name, exports=tuple(exports), llvm_ir=llvm_ir,
+                           unoptimized_ir=None, object_code=None, addresses=addresses)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import threading
-from importlib import metadata, resources
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +131,7 @@ def runtime_dir() -> Path:
     # `pyad` was imported from a source checkout that is not the installed copy (e.g.
     # `python -m pytest` in the repo after a non-editable `pip install .`, since the current
     # directory comes first on sys.path): use the runtime of the installed distribution.
+    from importlib import metadata  # import-time: ~30 ms, needed only in this rare case
     try:
         installed = Path(str(metadata.distribution(DIST_NAME).locate_file("pyad/_rt")))
     except metadata.PackageNotFoundError:
@@ -185,13 +186,14 @@ def _open(opener) -> Any:
 def dll() -> Any:
     """The runtime opened with ctypes, version-checked, cached per process: what compiled code
     and pullbacks need (symbol addresses; pullback free, tape bytes, shadow zeroing), without
-    the ~80 ms of parsing the cffi declarations that :func:`lib` costs on first use."""
+    the ~80 ms of parsing the cffi declarations that :func:`lib` costs on first use. It is
+    opened with RTLD_GLOBAL: the shared objects of the on-disk cache find its symbols there."""
     global _dll
     with _lock:
         if _dll is None:
             import ctypes
 
-            handle = _open(ctypes.CDLL)
+            handle = _open(lambda path: ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL))
             for name, restype in (("pyad_pullback_free", None),
                                   ("pyad_pullback_zero_shadows", None),
                                   ("pyad_pullback_tape_bytes", ctypes.c_size_t)):

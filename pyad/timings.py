@@ -3,7 +3,7 @@
     f = pyad.jit_grad(fn); f(0.5, 10); f.grad(0.5, 10)
     f.timings()   # {('f64', 'i64'): {'frontend': 0.012, ..., 'total': 0.21}}
 
-A `Timings` belongs to one signature (a `_Specialization` in api/jit.py) and is handed
+A `Timings` belongs to one signature (a `Specialization` in api/specialize.py) and is handed
 explicitly to the passes and to codegen, which time their work with `with t.phase(name):`.
 Phases (in order, `PHASES`): "frontend" (parse and lowering to IR), "IR optimization" (the
 simplifying passes and the expansion to element loops), "AD" (the gradient IR), "code
@@ -68,16 +68,22 @@ class Timings:
     @contextmanager
     def step(self, what: str) -> Iterator[None]:
         """One compile step (a unit, or the IR shared by several): adds its wall time to the
-        total and, with `PYAD_TIMINGS` set, prints the phases it spent to stderr."""
+        total and, with `PYAD_TIMINGS` set, prints the phases it spent to stderr (those of
+        the steps nested in it too: the IR a unit needs is made inside the unit's step; only
+        the outermost step adds to the total)."""
         with self._lock:
             before = dict(self.seconds)
+        steps = self._local.__dict__.setdefault("steps", [])
+        steps.append(what)
         t0 = time.perf_counter()
         try:
             yield
         finally:
             spent = time.perf_counter() - t0
+            steps.pop()
             with self._lock:
-                self.total += spent
+                if not steps:
+                    self.total += spent
                 delta = {k: self.seconds[k] - before[k] for k in PHASES}
             if enabled():
                 parts = ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in delta.items() if v > 0)

@@ -11,3 +11,13 @@ from __future__ import annotations
 
 def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.get_closest_marker("heavy") is None)  # stable
+
+
+def pytest_configure(config):
+    """The on-disk cache (on by default for functions in files, like these tests') goes to a
+    fresh directory of this run, shared by its workers: the suite never reads entries an
+    earlier run or the user's programs wrote, nor leaves its own in the user's cache."""
+    import os
+    import tempfile
+    if not os.environ.get("PYAD_CACHE_DIR"):
+        os.environ["PYAD_CACHE_DIR"] = tempfile.mkdtemp(prefix="pyad-test-cache-")

@@ -7,71 +7,24 @@ the C API instead of reading the field inline.
 """
 from __future__ import annotations
 
-import ctypes
 import sys
 
 from llvmlite import ir
 
 from .. import abi
+from ..library import FALLBACK_ITEM
+from .callables import LAYOUT
 
 if sys.implementation.name != "cpython":  # pragma: no cover
     raise ImportError("pyad.codegen.python.pyobj requires CPython (it emits C-API calls)")
 
-__all__ = ["LAYOUT", "SSIZE", "LONG", "WrapperEmitter", "def_symbol", "fallback_symbol",
+__all__ = ["SSIZE", "LONG", "WrapperEmitter",
            "declare", "extern", "cstr", "byte_gep"]
 
 PTR = abi.PTR
 I8, I32, I64 = abi.I8, abi.I32, abi.I64
 
 
-# ---------------------------------------------------------------------------------------------
-# CPython layout facts, verified once
-# ---------------------------------------------------------------------------------------------
-
-def _verify_layout() -> dict:
-    """Check the byte offsets the wrapper would read inline; a fact that cannot be confirmed
-    is None and the wrapper uses a C-API call instead."""
-    lay: dict = {"ssize": ctypes.sizeof(ctypes.c_ssize_t), "long": ctypes.sizeof(ctypes.c_long)}
-    vp = ctypes.c_void_p
-    objs = (1.5, -2.25, 7, (1, 2), "s", None)
-
-    def at(obj, off):
-        return vp.from_address(id(obj) + off).value
-
-    ob_type = 8 if ctypes.sizeof(vp) == 8 else None
-    if ob_type is not None and not all(at(o, ob_type) == id(type(o)) for o in objs):
-        ob_type = None
-    lay["ob_type"] = ob_type
-
-    fval = None
-    if ob_type is not None and float.__basicsize__ == 24:
-        if all(ctypes.c_double.from_address(id(x) + 16).value == x for x in (1.5, -2.25, 1e300)):
-            fval = 16
-    lay["ob_fval"] = fval
-
-    items = None
-    t = (object(), object(), object())
-    off = tuple.__basicsize__
-    if ob_type is not None and tuple.__itemsize__ == ctypes.sizeof(vp) and all(
-            at(t, off + k * tuple.__itemsize__) == id(t[k]) for k in range(3)):
-        items = off
-    lay["tuple_items"] = items
-
-    tp_name = None
-    if ob_type is not None:
-        try:
-            if all(ctypes.c_char_p.from_address(id(tp) + 24).value == tp.__name__.encode()
-                   for tp in (float, int, tuple, str)):
-                tp_name = 24
-        except (ValueError, OSError):  # pragma: no cover
-            tp_name = None
-    lay["tp_name"] = tp_name
-    return lay
-
-
-#: Verified CPython layout facts: ob_type/ob_fval/tuple_items/tp_name offsets (or None),
-#: sizes of Py_ssize_t and C long.
-LAYOUT = _verify_layout()
 #: Py_ssize_t and C long as LLVM types
 SSIZE = ir.IntType(8 * LAYOUT["ssize"])
 LONG = ir.IntType(8 * LAYOUT["long"])
@@ -80,16 +33,6 @@ LONG = ir.IntType(8 * LAYOUT["long"])
 # ---------------------------------------------------------------------------------------------
 # Small IR helpers
 # ---------------------------------------------------------------------------------------------
-
-def def_symbol(name: str) -> str:
-    """Symbol of the PyMethodDef global of wrapper `name`."""
-    return f"{name}__def"
-
-
-def fallback_symbol(name: str) -> str:
-    """Symbol of the fallback slot (PyObject*) of wrapper `name`."""
-    return f"{name}__fallback"
-
 
 def declare(module: ir.Module, name: str, ret, args, var_arg: bool = False) -> ir.Function:
     """The function `name` of `module`, declared on first use (a C-API or runtime function)."""
@@ -133,9 +76,18 @@ class WrapperEmitter:
         self.pyname = pyname
         self.ssize = SSIZE
         self.b = ir.IRBuilder(fn.append_basic_block("entry"))
-        self.fallback = ir.GlobalVariable(module, PTR, fallback_symbol(name))
-        self.fallback.initializer = ir.Constant(PTR, None)
         self._call_fallback: ir.Block | None = None
+
+    def fallback(self):
+        """The wrapper's fallback: item FALLBACK_ITEM of its ``self`` (the CodeOwner tuple its
+        callable was made with; None when it has none), a borrowed reference. Kept per
+        callable, not in the library: one shared object may be loaded by several functions."""
+        owner = self.fn.args[0]
+        if LAYOUT["tuple_items"] is not None:
+            off = LAYOUT["tuple_items"] + FALLBACK_ITEM * (SSIZE.width // 8)
+            return self.b.load(byte_gep(self.b, owner, off), typ=PTR)
+        return self.call("PyTuple_GetItem", PTR, [PTR, SSIZE],
+                         [owner, ir.Constant(SSIZE, FALLBACK_ITEM)])
 
     def block(self, name: str) -> ir.Block:
         return self.fn.append_basic_block(name)
@@ -195,8 +147,8 @@ class WrapperEmitter:
         b, keep = self.b, self.b.block
         blk, raise_blk = self.block(label), self.block(label + "_raise")
         b.position_at_end(blk)
-        fbv = b.load(self.fallback, typ=PTR)
-        b.cbranch(b.icmp_unsigned("!=", fbv, self.null()), self.call_fallback(), raise_blk)
+        none = extern(self.m, "_Py_NoneStruct")
+        b.cbranch(b.icmp_unsigned("!=", self.fallback(), none), self.call_fallback(), raise_blk)
         b.position_at_end(raise_blk)
         exc = b.load(extern(self.m, "PyExc_TypeError"), typ=PTR)
         vals = [exc, cstr(self.m, f"{self.name}__msg", fmt)]
@@ -215,7 +167,7 @@ class WrapperEmitter:
             self._call_fallback = blk = self.block("call_fallback")
             self.b.position_at_end(blk)
             args, nargs, kwnames = self.fn.args[1:]
-            fb = self.b.load(self.fallback, typ=PTR)
+            fb = self.fallback()
             self.b.ret(self.call("PyObject_Vectorcall", PTR, [PTR, PTR, SSIZE, PTR],
                                  [fb, args, nargs, kwnames]))
             self.b.position_at_end(keep)

@@ -9,8 +9,9 @@ Py_ssize_t nargs, PyObject *kwnames)`` and lives in the same LLVM module as its 
    ('f64': exact float, ob_fval read inline; 'i64': exact int via PyLong_AsLongLong;
    'bool': the True/False singletons; 'ptr': exact int via PyLong_AsVoidPtr; an array type:
    a numpy.ndarray the kernel can read in place, see wrap_arrays.py);
-2. on any mismatch calls the Python object stored in ``<name>__fallback`` (a dispatcher) with
-   the original arguments (keywords included), or raises TypeError if there is none;
+2. on any mismatch calls its fallback (a dispatcher, kept in the callable's ``__self__``:
+   library.CodeOwner) with the original arguments (keywords included), or raises TypeError
+   if there is none;
 3. makes the shadow arrays it was asked for (zero float64 arrays shaped like array
    arguments: gradient accumulators), then calls the kernel with a zeroed ``pyad_ctx`` and
    stack slots for the outputs -- with ``release_gil``, between ``PyEval_SaveThread()`` and
@@ -28,8 +29,6 @@ Whether a kernel keeps the GIL or may release it: kernel_facts.py.
 """
 from __future__ import annotations
 
-import ctypes
-from dataclasses import dataclass
 from typing import Sequence
 
 from llvmlite import ir
@@ -39,10 +38,11 @@ from pyad.ir.nodes import ARRAY_TYPES, elem_type, is_array, ndim_of
 from .. import abi
 from . import wrap_arrays as pywrap_arrays
 from .kernel_facts import has_loop, uses_python_api
-from ..library import CodeOwner, CompiledLibrary
-from .pyobj import LAYOUT, LONG, SSIZE, WrapperEmitter, byte_gep, cstr, declare, def_symbol, extern, fallback_symbol
+from ..unit import Shadow
+from .callables import LAYOUT, def_symbol, library_of, make_callable  # noqa: F401
+from .pyobj import LONG, SSIZE, WrapperEmitter, byte_gep, cstr, declare, extern
 
-__all__ = ["emit_wrapper", "has_loop", "uses_python_api", "make_callable", "set_fallback", "library_of", "def_symbol", "fallback_symbol", "Shadow",
+__all__ = ["emit_wrapper", "has_loop", "uses_python_api", "make_callable", "library_of", "def_symbol", "Shadow",
            "INPUT_KINDS", "OUTPUT_KINDS", "LAYOUT"]
 
 PTR = abi.PTR
@@ -58,13 +58,6 @@ OUTPUT_KINDS = {"f64": F64, "i64": I64, "bool": I8, "ptr": PTR}
 
 _KIND_DESC = {"f64": "float", "i64": "int", "bool": "bool", "ptr": "int address"}
 _ARRAY_ELEM_DESC = {"f64": "float64", "i64": "int64", "bool": "bool"}
-
-
-@dataclass(frozen=True)
-class Shadow:
-    """Result spec: the `index`-th shadow array of the call (see emit_wrapper `shadows`),
-    returned as is (a new reference per occurrence)."""
-    index: int
 
 
 def _is_array_kind(kind) -> bool:
@@ -322,7 +315,7 @@ def _validate(kernel: ir.Function, module: ir.Module, name: str, params: list[st
                          f"shadows={shadows} outs={outs} need i32 ({', '.join(map(str, expected))})")
     if kernel.module is not module:
         raise ValueError(f"kernel {kernel.name} must be defined in the same module as its wrapper")
-    for sym in (name, def_symbol(name), fallback_symbol(name)):
+    for sym in (name, def_symbol(name)):
         if sym in module.globals:
             raise ValueError(f"symbol {sym!r} already exists in the module")
 
@@ -332,8 +325,7 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
                  release_gil: bool = False, shadows: Sequence[int] = ()) -> str:
     """Add ``PyObject* <name>(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
     PyObject* kwnames)``, its
-    PyMethodDef global ``<name>__def`` and the fallback slot ``<name>__fallback`` (a PyObject*,
-    initially null) to `module`.
+    PyMethodDef global ``<name>__def`` to `module`.
 
     `params` are the kinds of the Python arguments ('f64', 'i64', 'bool', 'ptr' or an array
     type such as 'f64[2d]', read in place: wrap_arrays.py), passed to the kernel in order after
@@ -345,8 +337,7 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
     `name`). `release_gil` releases the GIL around the kernel call (ignored, i.e. the GIL is
     kept, if the kernel uses the C API: :func:`uses_python_api`).
 
-    Returns the PyMethodDef symbol name. It, the fallback slot and (with arrays) the numpy
-    slots are data globals of external linkage, which :func:`jit.compile_module` exports
+    Returns the PyMethodDef symbol name. It and (with arrays) the numpy slots are data globals of external linkage, which :func:`jit.compile_module` exports
     (:func:`jit.exported_data`); :func:`make_callable` fills the numpy slots.
     """
     params, outs, shadows = list(params), list(outs), list(shadows)
@@ -416,51 +407,3 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
     flags = ir.Constant(I32, METH_FASTCALL | METH_KEYWORDS)
     mdef.initializer = ir.Constant(mdef_t, [name_gv, wrap, flags, doc_gv])
     return def_symbol(name)
-
-
-
-
-# ---------------------------------------------------------------------------------------------
-# Python side
-# ---------------------------------------------------------------------------------------------
-
-_PyCFunction_NewEx = ctypes.pythonapi.PyCFunction_NewEx
-_PyCFunction_NewEx.restype = ctypes.py_object
-_PyCFunction_NewEx.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.py_object]
-
-
-def set_fallback(lib: CompiledLibrary, name: str, fallback) -> None:
-    """Store `fallback` (a callable, or None to clear) into the fallback slot of wrapper
-    `name`. The library keeps a strong reference for as long as it lives (also after the slot
-    is overwritten, since a call through the old value may still be running)."""
-    if fallback is not None and not callable(fallback):
-        raise TypeError(f"fallback must be callable, got {type(fallback).__name__}")
-    slot = lib.address(fallback_symbol(name))
-    if fallback is not None:
-        lib.keep_alive(fallback)
-    ctypes.c_void_p.from_address(slot).value = None if fallback is None else id(fallback)
-
-
-def make_callable(lib: CompiledLibrary, name: str, fallback=None, *, module: str | None = None,
-                  pickle_as: tuple | None = None):
-    """The Python builtin function for wrapper `name` in `lib`, made by PyCFunction_NewEx.
-
-    Its ``__self__`` (m_self) is ``lib.code_owner()``, which holds `lib` and the code, so both
-    live as long as the callable (``library_of(f)`` returns `lib`). If `fallback` is given it
-    is stored into the wrapper's fallback slot (shared by every callable made from this wrapper
-    in this library) and kept alive by `lib`. `module` sets ``__module__``. `pickle_as` =
-    ``(obj, attr)`` makes the callable pickle as ``getattr(obj, attr)`` (see CodeOwner).
-    """
-    def_addr = lib.address(def_symbol(name))
-    pywrap_arrays.bind(lib)
-    if fallback is not None:
-        set_fallback(lib, name, fallback)
-    return _PyCFunction_NewEx(def_addr, lib.code_owner(pickle_as), module)
-
-
-def library_of(func) -> CompiledLibrary:
-    """The CompiledLibrary behind a callable made by make_callable."""
-    owner = getattr(func, "__self__", None)
-    if not isinstance(owner, CodeOwner):
-        raise TypeError(f"{func!r} was not made by pyad.codegen.python.wrap.make_callable")
-    return owner.library

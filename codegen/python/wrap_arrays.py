@@ -19,74 +19,17 @@ While the global is null every array argument takes the fallback.
 """
 from __future__ import annotations
 
-import ctypes
-import sys
-
-import numpy as np
 from llvmlite import ir
 
 from pyad.api.arrays import ITEMSIZE, NATIVE_NUMS
 from pyad.ir.nodes import elem_type, ndim_of
 
 from .. import abi
-from ..library import CompiledLibrary
+from .callables import ENV_SLOTS, ENV_SYMBOL, NON_NATIVE, NUMPY_LAYOUT
 
 PTR, I8, I32, I64 = abi.PTR, abi.I8, abi.I32, abi.I64
 
-ENV_SYMBOL = "__pyad_numpy"
-#: the slots of the ENV_SYMBOL global, in order
-ENV_SLOTS = ("ndarray", "empty", "zeros", "f64", "i64", "bool")
 _ENV_T = ir.ArrayType(PTR, len(ENV_SLOTS))
-_ELEM_DTYPE = {"f64": np.dtype(np.float64), "i64": np.dtype(np.int64), "bool": np.dtype(np.bool_)}
-
-# PyArrayObject_fields: PyObject_HEAD; char *data; int nd; npy_intp *dimensions, *strides;
-# PyObject *base; PyArray_Descr *descr; ...  PyArray_Descr: PyObject_HEAD; PyTypeObject
-# *typeobj; char kind, type, byteorder, flags; int type_num; ...  (numpy 1.x and 2.x alike)
-_ARRAY_FIELDS = {"data": 16, "nd": 24, "dims": 32, "strides": 40, "descr": 56}
-_DESCR_FIELDS = {"byteorder": 26, "type_num": 28}
-#: the byte-order character of a dtype that is not in native order
-NON_NATIVE = b">" if sys.byteorder == "little" else b"<"
-
-
-def _verify_numpy_layout() -> dict | None:
-    """The PyArrayObject/PyArray_Descr offsets, if numpy's actual objects confirm every one
-    of them (and ob_type at 8) on a set of arrays; else None, and array signatures use
-    cffi_call.py instead."""
-    ob_type = 8
-    if ctypes.sizeof(ctypes.c_void_p) != 8 or ctypes.sizeof(ctypes.c_int) != 4:
-        return None
-    if np.ndarray.__basicsize__ < 64 or np.dtype.__basicsize__ < 32:
-        return None
-    vp, i32, i64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64
-    cube = np.arange(24.0).reshape(2, 3, 4)
-    samples = [cube, cube[:, ::-1, 1::2], cube.T, np.arange(5)[::-1], np.ones(3, np.bool_),
-               np.zeros((0, 3)), np.broadcast_to(np.ones(3), (4, 3)), np.ones(3, ">f8"),
-               np.ones(2, np.int32), np.ones(4, "q")]
-    try:
-        for a in samples:
-            p = id(a)
-            if vp.from_address(p + ob_type).value != id(np.ndarray):
-                return None
-            if (vp.from_address(p + 16).value or 0) != a.__array_interface__["data"][0]:
-                return None
-            if i32.from_address(p + 24).value != a.ndim or vp.from_address(p + 56).value != id(a.dtype):
-                return None
-            dims, strides = vp.from_address(p + 32).value, vp.from_address(p + 40).value
-            if any(i64.from_address(dims + 8 * k).value != a.shape[k]
-                   or i64.from_address(strides + 8 * k).value != a.strides[k]
-                   for k in range(a.ndim)):
-                return None
-            q = id(a.dtype)
-            if ctypes.c_char.from_address(q + 26).value != a.dtype.byteorder.encode() \
-                    or i32.from_address(q + 28).value != a.dtype.num:
-                return None
-    except (ValueError, TypeError, OverflowError):  # pragma: no cover
-        return None
-    return {"array": dict(_ARRAY_FIELDS), "descr": dict(_DESCR_FIELDS)}
-
-
-#: Verified numpy layout facts (None: the native wrappers take no arrays in this process).
-NUMPY_LAYOUT = _verify_numpy_layout()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -100,21 +43,6 @@ def env_global(module: ir.Module) -> ir.GlobalVariable:
         gv = ir.GlobalVariable(module, _ENV_T, ENV_SYMBOL)
         gv.initializer = ir.Constant(_ENV_T, None)  # defined, external: exported
     return gv
-
-
-def bind(lib: CompiledLibrary) -> None:
-    """Fill the ``__pyad_numpy`` slots of `lib` (if it has them) with the addresses of the
-    numpy objects, which `lib` keeps alive. The type slot is written last: a wrapper running
-    in another thread meanwhile sees a null type and takes its fallback."""
-    if ENV_SYMBOL not in lib.exports:
-        return
-    base = lib.address(ENV_SYMBOL)
-    if ctypes.c_void_p.from_address(base).value:
-        return  # bound already (one library, several wrappers)
-    objs = {"ndarray": np.ndarray, "empty": np.empty, "zeros": np.zeros, **_ELEM_DTYPE}
-    lib.keep_alive(tuple(objs.values()))
-    for k, slot in reversed(list(enumerate(ENV_SLOTS))):
-        ctypes.c_void_p.from_address(base + 8 * k).value = id(objs[slot])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,55 +1,71 @@
-"""The on-disk cache of compiled object code (`@pyad.jit_grad(cache=True)`).
+"""The on-disk cache of compiled code: shared objects loaded with the dynamic loader.
+
+On by default for functions defined in files (`jit_grad(cache=False)` turns it off for one
+function, ``PYAD_CACHE=0`` for every function that does not ask for it with `cache=True`).
 
 Where: ``$PYAD_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/pyad``, else ``~/.cache/pyad``
 (:func:`cache_dir`, read at every lookup). :func:`clear_cache` deletes the entries (only files
 pyad wrote; the directory stays).
 
-What: one file per compiled unit (a primal, or the gradient kernels of one signature),
-``<unit name>-<key>.pyadobj``, holding the object file ``codegen.jit.compile_module`` emitted
-and its optimized LLVM IR (zlib-compressed, for ``f.llvm_ir()``). A hit skips LLVM parsing,
-optimization and code generation; the object is linked like a fresh one (its external symbols
-resolved through the JIT allow-list).
+What: one file per compiled unit (the primal of a signature, or its gradient kernels, or its
+pullback kernels), ``<name>-<key>.pyad.so``: a shared object linked by the C compiler from the
+unit's position-independent object code, followed by a trailer the dynamic loader ignores:
+what is needed to call it without compiling anything (the signature's result structure, the
+kernels' argument kinds, the exported symbols) and its optimized LLVM IR (zlib-compressed,
+for ``f.llvm_ir()``), with a SHA-256 checksum of the whole file. A hit runs no parser, no AD and no LLVM; it
+does not import llvmlite or the compiler at all.
 
-The key is content addressed, so an edited function can never load a stale entry: the SHA-256
-of the unoptimized LLVM IR text of the unit's module (which contains the code of the function
-and of everything it calls, its constants and its wrapper) together with the pyad version, the
-runtime ABI version, the cache format, the Python version, the llvmlite and LLVM versions, a
-digest of ``codegen/jit.py`` (the optimization pipeline run after keying), the target (triple,
-CPU name and features, optimization level, relocation model, code model), the exported symbols
-and the options (fastmath, boundscheck). The IR text holds no addresses (external symbols are
-resolved when the object is linked) and no per-process names or counters. Python parsing, AD
-and IR emission still run on a hit (the W2 benchmark's first call takes about 0.15 s instead of
-0.3 s; docs/processes.md).
+The key (fingerprint.py) is the function's code object and everything its names reach
+(globals, closures, defaults, called functions, module attributes, classes: by value), the
+signature (leaf types and structure), the unit and its argnums, the options (fastmath,
+boundscheck, max_tape_bytes, the recursion limit), and this process's environment
+(:func:`environment`): the cache format, a digest of pyad's own source files (so an edited
+compiler never serves old code), the runtime ABI, the Python, NumPy and llvmlite builds, the
+CPU (model and feature flags) and the verified object layouts. A function whose names reach
+an object of unknown kind is compiled as usual and not cached (``uncacheable`` in stats).
 
-Files are written atomically (temporary file + ``os.replace``) with a header carrying the key,
-the payload sizes and a SHA-256 checksum; a truncated or corrupt entry, or one whose object
-fails to link, is counted as ``rejected``, compiled afresh and rewritten. A cache directory
-that cannot be written disables storing for the rest of the process, with one
-``PyadCacheWarning``. The cache never grows unless new code is compiled; there is no eviction
-(delete the directory or call :func:`clear_cache`).
+Files are written atomically (a temporary file in the directory, then ``os.replace``), so
+concurrent processes see a whole entry or none; a truncated or corrupt entry, or one that
+fails to load, is counted as ``rejected``, deleted, compiled afresh and rewritten. The
+directory is bounded (``$PYAD_CACHE_MAX_BYTES``, default 512 MiB): after a store, the least
+recently used entries (a hit refreshes an entry's time) are deleted until it is under 3/4 of
+the bound. A directory that cannot be written disables storing for the rest of the process,
+with one ``PyadCacheWarning``. Linux only (elsewhere functions compile as if `cache=False`).
 """
 from __future__ import annotations
 
 import hashlib
 import os
-import re
+import pickle
 import struct
 import sys
 import threading
+import time
 import warnings
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from .. import _runtime
+from . import fingerprint
 
-__all__ = ["cache_dir", "clear_cache", "stats", "ObjectCache", "PyadCacheWarning"]
+__all__ = ["cache_dir", "clear_cache", "stats", "PyadCacheWarning", "default_enabled", "key",
+           "lookup", "slot", "reject", "Entry", "Slot"]
 
 ENV_VAR = "PYAD_CACHE_DIR"
+#: "0", "off", "false" or "no": functions are not cached unless they ask (`cache=True`)
+ENV_SWITCH = "PYAD_CACHE"
+ENV_MAX_BYTES = "PYAD_CACHE_MAX_BYTES"
+DEFAULT_MAX_BYTES = 512 << 20
 #: Bumped whenever the entry layout or the meaning of its contents changes.
-FORMAT_VERSION = 1
-SUFFIX = ".pyadobj"
-_MAGIC = b"PYADOBJ\n"
-_HEADER = struct.Struct("<8sI64sQQ32s")  # magic, format, key (hex), len(obj), len(ir), sha256
+FORMAT_VERSION = 2
+SUFFIX = ".pyad.so"
+_TMP_PREFIX = ".tmp-"
+_MAGIC = b"PYADSO\x00\x02"
+_TRAILER = struct.Struct("<8sI64sQ32s")  # magic, format, key (hex), len(payload), sha256 of all
 
 
 class PyadCacheWarning(UserWarning):
@@ -57,9 +73,9 @@ class PyadCacheWarning(UserWarning):
 
 
 _lock = threading.Lock()
-_stats = {"hits": 0, "misses": 0, "stores": 0, "rejected": 0, "memory_hits": 0}
-_unwritable: set[str] = set()  # directories already warned about
-_fingerprint: str | None = None
+_stats = {"hits": 0, "misses": 0, "stores": 0, "rejected": 0, "evicted": 0, "uncacheable": 0}
+_disabled: set[str] = set()  # directories (or "link") already warned about
+_environment: str | None = None
 
 
 def cache_dir() -> Path:
@@ -73,19 +89,22 @@ def cache_dir() -> Path:
     return base / "pyad"
 
 
+def _ours(name: str) -> bool:
+    return name.endswith(SUFFIX) or (name.startswith(_TMP_PREFIX) and ".pyad" in name)
+
+
 def clear_cache() -> int:
     """Delete every cache entry (and leftover temporary file) in :func:`cache_dir`; return how
     many files were removed. Other files in the directory are left alone."""
-    d = cache_dir()
     removed = 0
     try:
-        names = os.listdir(d)
+        names = os.listdir(cache_dir())
     except OSError:
         return 0
     for n in names:
-        if n.endswith(SUFFIX) or (n.startswith(".tmp-") and n.endswith(SUFFIX + ".part")):
+        if _ours(n):
             try:
-                os.unlink(d / n)
+                os.unlink(cache_dir() / n)
                 removed += 1
             except OSError:
                 pass
@@ -93,168 +112,269 @@ def clear_cache() -> int:
 
 
 def stats() -> dict[str, int]:
-    """Process-wide counters: ``hits`` (entries loaded from disk and linked), ``memory_hits``
-    (served by a function's in-memory index), ``misses``, ``stores`` and ``rejected`` (entries
-    found but truncated, corrupt or failing to link, then rebuilt; they count as neither hits
-    nor misses)."""
+    """Process-wide counters: ``hits`` (units loaded from disk), ``misses``, ``stores``,
+    ``rejected`` (entries found but truncated, corrupt or failing to load: deleted and
+    rebuilt; they count as neither hits nor misses), ``evicted`` (entries deleted to keep the
+    directory under its bound) and ``uncacheable`` (signatures of functions that reach an
+    object the key cannot digest)."""
     with _lock:
         return dict(_stats)
 
 
-def _count(what: str) -> None:
+def _count(what: str, n: int = 1) -> None:
     with _lock:
-        _stats[what] += 1
+        _stats[what] += n
 
 
-def _environment() -> str:
-    """Everything outside the IR text that decides the object code (computed once)."""
-    global _fingerprint
-    if _fingerprint is None:
-        # import-time: llvmlite loads with the first compile, not with `import pyad`
-        import llvmlite
-        import llvmlite.binding as llvm
-        try:
-            from importlib.metadata import version
-            pyad_version = version(_runtime.DIST_NAME)
-        except Exception:  # noqa: BLE001 -- not installed as a distribution
-            pyad_version = "unknown"
-        _fingerprint = repr((FORMAT_VERSION, pyad_version, _runtime.RT_VERSION,
-                             sys.implementation.cache_tag, llvmlite.__version__,
-                             tuple(llvm.llvm_version_info), _jit_source_digest()))
-    return _fingerprint
+def default_enabled(fn) -> bool:
+    """Whether `jit_grad(cache=None)` caches `fn`: defined in a file, and not switched off
+    by ``PYAD_CACHE``."""
+    if os.environ.get(ENV_SWITCH, "").strip().lower() in ("0", "off", "false", "no"):
+        return False
+    filename = fn.__code__.co_filename
+    return not filename.startswith("<") and os.path.isfile(filename)
 
 
-def _jit_source_digest() -> str:
-    """SHA-256 of codegen/jit.py: what happens to the IR after it is keyed (the optimization
-    pipeline, the target machine options) lives there and is not in the IR text; an edit to
-    it must not load objects optimized the old way (the pyad version does not change between
-    edits of a development install)."""
-    from ..codegen import jit  # import-time: it loads llvmlite; `import pyad` must stay fast
+def usable() -> bool:
+    """Whether shared objects can be cached in this process (Linux, native wrappers)."""
+    if not sys.platform.startswith("linux") or "link" in _disabled:
+        return False
+    from ..codegen.python import callables  # import-time: ctypes only (no LLVM)
+    return callables.NATIVE_ARRAYS
+
+
+# ---------------------------------------------------------------------------------- the key
+
+def environment() -> str:
+    """Everything outside a function that decides its compiled code (computed once)."""
+    global _environment
+    if _environment is None:
+        from ..codegen.python import callables  # import-time: ctypes only (no LLVM)
+        _environment = fingerprint.digest(
+            FORMAT_VERSION, _source_digest(), _runtime.RT_VERSION, sys.version, sys.platform,
+            np.__version__, _llvmlite_build(), _cpu(), callables.LAYOUT,
+            callables.NUMPY_LAYOUT)
+    return _environment
+
+
+def _files(root: str, suffixes: tuple[str, ...], out: list) -> list:
+    """(path, size, mtime) of the files under `root` ending in `suffixes` (no __pycache__)."""
+    with os.scandir(root) as it:
+        for e in sorted(it, key=lambda e: e.name):
+            if e.is_dir(follow_symlinks=False):
+                if e.name != "__pycache__":
+                    _files(e.path, suffixes, out)
+            elif e.name.endswith(suffixes):
+                st = e.stat()
+                out.append((e.path, st.st_size, st.st_mtime_ns))
+    return out
+
+
+def _source_digest() -> list:
+    """The size and time of every source file of pyad and its code generator: a compiler
+    edited or reinstalled never serves code the old one made."""
+    from .. import codegen  # import-time: the package only (its __init__ imports nothing)
+    return [_files(os.path.dirname(p.__file__), (".py",), []) for p in (sys.modules["pyad"], codegen)]
+
+
+def _llvmlite_build() -> list:
+    """llvmlite's files (its LLVM is in binding/), found without importing it."""
+    import importlib.util  # import-time: the standard library's, already loaded
+    spec = importlib.util.find_spec("llvmlite")
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    return _files(list(spec.submodule_search_locations)[0], (".py", ".so"), [])
+
+
+def _cpu() -> str:
+    """The CPU's model and feature flags (the code is compiled for the host CPU)."""
     try:
-        return hashlib.sha256(Path(jit.__file__).read_bytes()).hexdigest()
-    except OSError:  # no source (a frozen build): the pyad version has to do
-        return "no source"
+        with open("/proc/cpuinfo") as fh:
+            first = fh.read().split("\n\n")[0]
+    except OSError:
+        return "unknown"
+    keep = ("vendor_id", "cpu family", "model", "model name", "stepping", "flags")
+    return "\n".join(line for line in first.splitlines() if line.split(":")[0].strip() in keep)
 
 
-def _safe(name: str | None) -> str:
-    return re.sub(r"[^A-Za-z0-9_.]", "_", name or "pyad")[:48]
+def key(*parts: Any) -> str | None:
+    """The key of a unit from `parts` (the function, the signature, the unit, the options) and
+    :func:`environment`; None when the function reaches an object the key cannot digest
+    (fingerprint.Uncacheable; any other failure is treated alike: caching must never stop a
+    function from compiling)."""
+    try:
+        return fingerprint.digest(environment(), *parts)
+    except Exception:  # noqa: BLE001 -- Uncacheable, or anything odd: compile, do not cache
+        _count("uncacheable")
+        return None
 
 
-class ObjectCache:
-    """The cache as seen by one compiled function (a ``JitGrad``): the options that shape its
-    code, and an in-memory index of the entries it already loaded or stored, so that a repeated
-    lookup of the same key (e.g. two argnums spellings with the same gradient kernels) does not
-    touch the disk. Implements the ``object_cache`` protocol of ``codegen.jit.compile_module``:
-    ``key(text, target)``, ``load(key, name)``, ``store(key, name, obj, llvm_ir)``,
-    ``reject(key, name)``."""
+# ---------------------------------------------------------------------------------- entries
 
-    def __init__(self, **options) -> None:
-        self.options = tuple(sorted(options.items()))
-        self._index: dict[str, tuple[bytes, str]] = {}
-        self._source: dict[str, str] = {}  # key -> the counter its last load incremented
-        self._lock = threading.Lock()
+@dataclass
+class Entry:
+    """A unit found on disk: the file, what it says of itself, its symbols and kernels."""
+    key: str
+    path: Path
+    meta: Any
+    exports: tuple[str, ...]
+    kernels: dict
+    _ir: bytes
 
-    def key(self, text: str, target: tuple) -> str:
-        h = hashlib.sha256()
-        h.update(repr((_environment(), tuple(target), self.options)).encode())
-        h.update(b"\0")
-        h.update(text.encode())
-        return h.hexdigest()
+    def llvm_ir(self) -> str:
+        return zlib.decompress(self._ir).decode()
 
-    @staticmethod
-    def path(key: str, name: str | None) -> Path:
-        return cache_dir() / f"{_safe(name)}-{key}{SUFFIX}"
 
-    def load(self, key: str, name: str | None) -> tuple[bytes, str] | None:
-        """(object code, optimized LLVM IR) of `key`, or None."""
-        with self._lock:
-            hit = self._index.get(key)
-            if hit is not None:
-                self._source[key] = "memory_hits"
-        if hit is not None:
-            _count("memory_hits")
-            return hit
-        try:
-            with open(self.path(key, name), "rb") as fh:
-                data = fh.read()
-        except OSError:
-            _count("misses")
-            return None
-        entry = _decode(data, key)
-        if entry is None:
-            _count("rejected")
-            return None
-        _count("hits")
-        with self._lock:
-            self._index[key] = entry
-            self._source[key] = "hits"
-        return entry
+def _path(k: str, name: str) -> Path:
+    safe = "".join(c if c.isalnum() or c in "_." else "_" for c in name)[:48] or "pyad"
+    return cache_dir() / f"{safe}-{k[:40]}{SUFFIX}"
 
-    def store(self, key: str, name: str | None, obj: bytes, llvm_ir: str) -> None:
-        """Write the entry atomically; never raises (an unwritable directory disables storing
-        for the process with one warning)."""
-        with self._lock:
-            self._index[key] = (obj, llvm_ir)
+
+def lookup(k: str, name: str) -> Entry | None:
+    """The entry of key `k`, or None (a miss; a damaged entry is deleted and counted)."""
+    path = _path(k, name)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        _count("misses")
+        return None
+    except OSError:
+        data = b""
+    try:
+        magic, fmt, kk, n, digest = _TRAILER.unpack_from(data, len(data) - _TRAILER.size)
+        if magic != _MAGIC or fmt != FORMAT_VERSION or kk != k.encode() \
+                or n > len(data) - _TRAILER.size:
+            raise ValueError("not this entry")
+        body = memoryview(data)[:len(data) - _TRAILER.size]
+        if hashlib.sha256(body).digest() != digest:
+            raise ValueError("checksum")
+        blob, exports, kernels, ir_z = pickle.loads(body[len(body) - n:])
+        meta = pickle.loads(blob)
+    except Exception:  # noqa: BLE001 -- any damage: the entry is rebuilt
+        _drop(path)
+        _count("rejected")
+        return None
+    try:
+        os.utime(path)  # the least recently used entries are evicted first
+    except OSError:
+        pass
+    _count("hits")
+    return Entry(k, path, meta, exports, kernels, ir_z)
+
+
+def reject(entry: Entry) -> None:
+    """An entry that failed to load: deleted (it is rebuilt), counted as rejected."""
+    _drop(entry.path)
+    with _lock:
+        _stats["hits"] -= 1
+        _stats["rejected"] += 1
+
+
+def _drop(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+class Slot:
+    """Where one unit is being compiled to: the C compiler links it at `path` (a temporary
+    file in the cache directory); :meth:`commit` appends the trailer and moves it in place.
+    The protocol of `codegen.build.compile_unit(shared=...)`."""
+
+    def __init__(self, k: str, name: str, meta: bytes) -> None:
+        self.key, self.name, self.meta = k, name, meta
         d = cache_dir()
-        if str(d) in _unwritable:
-            return
-        import tempfile
-        tmp = None
+        d.mkdir(parents=True, exist_ok=True)
+        import tempfile  # import-time: needed when storing only
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=_TMP_PREFIX, suffix=SUFFIX)
+        os.close(fd)
+        self.path = Path(tmp)
+
+    def commit(self, llvm_ir: str, exports, kernels) -> str:
+        """Append the trailer and rename the file to its entry; return the path to load."""
+        payload = pickle.dumps((self.meta, tuple(exports), kernels,
+                                zlib.compress(llvm_ir.encode(), 1)), protocol=4)
+        final = _path(self.key, self.name)
         try:
-            d.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=SUFFIX + ".part")
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(_encode(key, obj, llvm_ir))
-            os.replace(tmp, self.path(key, name))
-            tmp = None
-            _count("stores")
+            with open(self.path, "r+b") as fh:
+                body = fh.read() + payload
+                fh.write(payload)
+                fh.write(_TRAILER.pack(_MAGIC, FORMAT_VERSION, self.key.encode(), len(payload),
+                                       hashlib.sha256(body).digest()))
+            os.replace(self.path, final)
         except OSError as e:
-            with _lock:
-                first = str(d) not in _unwritable
-                _unwritable.add(str(d))
-            if first:
-                warnings.warn(f"pyad: the on-disk cache at {d} cannot be written ({e}); caching "
-                              f"is disabled for this process (set {ENV_VAR} to a writable "
-                              "directory)", PyadCacheWarning, stacklevel=2)
-        finally:
-            if tmp is not None:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
+            _unwritable(cache_dir(), e)
+            return str(self.path)
+        _count("stores")
+        _evict(final.parent, keep=final.name)
+        return str(final)
 
-    def reject(self, key: str, name: str | None) -> None:
-        """Forget an entry that could not be used (it is rebuilt and stored again); the load
-        that returned it no longer counts as a hit."""
-        with self._lock:
-            self._index.pop(key, None)
-            source = self._source.pop(key, None)
-        with _lock:
-            if source is not None:
-                _stats[source] -= 1
-            _stats["rejected"] += 1
+    def discard(self) -> None:
+        _drop(self.path)
 
 
-def _encode(key: str, obj: bytes, llvm_ir: str) -> bytes:
-    irz = zlib.compress(llvm_ir.encode(), 1)
-    payload = obj + irz
-    head = _HEADER.pack(_MAGIC, FORMAT_VERSION, key.encode("ascii"), len(obj), len(irz),
-                        hashlib.sha256(payload).digest())
-    return head + payload
-
-
-def _decode(data: bytes, key: str) -> tuple[bytes, str] | None:
-    """The entry in `data` if it is complete, intact and for `key`; else None."""
-    if len(data) < _HEADER.size:
-        return None
-    magic, fmt, k, nobj, nir, digest = _HEADER.unpack_from(data)
-    if magic != _MAGIC or fmt != FORMAT_VERSION or k != key.encode("ascii"):
-        return None
-    payload = data[_HEADER.size:]
-    if len(payload) != nobj + nir or hashlib.sha256(payload).digest() != digest:
+def slot(k: str | None, name: str, meta: Any) -> Slot | None:
+    """A slot to compile the unit of key `k` into, or None: no key, an unwritable directory,
+    or a `meta` (what the unit says of itself) that cannot be stored."""
+    if k is None or str(cache_dir()) in _disabled:
         return None
     try:
-        text = zlib.decompress(payload[nobj:]).decode()
-    except (zlib.error, UnicodeDecodeError):
+        blob = pickle.dumps(meta, protocol=4)
+    except Exception:  # noqa: BLE001 -- e.g. a result class pickle cannot name
+        _count("uncacheable")
         return None
-    return bytes(payload[:nobj]), text
+    try:
+        return Slot(k, name, blob)
+    except OSError as e:
+        _unwritable(cache_dir(), e)
+        return None
+
+
+def link_failed(e: Exception) -> None:
+    """The C compiler could not link a shared object: no more caching in this process."""
+    with _lock:
+        first = "link" not in _disabled
+        _disabled.add("link")
+    if first:
+        warnings.warn(f"pyad: cannot link the on-disk cache's shared objects ({e}); caching is "
+                      "disabled for this process (install a C compiler, or set CC)",
+                      PyadCacheWarning, stacklevel=3)
+
+
+def _unwritable(d: Path, e: OSError) -> None:
+    with _lock:
+        first = str(d) not in _disabled
+        _disabled.add(str(d))
+    if first:
+        warnings.warn(f"pyad: the on-disk cache at {d} cannot be written ({e}); caching is "
+                      f"disabled for this process (set {ENV_VAR} to a writable directory)",
+                      PyadCacheWarning, stacklevel=3)
+
+
+def _evict(d: Path, keep: str) -> None:
+    """Delete the least recently used entries while the directory is over its bound (never
+    `keep`, the entry just stored)."""
+    try:
+        bound = int(os.environ.get(ENV_MAX_BYTES) or DEFAULT_MAX_BYTES)
+    except ValueError:
+        bound = DEFAULT_MAX_BYTES
+    try:
+        entries = []
+        for e in os.scandir(d):
+            if _ours(e.name) and e.name != keep:
+                st = e.stat()
+                entries.append((st.st_mtime_ns, st.st_size, e.path, e.name))
+    except OSError:
+        return
+    total = sum(size for _t, size, _p, _n in entries)
+    if total <= bound:
+        return
+    for _t, size, path, name in sorted(entries):
+        if total <= bound * 3 // 4:
+            break
+        if name.startswith(_TMP_PREFIX) and _t > time.time_ns() - 3600 * 10**9:
+            continue  # another process may be writing it
+        _drop(Path(path))
+        total -= size
+        _count("evicted")

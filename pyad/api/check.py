@@ -9,7 +9,6 @@ from typing import Any
 import numpy as np
 
 from . import arrays as api_arrays
-from ..ir import interp
 from .. import pytree
 
 
@@ -118,6 +117,7 @@ def interp_value_and_grad(f, *args, **kwargs) -> tuple:
     args = tuple(a.copy() if isinstance(a, np.ndarray) else a
                  for a in f._convert(spec, leaves))
     shadows = api_arrays.shadows_for(spec.sig, unit.wrt, args)
+    from ..ir import interp  # import-time: the interpreter loads with its first use
     flat = interp.run(unit.fused, args + tuple(shadows))
     grads = api_arrays.gradients(spec.sig, unit.wrt, list(flat[1:]), shadows)
     return flat[0], spec.arrange(unit.argnums, grads)

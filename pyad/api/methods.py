@@ -25,6 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import pytree
+from .boundary import user_facing
 
 #: argnums "all" of a bound method: every parameter but `self` (jit.py)
 ALL_BUT_SELF = "all but self"
@@ -83,15 +84,19 @@ class BoundJitGrad:
     def __doc__(self) -> str | None:  # type: ignore[override]
         return self._jg.__doc__
 
+    @user_facing
     def __call__(self, *args, **kwargs):
         return self._jg._dispatch_call(self_tree(self._obj), *args, **kwargs)
 
+    @user_facing
     def grad(self, *args, **kwargs):
         return self._dispatch_grad(self._jg.argnums, False, *args, **kwargs)
 
+    @user_facing
     def value_and_grad(self, *args, **kwargs):
         return self._dispatch_grad(self._jg.argnums, True, *args, **kwargs)
 
+    @user_facing
     def pullback(self, *args, **kwargs):
         return self._pullback(self._jg.argnums, *args, **kwargs)
 

@@ -2,7 +2,7 @@
 
 A decorated module-level function pickles as ``(module, qualified name)``; unpickling imports
 the module and takes the ``JitGrad`` found there, which compiles on its first call in the new
-process (or loads its object code from the on-disk cache when decorated with ``cache=True``).
+process (or loads it from the on-disk cache).
 This is how ``multiprocessing``, ``concurrent.futures.ProcessPoolExecutor``, Dask and Ray send
 a function to a worker: the worker must be able to import the function's module.
 

@@ -172,8 +172,8 @@ def _call(jg: JitGrad, mode: str, argnums, in_axes, out_axes: int, reduce, threa
 def _primal(spec, batch: Batch, reduce):
     guard(spec.primal)
     unit = spec.primal_unit
-    kernel, _entry, gil = unit.kernels["primal"]
-    outs_kinds = kernel.kinds()[1]
+    gil = unit.kernels["primal"].needs_gil
+    outs_kinds = unit.kernels["primal"].outs
     shapes = batch.shapes(unit.entry("primal"), gil, outs_kinds) \
         if any(map(is_array, outs_kinds)) else [None] * len(outs_kinds)
     outs = [batch.result(t, s) for t, s in zip(outs_kinds, shapes)]
@@ -186,12 +186,13 @@ def _gradient(spec, batch: Batch, mode: str, argnums, kleaves: list, reduce):
     gunit = guard(lambda: spec.gradient(argnums))
     guard(lambda: gunit.entry(mode))  # compiled, and checked: a single float result
     unit = gunit._compile("vg")
-    kernel, _entry, gil = unit.kernels["vg"]
+    kernel = unit.kernels["vg"]
+    gil = kernel.needs_gil
     shadows = {p: batch.summed(np.shape(kleaves[p])) if reduce else
                batch.accumulator(np.shape(kleaves[p]))
                for p in gunit.wrt if is_array(spec.sig[p])}
     # the value, then one gradient per leaf in wrt (for arrays: the shadow, not copied)
-    value, *grads = [batch.result(t) for t in kernel.kinds()[1]]
+    value, *grads = [batch.result(t) for t in kernel.outs]
     scalars = dict(zip(gunit.wrt, grads))
     batch.run(unit.entry("vg"), gil)
     by_leaf = {}

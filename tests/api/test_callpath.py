@@ -21,6 +21,7 @@ import pyad
 from pyad.api import arrays as api_arrays
 from pyad.api.check import interp_value_and_grad
 from pyad.codegen import build
+from pyad.codegen.python import callables
 from pyad.codegen.python import wrap as pywrap, wrap_arrays as pywrap_arrays
 
 from ..concurrency import run_together
@@ -112,7 +113,7 @@ def both(fn, **options):
 
 def call_slow(monkeypatch, slow, method, *args):
     with monkeypatch.context() as m:
-        m.setattr(build, "NATIVE_ARRAYS", False)
+        m.setattr(callables, "NATIVE_ARRAYS", False)
         return getattr(slow, method)(*args) if method != "__call__" else slow(*args)
 
 
@@ -319,7 +320,7 @@ def test_native_wrappers_refuse_what_they_cannot_read_without_a_fallback():
 
 
 def test_the_pycall_path_keeps_the_wrapper_contract(monkeypatch):
-    monkeypatch.setattr(build, "NATIVE_ARRAYS", False)
+    monkeypatch.setattr(callables, "NATIVE_ARRAYS", False)
     f = pyad.jit_grad(weighted_sq)
     assert f(X, W, 1.0) == pytest.approx(weighted_sq(X, W, 1.0))
     spy = Spy(f)
@@ -352,7 +353,7 @@ def test_runtime_errors_are_unchanged(monkeypatch):
     for g in (f, slow):
         with monkeypatch.context() as m:
             if g is slow:
-                m.setattr(build, "NATIVE_ARRAYS", False)
+                m.setattr(callables, "NATIVE_ARRAYS", False)
             for call in (g, g.grad, g.value_and_grad, lambda *a: g.pullback(*a)[1](1.0)):
                 with pytest.raises(IndexError, match=r"index 7 is out of bounds for axis 0 with "
                                                      r"size 7 \(line \d+ of test_callpath.py\)"):

@@ -1,6 +1,7 @@
-"""`import pyad` loads no code generator: llvmlite, cffi and `pyad.codegen` load with the first
-compile (issue 19, item 1), so a program that imports pyad and compiles nothing, or compiles
-later, does not wait for LLVM at import."""
+"""`import pyad` loads no code generator and no compiler: llvmlite, cffi, `pyad.codegen`
+and pyad's passes (the frontend, AD, the IR optimizations, the interpreter) load with the
+first compile (issue 19, item 1), so a program that imports pyad and compiles nothing, or
+loads everything from the on-disk cache (tests/api/test_cache.py), does not wait for them."""
 from __future__ import annotations
 
 import json
@@ -11,11 +12,13 @@ _PROBE = """
 import json, sys
 import numpy
 import pyad
+COMPILER = ('pyad.codegen', 'pyad.pipeline', 'pyad.frontend.lower', 'pyad.ad', 'pyad.ir.ops',
+            'pyad.ir.interp', 'pyad.ir.opt')
 loaded_at_import = sorted(m for m in sys.modules
                           if m.split('.')[0] in ('llvmlite', 'cffi', '_cffi_backend')
-                          or m.startswith('pyad.codegen'))
+                          or m.startswith(COMPILER))
 
-@pyad.jit_grad
+@pyad.jit_grad(cache=False)
 def f(x):
     return x * x
 

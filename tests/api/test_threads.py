@@ -175,7 +175,7 @@ def _together(fn, n=N_THREADS):
 
 
 def test_concurrent_first_calls_compile_once(compile_counter):
-    f = pyad.jit_grad(mp_helpers.energy.fn)  # a fresh object: nothing compiled yet
+    f = pyad.jit_grad(mp_helpers.energy.fn, cache=False)  # a fresh object: nothing compiled yet
     xs = [0.1 * (k + 1) for k in range(N_THREADS)]
     values = _together(lambda k: f(xs[k], 9))
     assert compile_counter == ["energy"]
@@ -189,7 +189,7 @@ def test_concurrent_first_calls_compile_once(compile_counter):
 
 
 def test_concurrent_first_calls_of_several_signatures(compile_counter):
-    f = pyad.jit_grad(mp_helpers.plain_square)
+    f = pyad.jit_grad(mp_helpers.plain_square, cache=False)
     argsets = [(2.0, 3.0), (2, 3), (2.0, 3), (2, 3.0)] * 2
     values = _together(lambda k: f(*argsets[k]))
     assert values == [mp_helpers.plain_square(*a) for a in argsets]

@@ -262,8 +262,8 @@ def test_default_threads_from_the_environment(monkeypatch):
 def test_the_cffi_call_path_maps_too(monkeypatch):
     """Where numpy's layout cannot be verified, kernels are called through cffi; their
     entries are compiled all the same."""
-    from pyad.codegen import build
-    monkeypatch.setattr(build, "NATIVE_ARRAYS", False)
+    from pyad.codegen.python import callables
+    monkeypatch.setattr(callables, "NATIVE_ARRAYS", False)
     params, X, Y = _mlp(np.random.default_rng(6), n=5)
     g = pyad.grad(pyad.jit_grad(mlp_loss))
     batched = pyad.vmap(g, in_axes=(None, 0, 0), num_threads=2)(params, X, Y)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import pyad
-from pyad.codegen import build
+from pyad.codegen.python import callables
 
 from ..modules import assert_refused, returning
 from .harness import check_function, relayout
@@ -185,7 +185,7 @@ def test_a_singular_matrix_raises_linalgerror_naming_the_line(monkeypatch):
     with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
         f.grad(singular, np.ones(2))
     with monkeypatch.context() as m:   # the slow path (cffi) raises the same
-        m.setattr(build, "NATIVE_ARRAYS", False)
+        m.setattr(callables, "NATIVE_ARRAYS", False)
         with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
             pyad.jit_grad(solve_sum)(singular, np.ones(2))
 

@@ -71,7 +71,7 @@ def test_library_introspection(scalar_f):
     lib = pywrap.library_of(scalar_f)
     assert lib.object_code[:4] == b"\x7fELF"
     assert "f__def" in lib.llvm_ir and "k_f" in lib.unoptimized_ir
-    assert set(lib.exports) == {"f__def", "f__fallback"}
+    assert set(lib.exports) == {"f__def"}
     assert lib.address("f__def") != 0
     with pytest.raises(KeyError):
         lib.address("k_f")
@@ -248,16 +248,20 @@ def test_fallback_receives_original_args():
     assert calls[-1][0] is s
     assert len(calls) == 3
 
+    # the fallback belongs to the callable, not to the library: three callables of one
+    # wrapper, each with its own
     def raising(*args):
         raise KeyError("from fallback")
-    pywrap.set_fallback(lib, "fb", raising)
+    g = pywrap.make_callable(lib, "fb", raising)
     with pytest.raises(KeyError, match="from fallback"):
-        f(1)
-    pywrap.set_fallback(lib, "fb", None)
+        g(1)
+    h = pywrap.make_callable(lib, "fb", None)
     with pytest.raises(TypeError, match="argument 1 must be float"):
-        f(1, 2.0)
+        h(1, 2.0)
+    assert f(1, 2.0) == ("fallback", (1, 2.0))  # f's own fallback still
+    assert g(1.0, 2.0) == h(1.0, 2.0) == 0.2
     with pytest.raises(TypeError):
-        pywrap.set_fallback(lib, "fb", 42)
+        pywrap.make_callable(lib, "fb", 42)
 
 
 def test_fallback_on_int64_overflow():
