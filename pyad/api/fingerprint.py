@@ -40,7 +40,8 @@ __all__ = ["Uncacheable", "digest"]
 #: Modules whose contents are fixed by the versions in the key (digested by name).
 _FIXED = frozenset({"numpy", "math", "cmath", "builtins", "pyad", "operator", "functools",
                     "itertools", "collections", "dataclasses", "typing", "abc", "enum"})
-_SCALARS = (type(None), bool, int, float, complex, str, bytes)
+_SCALARS = (type(None), bool, int, float, complex, str, bytes, type(NotImplemented),
+            type(Ellipsis))
 #: class namespace entries that say nothing the compiler reads
 _CLASS_NOISE = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
                           "__annotations__", "__dataclass_fields__", "__dataclass_params__",
