@@ -7,21 +7,26 @@ recorded at compile time (no IR is needed to call it).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable
-
-from pyad.ir.nodes import Func
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from .library import CompiledLibrary, load_shared
 from .python.callables import make_callable
 
+if TYPE_CHECKING:
+    from pyad.ir.nodes import Func
 
-@dataclass(frozen=True)
+
 class KernelSpec:
-    name: str
-    func: Func
-    pack_saved: int | None = None    # trailing results stored into a new pullback struct
-    unpack_saved: int | None = None  # leading params loaded from a pullback struct
+    """A kernel to compile: `func` (IR) called `name`; `pack_saved`: its trailing results are
+    stored into a new pullback struct; `unpack_saved`: its leading params are loaded from one.
+    (Plain classes here, not dataclasses: a cache hit imports this module, and making a
+    dataclass costs about a millisecond.)"""
+    __slots__ = ("name", "func", "pack_saved", "unpack_saved")
+
+    def __init__(self, name: str, func: Func, pack_saved: int | None = None,
+                 unpack_saved: int | None = None) -> None:
+        self.name, self.func = name, func
+        self.pack_saved, self.unpack_saved = pack_saved, unpack_saved
 
     def kinds(self) -> tuple[list[str], list[str]]:
         f = self.func
@@ -33,44 +38,59 @@ class KernelSpec:
         return params, outs
 
 
-@dataclass(frozen=True)
 class Shadow:
     """Result spec: the `index`-th shadow array of the call (see python/wrap.emit_wrapper
     `shadows`), returned as is (a new reference per occurrence)."""
-    index: int
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Shadow) and other.index == self.index
+
+    def __hash__(self) -> int:
+        return hash(("Shadow", self.index))
+
+    def __repr__(self) -> str:
+        return f"Shadow({self.index})"
 
 
-@dataclass(frozen=True)
 class WrapperSpec:
-    name: str
-    kernel: str
-    result: Any              # wrap.py result spec over the kernel's outs (and shadows)
-    doc: str = ""
-    fallback: Callable | None = field(default=None, compare=False)
-    pickle_as: tuple | None = field(default=None, compare=False)  # (obj, attr): see pywrap
-    # array arguments the wrapper makes zero shadows for (the kernel's trailing array params)
-    shadows: tuple[int, ...] = ()
+    """A native CPython wrapper `name` of kernel `kernel`: `result` is the wrap.py result spec
+    over the kernel's outs (and shadows), `doc` its docstring, `fallback` what it calls with
+    arguments it cannot take, `pickle_as` (obj, attr) how it pickles (library.CodeOwner),
+    `shadows` the array arguments it makes zero shadows for (the kernel's trailing array
+    params)."""
+    __slots__ = ("name", "kernel", "result", "doc", "fallback", "pickle_as", "shadows")
+
+    def __init__(self, name: str, kernel: str, result: Any, doc: str = "",
+                 fallback: Callable | None = None, pickle_as: tuple | None = None,
+                 shadows: tuple[int, ...] = ()) -> None:
+        self.name, self.kernel, self.result, self.doc = name, kernel, result, doc
+        self.fallback, self.pickle_as, self.shadows = fallback, pickle_as, shadows
 
 
-@dataclass(frozen=True)
-class KernelInfo:
+class KernelInfo(NamedTuple):
     """A compiled kernel as its callers see it: the kinds of its parameters and outs
     (`KernelSpec.kinds`), the symbol of its uniform entry (entry.py) and whether it calls the
-    Python C API (then it must run with the GIL held)."""
+    Python C API (then it must run with the GIL held). Stored in cache entries."""
     params: tuple[str, ...]
     outs: tuple[str, ...]
     entry: str
     needs_gil: bool
 
 
-@dataclass
 class Unit:
-    lib: CompiledLibrary
-    callables: dict[str, Callable]
-    #: kernel name -> its KernelInfo (the batch runner calls the entries)
-    kernels: dict[str, KernelInfo] = field(default_factory=dict)
-    #: loaded from a shared object (the on-disk cache), not from the JIT
-    shared: bool = False
+    """A compiled unit: its library, its wrappers as Python callables, its kernels (name ->
+    KernelInfo: the batch runner calls their entries), and whether it was loaded from a
+    shared object (the on-disk cache) rather than the JIT."""
+    __slots__ = ("lib", "callables", "kernels", "shared")
+
+    def __init__(self, lib: CompiledLibrary, callables: dict[str, Callable],
+                 kernels: dict[str, KernelInfo] | None = None, shared: bool = False) -> None:
+        self.lib, self.callables, self.shared = lib, callables, shared
+        self.kernels = {} if kernels is None else kernels
 
     @property
     def llvm_ir(self) -> str:

@@ -14,7 +14,7 @@ from .api.pullback import Pullback
 from .api.transforms import grad, value_and_grad, vjp
 from .api.vmap import vmap
 from .errors import PyadError, PyadInternalError, PyadSyntaxError, PyadTypeError
-from .frontend.custom import CustomVJP, custom_vjp, stop_gradient
+from .custom import CustomVJP, custom_vjp, stop_gradient
 from .pytree import tree_flatten, tree_leaves, tree_structure, tree_unflatten
 from .pytree import user_tree_map as tree_map
 

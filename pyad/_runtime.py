@@ -1,9 +1,9 @@
 """Locate and load the pyad C runtime (runtime/pyad_rt.c, built by CMake at install time).
 
 The build installs ``libpyad_rt.so``, ``libpyad_rt.a`` and ``pyad_rt.h`` into the package folder
-``pyad/_rt``. It is found with ``importlib.resources`` (not ``__file__``), which works for both
-normal and editable installs: in an editable install ``pyad/__init__.py`` lives in the source tree
-while ``_rt`` lives in site-packages.
+``pyad/_rt``. It is found among the package's folders (``pyad.__path__``, not ``__file__``),
+which works for both normal and editable installs: in an editable install ``pyad/__init__.py``
+lives in the source tree while ``_rt`` lives in site-packages.
 
 Developers may point the environment variable ``PYAD_RUNTIME`` at another ``libpyad_rt.so``
 (e.g. one from a standalone ``cmake -S . -B build/c && cmake --build build/c``); the static
@@ -16,8 +16,8 @@ Editable installs do not rebuild the runtime automatically: after changing runti
 from __future__ import annotations
 
 import os
+import sys
 import threading
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -125,9 +125,12 @@ def runtime_dir() -> Path:
     override = _override()
     if override is not None:
         return override.parent
-    rt = Path(str(resources.files("pyad") / "_rt"))
-    if rt.is_dir():
-        return rt
+    # the package's folders (an editable install lists site-packages' pyad too)
+    folders = [Path(f) / "_rt" for f in sys.modules[__package__].__path__]
+    for rt in folders:
+        if rt.is_dir():
+            return rt
+    rt = folders[0]
     # `pyad` was imported from a source checkout that is not the installed copy (e.g.
     # `python -m pytest` in the repo after a non-editable `pip install .`, since the current
     # directory comes first on sys.path): use the runtime of the installed distribution.

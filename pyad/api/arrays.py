@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import PyadInternalError
-from ..ir.nodes import BOOL, F64, I64, MAX_NDIM, array_type, elem_type, is_array
+from ..ir.types import BOOL, F64, I64, MAX_NDIM, array_type, elem_type, is_array
 
 _CONVERT = {  # dtype kind and size -> pyad element type
     ("f", 8): F64, ("f", 4): F64, ("f", 2): F64,

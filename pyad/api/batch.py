@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _runtime
 from .arrays import ITEMSIZE, NATIVE_NUMS, _NP
-from ..ir.nodes import elem_type, is_array, ndim_of
+from ..ir.types import elem_type, is_array, ndim_of
 
 ENV_THREADS = "PYAD_NUM_THREADS"
 #: the bytes of per-element gradient rows a summed batch fills before adding them up

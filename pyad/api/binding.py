@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import pytree
 from . import arrays as api_arrays
-from ..ir.nodes import BOOL, F64, I64
+from ..ir.types import BOOL, F64, I64
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 _EMPTY = inspect.Parameter.empty

@@ -43,9 +43,8 @@ import threading
 import time
 import warnings
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -211,18 +210,18 @@ def key(*parts: Any) -> str | None:
 
 # ---------------------------------------------------------------------------------- entries
 
-@dataclass
-class Entry:
-    """A unit found on disk: the file, what it says of itself, its symbols and kernels."""
+class Entry(NamedTuple):
+    """A unit found on disk: the file, what it says of itself, its symbols and kernels, its
+    optimized IR (compressed)."""
     key: str
     path: Path
     meta: Any
     exports: tuple[str, ...]
     kernels: dict
-    _ir: bytes
+    ir_z: bytes
 
     def llvm_ir(self) -> str:
-        return zlib.decompress(self._ir).decode()
+        return zlib.decompress(self.ir_z).decode()
 
 
 def _path(k: str, name: str) -> Path:

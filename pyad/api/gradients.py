@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-from ..ir.nodes import F64, Op, is_array, walk
+from ..ir.types import F64, is_array
 from .boundary import weak_call
 
 _GRADIENT_ENTRY = ("grad", "value_and_grad")
@@ -52,6 +52,7 @@ class GradientUnit:
         """The forward sweep allocates shadows of the function's own arrays: every call of
         `back` zeroes them first."""
         if self._shadowed is None:
+            from ..ir.nodes import Op, walk  # import-time: the IR's classes, made by compiling
             self._shadowed = any(isinstance(s, Op) and s.op == "alloc" and s.attrs == ("shadow",)
                                  for s in walk(self.fwd.block))
         return self._shadowed

@@ -35,7 +35,7 @@ from . import arrays as api_arrays, binding, cache as disk_cache, methods, pickl
 from .boundary import call_converted, guard, user_facing, weak_call
 from .pullback import ArrayPullback, Pullback
 from .specialize import Specialization
-from ..ir.nodes import is_array
+from ..ir.types import is_array
 
 
 def check_argnums(argnums) -> None:

@@ -8,7 +8,7 @@ from typing import Callable
 
 from .. import _runtime, pytree
 from . import arrays as api_arrays
-from ..ir.nodes import F64
+from ..ir.types import F64
 
 
 class Pullback:

@@ -19,7 +19,7 @@ from ..timings import Timings, phase
 from . import cache, methods
 from .boundary import weak_call
 from .gradients import GradientUnit
-from ..ir.nodes import F64, is_array
+from ..ir.types import F64, is_array
 
 _FLOAT_TYPES = (F64, "f64[1d]", "f64[2d]", "f64[3d]")
 

@@ -23,7 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import pytree
-from ..ir.nodes import is_array
+from ..ir.types import is_array
 from .batch import Batch, default_threads
 from .boundary import guard, user_facing
 from .jit import JitGrad

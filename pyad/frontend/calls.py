@@ -26,7 +26,8 @@ import types
 from typing import Any
 
 from .. import pytree
-from .custom import CustomVJP, Rule, stop_gradient
+from ..custom import CustomVJP, stop_gradient
+from .custom import Rule
 from ..errors import PyadSyntaxError, PyadTypeError
 from .context import Static
 from ..ir.nodes import F64, Block, Func, Var, is_array

@@ -30,29 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator, Union
 
-F64, I64, BOOL = "f64", "i64", "bool"
-SCALAR_TYPES = (F64, I64, BOOL)
-MAX_NDIM = 3
-
-
-def array_type(elem: str, ndim: int) -> str:
-    return f"{elem}[{ndim}d]"
-
-
-def is_array(t: str) -> bool:
-    return t.endswith("d]")
-
-
-def elem_type(t: str) -> str:
-    return t.split("[", 1)[0]
-
-
-def ndim_of(t: str) -> int:
-    return int(t[t.index("[") + 1]) if is_array(t) else 0
-
-
-ARRAY_TYPES = tuple(array_type(e, n) for e in SCALAR_TYPES for n in range(1, MAX_NDIM + 1))
-TYPES = SCALAR_TYPES + ARRAY_TYPES
+from .types import (ARRAY_TYPES, BOOL, F64, I64, MAX_NDIM, SCALAR_TYPES, TYPES,  # noqa: F401
+                    array_type, elem_type, is_array, ndim_of)
 
 
 @dataclass(frozen=True, slots=True)
