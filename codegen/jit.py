@@ -219,16 +219,9 @@ def compile_module(module: ir.Module, exports: Sequence[str], *, opt: int = 2,
     Raises RuntimeError ("pyad internal compiler error: ...") if the IR does not verify,
     references an external symbol outside the allow-list, or fails to link.
     """
-    all_exports = list(dict.fromkeys([*exports, *exported_data(module)]))
     with COMPILE_LOCK:
-        tm = _target_machine(_check_opt(opt))
-        mod, unoptimized, imports = _prepare(module, tm, all_exports, fastmath, timings)
-        with phase(timings, "LLVM optimization"):
-            _optimize(mod, tm, opt)
-            optimized = str(mod)
-        with phase(timings, "machine code"):
-            obj = tm.emit_object(mod)
-            del mod
+        obj, optimized, unoptimized, imports, all_exports = _compile_object(
+            module, exports, opt, fastmath, timings)
         with phase(timings, "linking"):
             return _link(obj, imports, all_exports, name, optimized, unoptimized)
 
@@ -237,21 +230,13 @@ def build_shared(module: ir.Module, exports: Sequence[str], path, *, opt: int = 
                  fastmath: bool = False, timings: Timings | None = None) -> tuple[str, list[str]]:
     """Compile `module` as :func:`compile_module` does, into a shared object written at `path`
     (position-independent code linked by `ld` or the C compiler: :func:`_link_shared`) instead
-    of the JIT;
-    load it with ``library.load_shared``. Its undefined symbols are checked against the same
+    of the JIT; load it with ``library.load_shared``. Its undefined symbols are checked against the same
     allow-list and resolved by the dynamic loader (the pyad runtime is opened RTLD_GLOBAL).
     Returns (the optimized IR, the exported symbols). Raises RuntimeError as
     :func:`compile_module` does, and OSError when the linker is missing or fails."""
-    all_exports = list(dict.fromkeys([*exports, *exported_data(module)]))
     with COMPILE_LOCK:
-        tm = _target_machine(_check_opt(opt), reloc="pic", codemodel="small")
-        mod, _unoptimized, _imports = _prepare(module, tm, all_exports, fastmath, timings)
-        with phase(timings, "LLVM optimization"):
-            _optimize(mod, tm, opt)
-            optimized = str(mod)
-        with phase(timings, "machine code"):
-            obj = tm.emit_object(mod)
-            del mod
+        obj, optimized, _unoptimized, _imports, all_exports = _compile_object(
+            module, exports, opt, fastmath, timings, reloc="pic", codemodel="small")
     undefined = [sym for sym in symbols.undefined_symbols_elf(obj) or []
                  if sym not in symbols.LINKER_SYMBOLS]
     for sym in undefined:
@@ -286,10 +271,22 @@ def _link_shared(obj: bytes, path: str, undefined: list[str]) -> None:
                       f"{(p.stderr or p.stdout).strip()[:500]}")
 
 
-def _check_opt(opt: int) -> int:
+def _compile_object(module: ir.Module, exports: Sequence[str], opt: int, fastmath: bool,
+                    timings: Timings | None, **target) -> tuple:
+    """(object file, optimized IR, unoptimized IR, addresses of the declared externals, all
+    exports) of `module` for the host CPU with the `target` relocation options (under
+    COMPILE_LOCK)."""
     if not 0 <= opt <= 3:
         raise ValueError(f"opt must be 0..3, got {opt}")
-    return opt
+    all_exports = list(dict.fromkeys([*exports, *exported_data(module)]))
+    tm = _target_machine(opt, **target)
+    mod, unoptimized, imports = _prepare(module, tm, all_exports, fastmath, timings)
+    with phase(timings, "LLVM optimization"):
+        _optimize(mod, tm, opt)
+        optimized = str(mod)
+    with phase(timings, "machine code"):
+        obj = tm.emit_object(mod)
+    return obj, optimized, unoptimized, imports, all_exports
 
 
 def _prepare(module: ir.Module, tm, all_exports: list[str], fastmath: bool,
