@@ -14,8 +14,8 @@ the order of the `def` (`*args` is one parameter, keyword-only parameters come l
 
 A call is bound to the parameters (binding.py: keywords, defaults, `*args`); each structure
 of the bound values and tuple of leaf types (float -> f64, int -> i64, bool -> bool, arrays,
-None and containers in the structure) is a signature, compiled on first use and cached. The
-first compiled signature whose wrappers take the Python arguments as they are (positional
+None and containers in the structure) is a signature, compiled on first use -- or loaded from
+the on-disk cache (specialize.py, cache.py) -- and kept. The first compiled signature whose wrappers take the Python arguments as they are (positional
 parameters holding numbers and arrays, a result of numbers, arrays and tuples) is called
 straight from a native CPython wrapper (NumPy arrays of its dtypes and ndims are read in
 place); other calls (keywords, defaults left out, other types) fall back to the Python
