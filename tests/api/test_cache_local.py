@@ -226,3 +226,24 @@ def test_concurrent_first_calls_store_once(cache_in_tmp):
     d = _delta(before)
     assert (d["misses"], d["stores"]) == (1, 1)
     assert len(_entries(cache_in_tmp)) == 1
+
+
+def test_without_a_linker_functions_compile_into_the_jit_with_one_warning(cache_in_tmp,
+                                                                          monkeypatch,
+                                                                          tmp_path):
+    empty = tmp_path / "no-tools"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))  # no ld
+    monkeypatch.setenv("CC", str(empty / "cc"))  # no C compiler
+    monkeypatch.setattr(cache, "_disabled", set())  # this process's switch, restored after
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        f = pyad.jit_grad(scalar_body, cache=True)
+        assert f(1.5, 2.0) == scalar_body(1.5, 2.0)
+        assert f.grad(1.5, 2.0) == pytest.approx(4 * 2.0 + sum(1 / (i + 1.0) for i in range(4)),
+                                                 rel=1e-14)
+        assert pyad.jit_grad(other_body, cache=True)(2.0) == 8.0
+    mine = [w for w in caught if issubclass(w.category, cache.PyadCacheWarning)]
+    assert len(mine) == 1 and "link" in str(mine[0].message)
+    assert _entries(cache_in_tmp) == []
+    assert not [p for p in cache_in_tmp.iterdir() if p.name.startswith(".tmp-")]
