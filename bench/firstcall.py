@@ -6,7 +6,8 @@ The child imports the tool, makes the arguments, then times binding plus the fir
 the value-and-gradient (of the primal for primal-only tools): the compile time a user waits
 for. With --cache the tool's on-disk cache is enabled, in $BENCH_CACHE_DIR. It prints one JSON
 line: status "ok" (with import_s, first_s, peak_rss_mib: the peak RSS after the first call and,
-unless that took a second or more, a second one; base_rss_mib: the peak RSS before binding),
+unless that took a second or more, a second one; base_rss_mib: the peak RSS before binding;
+for pyad, phases_s: where the compile time went, `f.timings()` summed over signatures),
 "n/a" (no cache), "skip" (no such workload for the tool) or "failed". `run()` starts the child:
 "cold" in fresh cache directories, "warm" after a first child filled them."""
 import json
@@ -60,7 +61,21 @@ def _child(tool: str, workload: str, size: str, cache: bool) -> dict:
     except NotApplicable as e:
         return {"status": "skip", "reason": str(e)}
     return {"status": "ok", "import_s": import_s, "first_s": first_s,
-            "base_rss_mib": base, "peak_rss_mib": _rss_mib()}
+            "base_rss_mib": base, "peak_rss_mib": _rss_mib(), **_phases(call)}
+
+
+def _phases(call) -> dict:
+    """pyad's split of the first call's compile time (`f.timings()`, seconds per phase
+    summed over signatures: parse, AD, LLVM, ..., cache), or nothing for other tools."""
+    fn = getattr(call, "func", None)
+    owner = getattr(fn, "__self__", fn)
+    if not callable(getattr(owner, "timings", None)):
+        return {}
+    total: dict = {}
+    for phases in owner.timings().values():
+        for k, v in phases.items():
+            total[k] = total.get(k, 0.0) + v
+    return {"phases_s": {k: v for k, v in total.items() if v > 0}}
 
 
 def _spawn(tool: str, workload: str, size: str, cache: bool, env: dict) -> dict:

@@ -119,8 +119,9 @@ class GradientUnit:
     def entry(self, which: str) -> Callable:
         """The native callable `which`: grad, value_and_grad, fwd or bwd."""
         if which in _GRADIENT_ENTRY and self.spec._facts is None and "vg" not in self._units:
-            with self.lock:  # a cache hit tells the facts without the IR
-                hit = self.spec.cached("vg", self.argnums, self._vg_wrappers)
+            spec = self.spec
+            with self.lock, spec.timings.step(f"{spec.what} gradient"):  # a hit tells the facts
+                hit = spec.cached("vg", self.argnums, self._vg_wrappers)
                 self._probed = True
                 if hit is not None:
                     self._units.setdefault("vg", hit[0])
