@@ -26,6 +26,7 @@ compiled as usual, and not cached. The versions of Python, NumPy and pyad are pa
 from __future__ import annotations
 
 import builtins
+import collections
 import dataclasses
 import hashlib
 import types
@@ -47,6 +48,10 @@ _CLASS_NOISE = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "
                           "__annotations__", "__dataclass_fields__", "__dataclass_params__",
                           "__match_args__", "__slots__", "__firstlineno__",
                           "__static_attributes__", "__orig_bases__", "__parameters__"})
+
+
+#: a namedtuple's field accessors (their positions are in `_fields`, digested)
+_FIELD_GETTER = type(collections.namedtuple("_Probe", "x").x)
 
 
 class Uncacheable(Exception):
@@ -227,7 +232,7 @@ class _Digest:
                 self.value(f.default_factory if f.default_factory is not dataclasses.MISSING
                            else None)
         for name, v in vars(c).items():
-            if name in _CLASS_NOISE or isinstance(v, types.GetSetDescriptorType):
+            if name in _CLASS_NOISE or isinstance(v, (types.GetSetDescriptorType, _FIELD_GETTER)):
                 continue
             self.put("member", name)
             self.value(v)

@@ -91,6 +91,15 @@ def test_classes_by_their_fields_and_methods():
     assert digest(make(src, Point=point(1.0))) != digest(make(src, Point=point(2.0)))
 
 
+def test_namedtuple_classes_by_their_fields():
+    import collections
+    src = "def f(x):\n    return P(x, x).a\n"
+    assert digest(make(src, P=collections.namedtuple("P", "a b"))) == \
+        digest(make(src, P=collections.namedtuple("P", "a b")))
+    assert digest(make(src, P=collections.namedtuple("P", "a b"))) != \
+        digest(make(src, P=collections.namedtuple("P", "b a")))
+
+
 def test_jit_grad_and_custom_vjp_functions_are_digested_through():
     helper = make(HELPER)
     src = "def f(x):\n    return g(x)\n"
