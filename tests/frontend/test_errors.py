@@ -37,7 +37,7 @@ def test_internal_errors_are_reported_as_such(monkeypatch):
         raise KeyError("oops")
 
     monkeypatch.setattr(frontend.Lowering, "run", broken)
-    fn = pyad.jit_grad(errors_corpus.no_return)
+    fn = pyad.jit_grad(errors_corpus.no_return, cache=False)  # compiled here, not loaded
     with pytest.raises(pyad.PyadInternalError, match="internal compiler error: KeyError"):
         fn(1.0)
 
