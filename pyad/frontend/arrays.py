@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import ast
 
-from . import records
+from . import prelude, records
 from ..pytree import Record
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
-from .context import Lazy
+from .context import Lazy, Static, location_of
 from .context import DynList, PyList
 from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndim_of
 from ..ir.loops import for_each
@@ -254,12 +254,43 @@ class ArrayLowering:
             return self.lw.indexing.function(name, node)
         if name in self.lw.einsum.NAMES:
             return self.lw.einsum.create(name, node)
+        if name in prelude.NAMES:  # written in the compiled subset: a helper's call
+            if name in ("percentile", "quantile"):
+                return self._checked_q(name, node)
+            return self.lw.calls.user_call(Static(getattr(prelude, name), f"np.{name}"), node)
         # a string argument (np.linalg.norm's ord='fro') is read by the function itself
         args = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, str)
                 else self.lw.exprs.expr(a) for a in node.args]
         if name in _CREATE:
             return self.create(name, node, args)
         return self.lw.arrayops.function(name, node, args)
+
+    def _checked_q(self, name: str, node: ast.Call):
+        """np.percentile / np.quantile (prelude.py) after a ValueError check of `q` (the
+        compiled subset has no raise statement): NumPy's range, [0, 100] or [0, 1]."""
+        ctx, b = self.ctx, self.ctx.b
+        if len(node.args) != 2 or node.keywords:
+            raise ctx.error(node, f"np.{name} takes an array and one number q here (no axis "
+                            "or method)", cls=PyadTypeError)
+        q = self.lw.exprs.expr(node.args[1])
+        if not isinstance(q, Var) or is_array(q.type):
+            raise ctx.error(node.args[1], f"np.{name}: q must be one number",
+                            cls=PyadTypeError)
+        q = ctx.convert(q, F64)
+        top = 100.0 if name == "percentile" else 1.0
+        bad = b.select(b.lt(q, b.const(0.0)), b.const(True, BOOL),
+                       b.select(b.gt(q, b.const(top)), b.const(True, BOOL), b.ne(q, q)))
+        b.emit("raise_if", bad, attrs=("ValueError", f"{'Percentiles' if top > 1 else 'Quantiles'}"
+                                       f" must be in the range [0, {top:g}]"))
+        tmp = f".q{len(ctx.names.taken)}"
+        ctx.env[tmp] = q
+        try:
+            call = ast.Call(node.func, [node.args[0], ast.Name(tmp, ast.Load(),
+                                                               **location_of(node.args[1]))],
+                            [], **location_of(node))
+            return self.lw.calls.user_call(Static(getattr(prelude, name), f"np.{name}"), call)
+        finally:
+            del ctx.env[tmp]
 
     def method_call(self, node: ast.Call):
         """`a.copy()`, `a.sum(axis=...)`, ...: the numpy function applied to `a`."""

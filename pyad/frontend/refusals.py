@@ -5,6 +5,5 @@ from __future__ import annotations
 #: NumPy functions pyad does not have -> what to write instead
 INSTEAD = {
     "cumulative_sum": "write np.cumsum",
-    "median": "sort with np.sort and pick the middle", "percentile": "sort with np.sort",
     "atleast_2d": "index with None",
 }
