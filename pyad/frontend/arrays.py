@@ -257,6 +257,12 @@ class ArrayLowering:
         if name in prelude.NAMES:  # written in the compiled subset: a helper's call
             if name in ("percentile", "quantile"):
                 return self._checked_q(name, node)
+            if name == "interp" and node.args and not node.keywords:
+                x = self.lw.exprs.expr(node.args[0])
+                if not isinstance(x, Var) or is_array(x.type):
+                    raise self.ctx.error(node.args[0], "np.interp takes one number x here",
+                                         hint="loop over the elements of an array of x",
+                                         cls=PyadTypeError)
             return self.lw.calls.user_call(Static(getattr(prelude, name), f"np.{name}"), node)
         # a string argument (np.linalg.norm's ord='fro') is read by the function itself
         args = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, str)

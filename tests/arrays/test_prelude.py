@@ -38,6 +38,14 @@ def percentile_of(a, q):
     return np.percentile(a, q)
 
 
+def interp_of(x, xp, fp):
+    return np.interp(x, xp, fp) * 2.0
+
+
+def interp_outside(xp, fp):
+    return np.interp(-3.0, xp, fp) + np.interp(1e9, xp, fp) + np.interp(0.5, xp, fp)
+
+
 def test_polyval_of_arrays_numbers_and_lists():
     rng = np.random.default_rng(1)
     check_function(poly_sum, (rng.normal(size=4), rng.normal(size=5)))
@@ -68,7 +76,20 @@ def test_a_q_out_of_range_raises_valueerror_at_the_call():
             f(a, q)
 
 
+@pytest.mark.parametrize("x", [0.3, 1.7, 2.2, 3.99])
+def test_interp_between_the_knots(x):
+    """Away from the knots (where the slope jumps) finite differences hold in x, xp, fp."""
+    xp, fp = np.array([0.0, 1.0, 2.5, 4.0, 6.0]), np.array([1.0, 3.0, -1.0, 2.0, 0.5])
+    check_function(interp_of, (x, xp, fp))
+
+
+def test_interp_outside_the_knots_takes_the_end_values():
+    xp, fp = np.array([0.0, 1.0, 2.5]), np.array([1.0, 3.0, -1.0])
+    check_function(interp_outside, (xp, fp))
+
+
 @pytest.mark.parametrize("src, message", [
+    ("np.interp(x, x[0], x[0])", "np.interp takes one number x here"),
     ("np.median(x, axis=0)", "np.median\\(\\): got an unexpected keyword argument 'axis'"),
     ("np.percentile(x, 50.0, axis=0)", "np.percentile takes an array and one number q"),
     ("np.quantile(x, x)", "np.quantile: q must be one number"),
