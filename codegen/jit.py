@@ -25,7 +25,7 @@ from llvmlite import ir
 from pyad import _runtime as pyad_runtime
 from pyad.timings import Timings, phase
 
-from . import symbols
+from . import passes, symbols
 from .library import COMPILE_LOCK, LIVE, CodeOwner, CompiledLibrary, register
 from .symbols import LIBC_SYMBOLS, LIBGCC_SYMBOLS, LIBM_SYMBOLS
 
@@ -184,16 +184,8 @@ def _parse(text: str, what: str) -> llvm.ModuleRef:
 
 
 def _optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, opt: int) -> None:
-    # Fresh PTO / PassBuilder / MPM per call: an MPM must never run twice (LLVM aborts).
-    pto = llvm.create_pipeline_tuning_options(speed_level=opt)
-    pto.loop_vectorization = opt > 0
-    pto.slp_vectorization = opt > 0
-    pto.loop_interleaving = opt > 0
-    pto.loop_unrolling = opt > 0
-    pb = llvm.create_pass_builder(tm, pto)
-    mpm = pb.getModulePassManager()
-    mpm.run(mod, pb)
-    del mpm, pb, pto
+    """Optimize `mod` with the pipeline of passes.py (which says why it is this one)."""
+    passes.optimize(mod, tm, opt)
 
 
 def compile_module(module: ir.Module, exports: Sequence[str], *, opt: int = 2,

@@ -14,12 +14,12 @@ The key is content addressed, so an edited function can never load a stale entry
 of the unoptimized LLVM IR text of the unit's module (which contains the code of the function
 and of everything it calls, its constants and its wrapper) together with the pyad version, the
 runtime ABI version, the cache format, the Python version, the llvmlite and LLVM versions, a
-digest of ``codegen/jit.py`` (the optimization pipeline run after keying), the target (triple,
-CPU name and features, optimization level, relocation model, code model), the exported symbols
-and the options (fastmath, boundscheck). The IR text holds no addresses (external symbols are
-resolved when the object is linked) and no per-process names or counters. Python parsing, AD
-and IR emission still run on a hit (the W2 benchmark's first call takes about 0.15 s instead of
-0.3 s; docs/processes.md).
+digest of ``codegen/jit.py`` and ``codegen/passes.py`` (the optimization pipeline run after
+keying), the target (triple, CPU name and features, optimization level, relocation model,
+code model), the exported symbols and the options (fastmath, boundscheck). The IR text holds
+no addresses (external symbols are resolved when the object is linked) and no per-process
+names or counters. Python parsing, AD and IR emission still run on a hit (the W2 benchmark's
+first call takes about 0.15 s instead of 0.3 s; docs/processes.md).
 
 Files are written atomically (temporary file + ``os.replace``) with a header carrying the key,
 the payload sizes and a SHA-256 checksum; a truncated or corrupt entry, or one whose object
@@ -125,15 +125,19 @@ def _environment() -> str:
 
 
 def _jit_source_digest() -> str:
-    """SHA-256 of codegen/jit.py: what happens to the IR after it is keyed (the optimization
-    pipeline, the target machine options) lives there and is not in the IR text; an edit to
-    it must not load objects optimized the old way (the pyad version does not change between
-    edits of a development install)."""
-    from ..codegen import jit  # import-time: it loads llvmlite; `import pyad` must stay fast
+    """SHA-256 of codegen/jit.py and codegen/passes.py: what happens to the IR after it is
+    keyed (the optimization pipeline, the target machine options) lives there and is not in
+    the IR text; an edit to them must not load objects optimized the old way (the pyad
+    version does not change between edits of a development install)."""
+    # import-time: they load llvmlite; `import pyad` must stay fast
+    from ..codegen import jit, passes
+    h = hashlib.sha256()
     try:
-        return hashlib.sha256(Path(jit.__file__).read_bytes()).hexdigest()
+        for module in (jit, passes):
+            h.update(Path(module.__file__).read_bytes())
     except OSError:  # no source (a frozen build): the pyad version has to do
         return "no source"
+    return h.hexdigest()
 
 
 def _safe(name: str | None) -> str:

@@ -378,3 +378,16 @@ def test_concurrent_first_calls_store_once(cache_in_tmp):
     d = _delta(before)
     assert (d["misses"], d["stores"]) == (1, 1)
     assert len(list(cache_in_tmp.glob("*" + cache.SUFFIX))) == 1
+
+
+@pytest.mark.parametrize("name", ["jit", "passes"])
+def test_source_digest_covers_the_optimization_pipeline(name, tmp_path, monkeypatch):
+    """The key's source digest changes when codegen/jit.py or codegen/passes.py (the pipeline
+    run after keying) changes: objects optimized the old way are not loaded."""
+    from pyad.codegen import jit, passes
+    module = {"jit": jit, "passes": passes}[name]
+    before = cache._jit_source_digest()
+    edited = tmp_path / f"{name}.py"
+    edited.write_bytes(Path(module.__file__).read_bytes() + b"\n# an edit\n")
+    monkeypatch.setattr(module, "__file__", str(edited))
+    assert cache._jit_source_digest() != before
