@@ -183,9 +183,9 @@ def _parse(text: str, what: str) -> llvm.ModuleRef:
     return mod
 
 
-def _optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, opt: int) -> None:
-    """Optimize `mod` with the pipeline of passes.py (which says why it is this one)."""
-    passes.optimize(mod, tm, opt)
+def _optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, opt: int, module: ir.Module) -> None:
+    """Optimize `mod`, parsed from `module`, with the pipeline passes.py chooses for it."""
+    passes.optimize(mod, tm, opt, loops=passes.module_has_loop(module))
 
 
 def compile_module(module: ir.Module, exports: Sequence[str], *, opt: int = 2,
@@ -249,7 +249,7 @@ def compile_module(module: ir.Module, exports: Sequence[str], *, opt: int = 2,
         imports = {n: resolve_symbol(n) for n in _declared_externals(mod)}
 
         with phase(timings, "LLVM optimization"):
-            _optimize(mod, tm, opt)
+            _optimize(mod, tm, opt, module)
             optimized = str(mod)
         with phase(timings, "machine code"):
             obj = tm.emit_object(mod)
@@ -333,7 +333,7 @@ def _optimized(module: ir.Module, cpu, features, opt: int, reloc: str, codemodel
     if fastmath:
         text = _add_fastmath(text)
     mod = _parse(text, f"module {module.name!r}")
-    _optimize(mod, tm, opt)
+    _optimize(mod, tm, opt, module)
     return mod, tm
 
 
