@@ -30,7 +30,7 @@ from llvmlite import ir
 from pyad import _runtime as pyad_runtime
 from pyad.timings import Timings, phase
 
-from . import symbols
+from . import passes, symbols
 from .library import COMPILE_LOCK, LIVE, CodeOwner, CompiledLibrary, register
 from .symbols import LIBC_SYMBOLS, LIBGCC_SYMBOLS, LIBM_SYMBOLS
 
@@ -189,17 +189,9 @@ def _parse(text: str, what: str) -> llvm.ModuleRef:
     return mod
 
 
-def _optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, opt: int) -> None:
-    # Fresh PTO / PassBuilder / MPM per call: an MPM must never run twice (LLVM aborts).
-    pto = llvm.create_pipeline_tuning_options(speed_level=opt)
-    pto.loop_vectorization = opt > 0
-    pto.slp_vectorization = opt > 0
-    pto.loop_interleaving = opt > 0
-    pto.loop_unrolling = opt > 0
-    pb = llvm.create_pass_builder(tm, pto)
-    mpm = pb.getModulePassManager()
-    mpm.run(mod, pb)
-    del mpm, pb, pto
+def _optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, opt: int, module: ir.Module) -> None:
+    """Optimize `mod`, parsed from `module`, with the pipeline passes.py chooses for it."""
+    passes.optimize(mod, tm, opt, loops=passes.module_has_loop(module))
 
 
 def compile_module(module: ir.Module, exports: Sequence[str], *, opt: int = 2,
@@ -282,7 +274,7 @@ def _compile_object(module: ir.Module, exports: Sequence[str], opt: int, fastmat
     tm = _target_machine(opt, **target)
     mod, unoptimized, imports = _prepare(module, tm, all_exports, fastmath, timings)
     with phase(timings, "LLVM optimization"):
-        _optimize(mod, tm, opt)
+        _optimize(mod, tm, opt, module)
         optimized = str(mod)
     with phase(timings, "machine code"):
         obj = tm.emit_object(mod)
@@ -380,7 +372,7 @@ def _optimized(module: ir.Module, cpu, features, opt: int, reloc: str, codemodel
     if fastmath:
         text = _add_fastmath(text)
     mod = _parse(text, f"module {module.name!r}")
-    _optimize(mod, tm, opt)
+    _optimize(mod, tm, opt, module)
     return mod, tm
 
 

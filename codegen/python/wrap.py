@@ -394,7 +394,11 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
     held = b.or_(b.icmp_unsigned("!=", field(abi.CTX_TAPE_BASE), null),
                  b.icmp_unsigned("!=", field(abi.CTX_ARENA), null))
     with b.if_then(held, likely=False):
-        b.call(declare(module, "pyad_ctx_release", ir.VoidType(), [PTR]), [ctx])
+        release = declare(module, "pyad_ctx_release", ir.VoidType(), [PTR])
+        # it frees ctx's blocks and keeps no pointer to ctx: LLVM may then forward the null
+        # fields stored above past the calls in between (codegen/passes.py)
+        release.args[0].attributes.add("captures(none)")
+        b.call(release, [ctx])
     for s in shadow_objs:  # the wrapper's own references (Py_DecRef ignores NULL)
         e.call("Py_DecRef", ir.VoidType(), [PTR], [b.load(s, typ=PTR)])
     b.ret(b.load(res, typ=PTR))

@@ -295,3 +295,20 @@ def test_loaded_units_are_freed_with_their_functions(tmp_path):
     assert _counts(warm) == (MANY, 0, 0, 0)
     assert warm["results"]["still_mapped"] == 0  # every shared object was closed
     assert warm["results"]["per_function"] < 32 * 1024, warm["results"]
+
+
+@pytest.mark.parametrize("name", ["jit", "passes"])
+def test_the_environment_digest_covers_the_compiler_sources(name, tmp_path, monkeypatch):
+    """An edit of any of pyad's source files, e.g. codegen/jit.py or codegen/passes.py (the
+    optimization pipeline), changes every key: code compiled by the old compiler is never
+    loaded."""
+    from pyad.codegen import jit, passes
+    path = Path({"jit": jit, "passes": passes}[name].__file__)
+    before = cache._source_digest()
+    stat = path.stat()
+    try:
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+        assert cache._source_digest() != before
+    finally:
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert cache._source_digest() == before
