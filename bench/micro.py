@@ -50,7 +50,7 @@ def vtanh(x):
 # name -> (pyad's function, NumPy's, JAX's name, the input range)
 MATH = {"exp": (vexp, np.exp, "exp", (-5.0, 5.0)), "log": (vlog, np.log, "log", (1e-3, 1e3)),
         "tanh": (vtanh, np.tanh, "tanh", (-3.0, 3.0))}
-MATH_SIZES = (1_000, 100_000)
+MATH_SIZES = (1_000, 10_000, 100_000)
 
 
 def _jax():
