@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 from bench import timing
+from bench.accuracy import exp_loop, log_loop, tanh_loop
 from bench.tools import jax_tool, pyad_array_tool, pyad_tool
 from bench.workloads import WORKLOADS
 from pyad.ir import ops
@@ -38,27 +39,6 @@ def _compiled(thunk, old: bool):
         return thunk()
     finally:
         ops.OPS.update(now)
-
-
-def map_exp(x):
-    out = np.empty(len(x))
-    for i in range(len(x)):
-        out[i] = math.exp(x[i])
-    return out
-
-
-def map_log(x):
-    out = np.empty(len(x))
-    for i in range(len(x)):
-        out[i] = math.log(x[i])
-    return out
-
-
-def map_tanh(x):
-    out = np.empty(len(x))
-    for i in range(len(x)):
-        out[i] = math.tanh(x[i])
-    return out
 
 
 def sum_exp(x):
@@ -95,7 +75,7 @@ def _measure(calls: dict, plan: timing.Plan) -> dict:
 def element_rows(plan: timing.Plan) -> list[str]:
     import pyad
     x = np.random.default_rng(0).uniform(0.1, 5.0, 4000)
-    funcs = (map_exp, map_log, map_tanh, sum_exp, sum_log, sum_tanh)
+    funcs = (exp_loop, log_loop, tanh_loop, sum_exp, sum_log, sum_tanh)
     calls = {}
     for f in funcs:
         for old in (True, False):

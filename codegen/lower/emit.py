@@ -1,8 +1,8 @@
 """IR Func -> LLVM function following the kernel ABI of `abi.py`.
 
 Primitives are lowered from the op table's `lower` data: ("inst", ...) an LLVM instruction,
-("cmp", sym) a comparison, ("intrinsic", name) an LLVM intrinsic, ("inline", name) a math kernel of `vecmath.py`
-(inlined: loops around it vectorize), ("libm", name) and
+("cmp", sym) a comparison, ("intrinsic", name) an LLVM intrinsic, ("inline", name) a math
+kernel of `vecmath.py` (inlined: loops around it vectorize), ("libm", name) and
 ("runtime", name) external calls, ("custom",) a function in `custom.py`, ("kernel", ...)
 a routine of the runtime (`linalg.py`, and `matmul.py` for the matrix product), ("call",)
 a call of another generated function (`lower_call.py`).
