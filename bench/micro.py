@@ -1,9 +1,11 @@
-"""Matrix-product micro-benchmark: `A @ B` of n x n float64 matrices for n = 8 .. 512 through a
-pyad-compiled function, NumPy (its BLAS, one thread) and `jax.jit` (if installed), and the
-value and gradient of `np.sum(np.tanh(X @ W))` with respect to W through pyad and JAX, all
-timed in this process, interleaved (bench/timing.py), one thread (bench/threads.py).
+"""Micro-benchmarks: `A @ B` of n x n float64 matrices for n = 8 .. 512 through a
+pyad-compiled function, NumPy (its BLAS, one thread) and `jax.jit` (if installed); the
+value and gradient of `np.sum(np.tanh(X @ W))` with respect to W through pyad and JAX; and the
+throughput of `np.exp`, `np.log`, `np.tanh` of a vector (elements per ns) through pyad, NumPy
+and JAX; all timed in this process, interleaved (bench/timing.py), one thread
+(bench/threads.py).
 
-    python -m bench.micro [--quick] [--out FILE.md]
+    python -m bench.micro [--quick] [--only matmul,grad,math] [--out FILE.md]
 
 JAX gets its arguments as device arrays made once (no copy per call); pyad and NumPy take
 NumPy arrays and return a new one. Ratios are time / NumPy's time (or JAX's): below 1 is
@@ -31,6 +33,24 @@ def product(a, b):
 
 def tanh_loss(x, w):
     return np.sum(np.tanh(x @ w))
+
+
+def vexp(x):
+    return np.exp(x)
+
+
+def vlog(x):
+    return np.log(x)
+
+
+def vtanh(x):
+    return np.tanh(x)
+
+
+# name -> (pyad's function, NumPy's, JAX's name, the input range)
+MATH = {"exp": (vexp, np.exp, "exp", (-5.0, 5.0)), "log": (vlog, np.log, "log", (1e-3, 1e3)),
+        "tanh": (vtanh, np.tanh, "tanh", (-3.0, 3.0))}
+MATH_SIZES = (1_000, 10_000, 100_000)
 
 
 def _jax():
@@ -103,29 +123,65 @@ def grad_rows(plan: timing.Plan, jx) -> list[str]:
     return rows
 
 
-def markdown(quick: bool) -> str:
+def math_rows(plan: timing.Plan, jx) -> list[str]:
+    """Elements per ns of each elementwise function: each call makes a new array (as
+    NumPy's and JAX's do)."""
+    rng = np.random.default_rng(2)
+    rows = ["| function | n | pyad | NumPy | JAX jit | pyad / NumPy | pyad / JAX |",
+            "|---|---|---|---|---|---|---|"]
+    for name, (mine, theirs, jname, (lo, hi)) in MATH.items():
+        pf = pyad.jit_grad(mine)
+        jf = jx[0].jit(getattr(jx[1], jname)) if jx else None
+        for n in MATH_SIZES:
+            x = rng.uniform(lo, hi, n)
+            if np.abs(pf(x) - theirs(x)).max() > 1e-14 * np.abs(theirs(x)).max():
+                raise AssertionError(f"pyad's {name} differs from NumPy's at n={n}")
+            calls = {"pyad": lambda: pf(x), "numpy": lambda: theirs(x)}
+            if jf:
+                dx = jx[1].asarray(x)
+                calls["jax"] = lambda: jf(dx).block_until_ready()
+            t = _time(calls, plan)
+            rate = {k: f"{n / (v * 1e9):.2f}" for k, v in t.items()}
+            # times per element: a ratio below 1 is pyad faster
+            rows.append(f"| {name} | {n} | {rate['pyad']} | {rate['numpy']} | "
+                        f"{rate.get('jax', '')} | {_ratio(t, 'pyad', 'numpy')} | "
+                        f"{_ratio(t, 'pyad', 'jax')} |")
+    return rows
+
+
+def markdown(quick: bool, parts: tuple[str, ...] = ("matmul", "grad", "math")) -> str:
     plan = timing.QUICK if quick else timing.FULL
     jx = _jax()
     versions = {"numpy": np.__version__}
     if jx:
         versions["jax"] = jx[0].__version__
     m = machine.describe(versions)
-    out = ["## Matrix product: `A @ B`, n x n float64", "", *matmul_rows(plan, jx), "",
-           "## Value and gradient of `np.sum(np.tanh(X @ W))` with respect to W", "",
-           *grad_rows(plan, jx), "",
-           f"Median time per call, interleaved, one thread. {machine.one_line(m)}; "
+    out = []
+    if "matmul" in parts:
+        out += ["## Matrix product: `A @ B`, n x n float64", "", *matmul_rows(plan, jx), ""]
+    if "grad" in parts:
+        out += ["## Value and gradient of `np.sum(np.tanh(X @ W))` with respect to W", "",
+                *grad_rows(plan, jx), ""]
+    if "math" in parts:
+        out += ["## Elementwise math: `np.exp(x)`, `np.log(x)`, `np.tanh(x)` of a float64 "
+                "vector, elements per ns (higher is faster; the ratios are of times)", "",
+                *math_rows(plan, jx), ""]
+    out += [f"Median time per call, interleaved, one thread. {machine.one_line(m)}; "
            + ", ".join(f"{k} {v}" for k, v in versions.items())
            + ("" if jx else "; JAX not installed") + ".",
-           "Command: `python -m bench.micro" + (" --quick" if quick else "") + "`."]
+           "Command: `python -m bench.micro" + (" --quick" if quick else "")
+           + ("" if len(parts) == 3 else f" --only {','.join(parts)}") + "`."]
     return "\n".join(out) + "\n"
 
 
 def main(argv: list[str]) -> None:
     p = argparse.ArgumentParser(prog="python -m bench.micro", description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="fewer timing rounds")
+    p.add_argument("--only", default="matmul,grad,math",
+                   help="tables to measure, of matmul, grad, math (default: all)")
     p.add_argument("--out", type=Path, help="also write the table to this Markdown file")
     args = p.parse_args(argv)
-    text = markdown(args.quick)
+    text = markdown(args.quick, tuple(args.only.split(",")))
     print(text, end="")
     if args.out:
         args.out.write_text(text)

@@ -31,6 +31,7 @@ from pyad import _runtime as pyad_runtime
 from pyad.timings import Timings, phase
 
 from . import passes, symbols
+from .lower import vecmath
 from .library import COMPILE_LOCK, LIVE, CodeOwner, CompiledLibrary, register
 from .symbols import LIBC_SYMBOLS, LIBGCC_SYMBOLS, LIBM_SYMBOLS
 
@@ -168,10 +169,20 @@ _FP_CALL_RE = re.compile(
 )
 
 
+_DEFINE_RE = re.compile(r"^(?=define )", re.M)
+
+
 def _add_fastmath(text: str) -> str:
-    """Add the `fast` flag to every floating-point operation and FP-returning call."""
-    text = _FP_BINOP_RE.sub(r"\1\2 fast\3", text)
-    return _FP_CALL_RE.sub(r"\1fast ", text)
+    """Add the `fast` flag to every floating-point operation and FP-returning call, except
+    in the math kernels (lower/vecmath.py): their range reduction and special cases need
+    IEEE rules (reassociation would cancel the correction terms, `nnan` drop the nan
+    checks); inlined, they stay exact inside fast code."""
+    def fast(part: str) -> str:
+        if part.startswith("define") and f'@"{vecmath.PREFIX}' in part.split("(", 1)[0]:
+            return part
+        part = _FP_BINOP_RE.sub(r"\1\2 fast\3", part)
+        return _FP_CALL_RE.sub(r"\1fast ", part)
+    return "".join(fast(part) for part in _DEFINE_RE.split(text))
 
 
 def _declared_externals(mod: llvm.ModuleRef) -> list[str]:

@@ -1,7 +1,8 @@
 """IR Func -> LLVM function following the kernel ABI of `abi.py`.
 
 Primitives are lowered from the op table's `lower` data: ("inst", ...) an LLVM instruction,
-("cmp", sym) a comparison, ("intrinsic", name) an LLVM intrinsic, ("libm", name) and
+("cmp", sym) a comparison, ("intrinsic", name) an LLVM intrinsic, ("inline", name) a math
+kernel of `vecmath.py` (inlined: loops around it vectorize), ("libm", name) and
 ("runtime", name) external calls, ("custom",) a function in `custom.py`, ("kernel", ...)
 a routine of the runtime (`linalg.py`, and `matmul.py` for the matrix product), ("call",)
 a call of another generated function (`lower_call.py`).
@@ -25,6 +26,7 @@ from pyad.ir.ops import OPS
 
 from .. import abi
 from . import call as lower_call
+from . import vecmath
 from ..abi import from_mem, to_mem
 from .array import ARRAY_LOWERINGS
 from .custom import CUSTOM
@@ -213,6 +215,8 @@ class KernelEmitter:
         elif kind == "intrinsic":
             fn = self.extern(f"{row.lower[1]}.f64", abi.F64, [abi.F64] * len(args))
             r = b.call(fn, args, fastmath=self.flags)
+        elif kind == "inline":
+            r = b.call(vecmath.function(self.module, row.lower[1]), args)
         elif kind in ("libm", "runtime"):
             fn = self.extern(row.lower[1], abi.F64, [abi.F64] * len(args))
             r = b.call(fn, args)

@@ -5,7 +5,9 @@ Each row gives an op's
 - meaning (`py`: a plain-Python reference implementation; the IR interpreter runs it),
 - adjoint (`adjoint(b, ct, y, *args)`: the cotangent of each argument, written with the IR
   builder `b` so it reads like math; `None` for an argument means a zero contribution),
-- lowering (`lower`: plain data that `pyad.codegen` turns into LLVM IR),
+- lowering (`lower`: plain data that `pyad.codegen` turns into LLVM IR: an instruction, an
+  LLVM intrinsic, a libm function, or ("inline", name), pyad's own vectorizable kernel of
+  codegen/lower/vecmath.py),
 - Python spellings (`spell`: every function the frontend maps onto the op, "math.exp",
   "builtins.abs", "numpy.exp"; numpy ones apply elementwise; pyad/frontend/functions.py says
   how the few that are more than "the op of float arguments" are lowered),
@@ -315,10 +317,10 @@ _ROWS: list[OpDef] = [
           strong_zero=False),
     # --- elementary functions
     OpDef("exp", F_F, ieee(math.exp), lambda b, ct, y, x: (b.mul(ct, y),),
-          ("intrinsic", "llvm.exp"), "e ** a", spell=("math.exp", "numpy.exp"),
+          ("inline", "exp"), "e ** a", spell=("math.exp", "numpy.exp"),
           samples=((0.5,), (-1.25,))),
     OpDef("log", F_F, ieee(math.log), lambda b, ct, y, x: (b.fdiv(ct, x),),
-          ("intrinsic", "llvm.log"), "natural log (nan for a < 0, -inf at 0)",
+          ("inline", "log"), "natural log (nan for a < 0, -inf at 0)",
           spell=("math.log", "numpy.log"), samples=((0.5,), (3.25,))),
     OpDef("log2", F_F, ieee(math.log2),
           lambda b, ct, y, x: (b.fdiv(ct, b.mul(x, b.const(math.log(2.0)))),),
@@ -329,10 +331,10 @@ _ROWS: list[OpDef] = [
           ("intrinsic", "llvm.log10"), "base-10 log", spell=("math.log10", "numpy.log10"),
           samples=((0.5,), (3.25,))),
     OpDef("log1p", F_F, ieee(math.log1p), lambda b, ct, y, x: (b.fdiv(ct, b.add(x, b.const(1.0))),),
-          ("libm", "log1p"), "log(1 + a)", spell=("math.log1p", "numpy.log1p"),
+          ("inline", "log1p"), "log(1 + a)", spell=("math.log1p", "numpy.log1p"),
           samples=((0.5,), (-0.75,))),
     OpDef("expm1", F_F, ieee(math.expm1), lambda b, ct, y, x: (b.mul(ct, b.add(y, b.const(1.0))),),
-          ("libm", "expm1"), "exp(a) - 1", spell=("math.expm1", "numpy.expm1"),
+          ("inline", "expm1"), "exp(a) - 1", spell=("math.expm1", "numpy.expm1"),
           samples=((0.5,), (-1.25,))),
     OpDef("sqrt", F_F, ieee(math.sqrt), lambda b, ct, y, x: (b.fdiv(ct, b.mul(b.const(2.0), y)),),
           ("intrinsic", "llvm.sqrt"), "square root (nan for a < 0)",
@@ -379,7 +381,7 @@ _ROWS: list[OpDef] = [
           samples=((0.5,), (-2.0,))),
     OpDef("tanh", F_F, ieee(math.tanh),
           lambda b, ct, y, x: (b.mul(ct, b.sub(b.const(1.0), b.mul(y, y))),),
-          ("libm", "tanh"), "hyperbolic tangent", spell=("math.tanh", "numpy.tanh"),
+          ("inline", "tanh"), "hyperbolic tangent", spell=("math.tanh", "numpy.tanh"),
           samples=((0.5,), (-2.0,)),
           strong_zero=False),
     OpDef("asinh", F_F, ieee(math.asinh),
