@@ -18,8 +18,10 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 ENV_VAR = "PYAD_RUNTIME"
 DIST_NAME = "pyad-compiler"
@@ -111,24 +113,27 @@ _lib: Any = None
 _dll: Any = None
 
 
-def _override() -> Path | None:
+def _override() -> str | None:
     """The developer override from $PYAD_RUNTIME, or None (the only read of that variable)."""
     value = os.environ.get(ENV_VAR)
     if not value:
         return None
-    return Path(value).expanduser().absolute()
+    return os.path.abspath(os.path.expanduser(value))
 
 
-def runtime_dir() -> Path:
-    """The folder holding the runtime files: pyad/_rt of the installed package, or the folder
-    of $PYAD_RUNTIME when that is set."""
+def _as_path(path: str) -> Path:
+    from pathlib import Path  # import-time: ~8 ms (urllib, ipaddress); a cache hit needs none
+    return Path(path)
+
+
+def _runtime_dir() -> str:
     override = _override()
     if override is not None:
-        return override.parent
+        return os.path.dirname(override)
     # the package's folders (an editable install lists site-packages' pyad too)
-    folders = [Path(f) / "_rt" for f in sys.modules[__package__].__path__]
+    folders = [os.path.join(f, "_rt") for f in sys.modules[__package__].__path__]
     for rt in folders:
-        if rt.is_dir():
+        if os.path.isdir(rt):
             return rt
     rt = folders[0]
     # `pyad` was imported from a source checkout that is not the installed copy (e.g.
@@ -136,14 +141,20 @@ def runtime_dir() -> Path:
     # directory comes first on sys.path): use the runtime of the installed distribution.
     from importlib import metadata  # import-time: ~30 ms, needed only in this rare case
     try:
-        installed = Path(str(metadata.distribution(DIST_NAME).locate_file("pyad/_rt")))
+        installed = str(metadata.distribution(DIST_NAME).locate_file("pyad/_rt"))
     except metadata.PackageNotFoundError:
         return rt
-    return installed if installed.is_dir() else rt
+    return installed if os.path.isdir(installed) else rt
 
 
-def _require(path: Path, what: str) -> Path:
-    if not path.is_file():
+def runtime_dir() -> Path:
+    """The folder holding the runtime files: pyad/_rt of the installed package, or the folder
+    of $PYAD_RUNTIME when that is set."""
+    return _as_path(_runtime_dir())
+
+
+def _require(path: str, what: str) -> str:
+    if not os.path.isfile(path):
         if _override() is not None:
             where = f"{ENV_VAR}={os.environ[ENV_VAR]}"
         else:
@@ -152,29 +163,33 @@ def _require(path: Path, what: str) -> Path:
     return path
 
 
+def _library_file() -> str:
+    override = _override()
+    path = override if override is not None else os.path.join(_runtime_dir(), SHARED_LIBRARY_NAME)
+    return _require(path, "shared library")
+
+
 def library_path() -> Path:
     """Path of the shared runtime library (libpyad_rt.so). Raises RuntimeError if missing."""
-    override = _override()
-    path = override if override is not None else runtime_dir() / SHARED_LIBRARY_NAME
-    return _require(path, "shared library")
+    return _as_path(_library_file())
 
 
 def static_library_path() -> Path:
     """Path of the static runtime archive (libpyad_rt.a), used when linking AOT libraries."""
-    return _require(runtime_dir() / STATIC_LIBRARY_NAME, "static library")
+    return _as_path(_require(os.path.join(_runtime_dir(), STATIC_LIBRARY_NAME), "static library"))
 
 
 def header_path() -> Path:
     """Path of the runtime header (pyad_rt.h)."""
-    return _require(runtime_dir() / HEADER_NAME, "header")
+    return _as_path(_require(os.path.join(_runtime_dir(), HEADER_NAME), "header"))
 
 
 def _open(opener) -> Any:
     """`opener(path)` on the runtime library, version-checked: RuntimeError if the library is
     missing, cannot be loaded, or has the wrong ABI version."""
-    path = library_path()
+    path = _library_file()
     try:
-        handle = opener(str(path))
+        handle = opener(path)
     except OSError as e:
         raise RuntimeError(f"cannot load the pyad C runtime {path}: {e}. {_REBUILD_HINT}") from e
     version = handle.pyad_rt_version()

@@ -34,7 +34,6 @@ with one ``PyadCacheWarning``. Linux only (elsewhere functions compile as if `ca
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 import struct
@@ -43,13 +42,16 @@ import threading
 import time
 import warnings
 import zlib
-from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from .. import _runtime
 from . import fingerprint
+from .fingerprint import sha256
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["cache_dir", "clear_cache", "stats", "PyadCacheWarning", "default_enabled", "key",
            "lookup", "slot", "reject", "Entry", "Slot"]
@@ -80,12 +82,17 @@ _environment: str | None = None
 def cache_dir() -> Path:
     """The directory of the on-disk cache: ``$PYAD_CACHE_DIR``, else ``$XDG_CACHE_HOME/pyad``,
     else ``~/.cache/pyad``. It is created on the first store."""
+    from pathlib import Path  # import-time: ~8 ms; a cache hit uses strings (_dir)
+    return Path(_dir())
+
+
+def _dir() -> str:
     env = os.environ.get(ENV_VAR)
     if env:
-        return Path(env).expanduser()
+        return os.path.expanduser(env)
     xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "pyad"
+    base = os.path.expanduser(xdg) if xdg else os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "pyad")
 
 
 def _ours(name: str) -> bool:
@@ -95,15 +102,15 @@ def _ours(name: str) -> bool:
 def clear_cache() -> int:
     """Delete every cache entry (and leftover temporary file) in :func:`cache_dir`; return how
     many files were removed. Other files in the directory are left alone."""
-    removed = 0
+    removed, d = 0, _dir()
     try:
-        names = os.listdir(cache_dir())
+        names = os.listdir(d)
     except OSError:
         return 0
     for n in names:
         if _ours(n):
             try:
-                os.unlink(cache_dir() / n)
+                os.unlink(os.path.join(d, n))
                 removed += 1
             except OSError:
                 pass
@@ -214,7 +221,7 @@ class Entry(NamedTuple):
     """A unit found on disk: the file, what it says of itself, its symbols and kernels, its
     optimized IR (compressed)."""
     key: str
-    path: Path
+    path: str
     meta: Any
     exports: tuple[str, ...]
     kernels: dict
@@ -224,16 +231,17 @@ class Entry(NamedTuple):
         return zlib.decompress(self.ir_z).decode()
 
 
-def _path(k: str, name: str) -> Path:
+def _path(k: str, name: str) -> str:
     safe = "".join(c if c.isalnum() or c in "_." else "_" for c in name)[:48] or "pyad"
-    return cache_dir() / f"{safe}-{k[:40]}{SUFFIX}"
+    return os.path.join(_dir(), f"{safe}-{k[:40]}{SUFFIX}")
 
 
 def lookup(k: str, name: str) -> Entry | None:
     """The entry of key `k`, or None (a miss; a damaged entry is deleted and counted)."""
     path = _path(k, name)
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read()
     except FileNotFoundError:
         _count("misses")
         return None
@@ -245,7 +253,7 @@ def lookup(k: str, name: str) -> Entry | None:
                 or n > len(data) - _TRAILER.size:
             raise ValueError("not this entry")
         body = memoryview(data)[:len(data) - _TRAILER.size]
-        if hashlib.sha256(body).digest() != digest:
+        if sha256(body).digest() != digest:
             raise ValueError("checksum")
         blob, exports, kernels, ir_z = pickle.loads(body[len(body) - n:])
         meta = pickle.loads(blob)
@@ -269,7 +277,7 @@ def reject(entry: Entry) -> None:
         _stats["rejected"] += 1
 
 
-def _drop(path: Path) -> None:
+def _drop(path: str) -> None:
     try:
         os.unlink(path)
     except OSError:
@@ -283,12 +291,11 @@ class Slot:
 
     def __init__(self, k: str, name: str, meta: bytes) -> None:
         self.key, self.name, self.meta = k, name, meta
-        d = cache_dir()
-        d.mkdir(parents=True, exist_ok=True)
+        d = _dir()
+        os.makedirs(d, exist_ok=True)
         import tempfile  # import-time: needed when storing only
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=_TMP_PREFIX, suffix=SUFFIX)
+        fd, self.path = tempfile.mkstemp(dir=d, prefix=_TMP_PREFIX, suffix=SUFFIX)
         os.close(fd)
-        self.path = Path(tmp)
 
     def commit(self, llvm_ir: str, exports, kernels) -> str:
         """Append the trailer and rename the file to its entry; return the path to load."""
@@ -300,14 +307,14 @@ class Slot:
                 body = fh.read() + payload
                 fh.write(payload)
                 fh.write(_TRAILER.pack(_MAGIC, FORMAT_VERSION, self.key.encode(), len(payload),
-                                       hashlib.sha256(body).digest()))
+                                       sha256(body).digest()))
             os.replace(self.path, final)
         except OSError as e:
-            _unwritable(cache_dir(), e)
-            return str(self.path)
+            _unwritable(_dir(), e)
+            return self.path
         _count("stores")
-        _evict(final.parent, keep=final.name)
-        return str(final)
+        _evict(os.path.dirname(final), keep=os.path.basename(final))
+        return final
 
     def discard(self) -> None:
         _drop(self.path)
@@ -316,7 +323,7 @@ class Slot:
 def slot(k: str | None, name: str, meta: Any) -> Slot | None:
     """A slot to compile the unit of key `k` into, or None: no key, an unwritable directory,
     or a `meta` (what the unit says of itself) that cannot be stored."""
-    if k is None or str(cache_dir()) in _disabled:
+    if k is None or _dir() in _disabled:
         return None
     try:
         blob = pickle.dumps(meta, protocol=4)
@@ -326,7 +333,7 @@ def slot(k: str | None, name: str, meta: Any) -> Slot | None:
     try:
         return Slot(k, name, blob)
     except OSError as e:
-        _unwritable(cache_dir(), e)
+        _unwritable(_dir(), e)
         return None
 
 
@@ -341,17 +348,17 @@ def link_failed(e: Exception) -> None:
                       PyadCacheWarning, stacklevel=3)
 
 
-def _unwritable(d: Path, e: OSError) -> None:
+def _unwritable(d: str, e: OSError) -> None:
     with _lock:
-        first = str(d) not in _disabled
-        _disabled.add(str(d))
+        first = d not in _disabled
+        _disabled.add(d)
     if first:
         warnings.warn(f"pyad: the on-disk cache at {d} cannot be written ({e}); caching is "
                       f"disabled for this process (set {ENV_VAR} to a writable directory)",
                       PyadCacheWarning, stacklevel=3)
 
 
-def _evict(d: Path, keep: str) -> None:
+def _evict(d: str, keep: str) -> None:
     """Delete the least recently used entries while the directory is over its bound (never
     `keep`, the entry just stored)."""
     try:
@@ -374,6 +381,6 @@ def _evict(d: Path, keep: str) -> None:
             break
         if name.startswith(_TMP_PREFIX) and _t > time.time_ns() - 3600 * 10**9:
             continue  # another process may be writing it
-        _drop(Path(path))
+        _drop(path)
         total -= size
         _count("evicted")

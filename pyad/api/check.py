@@ -3,7 +3,6 @@ dot-product test <J v, w> == <v, J^T w> through the pullback; `interp_value_and_
 gradient by the IR interpreter on the IR the AD pass made (an oracle for the backend)."""
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import numpy as np
@@ -45,6 +44,7 @@ def check_grad(f, *args, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e
     test's two sides.
     """
     kwargs = kwargs or {}
+    import random  # import-time: ~2 ms at `import pyad`, needed by check_grad only
     rng = random.Random(seed)
     params = getattr(f, "_params", None)  # None: a stand-in taking positional arguments
     bound = params.bind(args, kwargs) if params else args  # one value per parameter

@@ -28,7 +28,6 @@ from __future__ import annotations
 import builtins
 import collections
 import dataclasses
-import hashlib
 import types
 from typing import Any
 
@@ -36,7 +35,15 @@ import numpy as np
 
 from .. import pytree
 
-__all__ = ["Uncacheable", "digest"]
+__all__ = ["Uncacheable", "digest", "sha256"]
+
+try:  # CPython's own SHA-256: importing hashlib loads OpenSSL (~4 ms at `import pyad`)
+    from _sha256 import sha256  # Python <= 3.11
+except ImportError:  # pragma: no cover
+    try:
+        from _sha2 import sha256  # Python >= 3.12
+    except ImportError:
+        from hashlib import sha256
 
 #: Modules whose contents are fixed by the versions in the key (digested by name).
 _FIXED = frozenset({"numpy", "math", "cmath", "builtins", "pyad", "operator", "functools",
@@ -82,7 +89,7 @@ def _names(code: types.CodeType) -> set[str]:
 
 class _Digest:
     def __init__(self) -> None:
-        self.sha = hashlib.sha256()
+        self.sha = sha256()
         self.seen: dict[int, int] = {}  # id of a function or class -> its number
         self.keep: list = []            # what `seen` refers to stays alive meanwhile
 
@@ -120,7 +127,7 @@ class _Digest:
                      else self._refuse(v))
         elif isinstance(v, np.ndarray):
             a = np.ascontiguousarray(v)
-            self.put("ndarray", a.dtype.str, a.shape, hashlib.sha256(a.tobytes()).hexdigest())
+            self.put("ndarray", a.dtype.str, a.shape, sha256(a.tobytes()).hexdigest())
         elif isinstance(v, (np.generic, np.dtype)):
             self.put(t.__name__, repr(v))
         elif isinstance(v, pytree.Record):
