@@ -156,10 +156,11 @@ def environment() -> str:
     global _environment
     if _environment is None:
         from ..codegen.python import callables  # import-time: ctypes only (no LLVM)
-        _environment = fingerprint.digest(
+        # as one string each: a few hundred file entries digested token by token cost ms
+        _environment = fingerprint.digest(repr((
             FORMAT_VERSION, _source_digest(), _runtime.RT_VERSION, sys.version, sys.platform,
             np.__version__, _llvmlite_build(), _cpu(), callables.LAYOUT,
-            callables.NUMPY_LAYOUT)
+            callables.NUMPY_LAYOUT)))
     return _environment
 
 
