@@ -36,7 +36,7 @@ def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpe
     `.commit(llvm_ir, exports, kernels)`, which stores the file and returns the path to load),
     the unit is linked into a shared object (`jit.build_shared`) and loaded from it with the
     dynamic loader instead of the JIT. Units with arrays but no native wrappers ignore it
-    (`Unit.shared` tells). A wrapper releases the
+    (the slot is then never committed). A wrapper releases the
     GIL around its kernel call when the kernel contains a loop (pywrap `release_gil`): a
     straight-line kernel takes nanoseconds, less than the release costs. `max_depth` is the
     call-depth limit of natively called functions (`pyad.pipeline.max_call_depth()`),
@@ -78,7 +78,7 @@ def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpe
         with phase(timings, "linking"):
             lib = load_shared(path, tuple(exports), name, llvm_ir)
     with phase(timings, "wrapper build"):
-        return Unit(lib, make_callables(lib, wrappers), infos, shared=shared is not None)
+        return Unit(lib, make_callables(lib, wrappers), infos)
 
 
 def _called_by_wrappers_only(fn: ir.Function) -> None:

@@ -83,13 +83,12 @@ class KernelInfo(NamedTuple):
 
 class Unit:
     """A compiled unit: its library, its wrappers as Python callables, its kernels (name ->
-    KernelInfo: the batch runner calls their entries), and whether it was loaded from a
-    shared object (the on-disk cache) rather than the JIT."""
-    __slots__ = ("lib", "callables", "kernels", "shared")
+    KernelInfo: the batch runner calls their entries)."""
+    __slots__ = ("lib", "callables", "kernels")
 
     def __init__(self, lib: CompiledLibrary, callables: dict[str, Callable],
-                 kernels: dict[str, KernelInfo] | None = None, shared: bool = False) -> None:
-        self.lib, self.callables, self.shared = lib, callables, shared
+                 kernels: dict[str, KernelInfo] | None = None) -> None:
+        self.lib, self.callables = lib, callables
         self.kernels = {} if kernels is None else kernels
 
     @property
@@ -113,4 +112,4 @@ def load_unit(path: str, name: str, wrappers: list[WrapperSpec], kernels: dict[s
     """The unit compiled earlier into the shared object at `path` (OSError if it cannot be
     loaded or lacks one of `exports`). `llvm_ir`: its optimized IR, or a function reading it."""
     lib = load_shared(path, exports, name, llvm_ir)
-    return Unit(lib, make_callables(lib, wrappers), kernels, shared=True)
+    return Unit(lib, make_callables(lib, wrappers), kernels)

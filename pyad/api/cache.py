@@ -221,7 +221,6 @@ def key(*parts: Any) -> str | None:
 class Entry(NamedTuple):
     """A unit found on disk: the file, what it says of itself, its symbols and kernels, its
     optimized IR (compressed)."""
-    key: str
     path: str
     meta: Any
     exports: tuple[str, ...]
@@ -267,7 +266,7 @@ def lookup(k: str, name: str) -> Entry | None:
     except OSError:
         pass
     _count("hits")
-    return Entry(k, path, meta, exports, kernels, ir_z)
+    return Entry(path, meta, exports, kernels, ir_z)
 
 
 def reject(entry: Entry) -> None:
@@ -292,6 +291,7 @@ class Slot:
 
     def __init__(self, k: str, name: str, meta: bytes) -> None:
         self.key, self.name, self.meta = k, name, meta
+        self.committed = False
         d = _dir()
         os.makedirs(d, exist_ok=True)
         import tempfile  # import-time: needed when storing only
@@ -313,12 +313,15 @@ class Slot:
         except OSError as e:
             _unwritable(_dir(), e)
             return self.path
+        self.committed = True
         _count("stores")
         _evict(os.path.dirname(final), keep=os.path.basename(final))
         return final
 
     def discard(self) -> None:
-        _drop(self.path)
+        """Delete the temporary file (nothing once the entry is committed)."""
+        if not self.committed:
+            _drop(self.path)
 
 
 def slot(k: str | None, name: str, meta: Any) -> Slot | None:

@@ -184,13 +184,11 @@ class Specialization:
         except OSError as e:  # the C compiler could not link (or dlopen) the shared object
             if slot is None:
                 raise
-            slot.discard()
             cache.link_failed(e)
             return build.compile_unit(name, specs, wrappers(), **options), more
-        except BaseException:
+        finally:
             if slot is not None:
-                slot.discard()
-            raise
+                slot.discard()  # a failed or unused slot leaves no temporary file
 
     def primal(self) -> Callable:
         with self.lock:
