@@ -41,9 +41,17 @@ ERROR_KINDS = (
     "OverflowError",
     "RuntimeError",
     "LinAlgError",   # numpy.linalg.LinAlgError (a ValueError), not a builtin
+    "AssertionError",       # an `assert` of the user's code, and the classes a user's `raise`
+    "TypeError",            # may name (pyad/frontend/raising.py)
+    "NotImplementedError",
+    "ArithmeticError",
+    "FloatingPointError",
+    "LookupError",
+    "KeyError",
 )
 ERR_ZERO_DIVISION, ERR_VALUE, ERR_INDEX, ERR_MEMORY, ERR_RECURSION, ERR_OVERFLOW, ERR_RUNTIME, \
-    ERR_LINALG = range(1, 9)
+    ERR_LINALG, ERR_ASSERTION, ERR_TYPE, ERR_NOT_IMPLEMENTED, ERR_ARITHMETIC, ERR_FLOATING_POINT, \
+    ERR_LOOKUP, ERR_KEY = range(1, 16)
 
 
 def exception_class(name: str) -> type:

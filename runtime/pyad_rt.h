@@ -34,7 +34,15 @@ enum pyad_error_kind {
     PYAD_ERR_RECURSION = 5,
     PYAD_ERR_OVERFLOW = 6,
     PYAD_ERR_RUNTIME = 7,
-    PYAD_ERR_LINALG = 8   /* numpy.linalg.LinAlgError: singular, not positive definite, ... */
+    PYAD_ERR_LINALG = 8,  /* numpy.linalg.LinAlgError: singular, not positive definite, ... */
+    /* raised by the user's own `assert` and `raise` statements */
+    PYAD_ERR_ASSERTION = 9,
+    PYAD_ERR_TYPE = 10,
+    PYAD_ERR_NOT_IMPLEMENTED = 11,
+    PYAD_ERR_ARITHMETIC = 12,
+    PYAD_ERR_FLOATING_POINT = 13,
+    PYAD_ERR_LOOKUP = 14,
+    PYAD_ERR_KEY = 15
 };
 
 /* The per-call context. Generated code reads and writes these fields directly, so the

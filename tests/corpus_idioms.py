@@ -358,3 +358,44 @@ def lambda_array_expression(y0, a):
 
 
 CASES += [(lambda_array_expression, (ARR[:2], W1))]
+
+
+# ----------------------------------------------------------------------------- map, and
+# compiler temporaries made while another is bound (a comprehension over a comprehension
+# once shared its list with the inner one: every item counted twice)
+
+def comprehension_over_comprehension(x):
+    kept = [v * 2.0 for v in [math.sin(t) for t in x] if v > -2.0]
+    return sum(kept) + len(kept)
+
+
+def list_of_a_comprehension(x):
+    return np.sum(np.array(list([math.sin(v) for v in x]))) + sum(list(v for v in x))
+
+
+def sum_of_mapped(x, y):
+    def sq(t):
+        return t * t
+    return sum(map(lambda t: t * t, x)) + sum(map(sq, y)) + max(map(abs, y))
+
+
+def mapped_pairs_in_a_loop(x, y):
+    c = 0.0
+    for v in map(lambda p, q: p * q + 1.0, x, y):
+        c += v * v
+    return c + np.sum(np.array(list(map(math.cos, x))))
+
+
+def mapped_over_mapped(x):
+    return sum(map(math.exp, map(lambda t: -t * t, x)))
+
+
+def closure_calls_nested(x):
+    f = lambda a, b=1.0: a * b + 1.0   # noqa: E731
+    g = lambda a: f(a, b=2.0) * f(a)   # noqa: E731
+    return f(g(x[0]), b=g(x[1])) + g(f(x[2]))
+
+
+CASES += [(comprehension_over_comprehension, (ARR,)), (list_of_a_comprehension, (ARR,)),
+          (sum_of_mapped, (ARR, ARR[::-1].copy())), (mapped_pairs_in_a_loop, (ARR, ARR * 0.5)),
+          (mapped_over_mapped, (ARR,)), (closure_calls_nested, (ARR,))]

@@ -128,7 +128,7 @@ def raise_on_a_path(x):
     if x >= 0.0:
         return math.sqrt(x)
     else:
-        raise ValueError("x must not be negative")
+        raise _NegativeInput("x must not be negative")
 
 
 import numpy as np  # noqa: E402  (here, below the older cases: their line numbers stay)
@@ -229,3 +229,7 @@ def list_slice_at_run_time(x):
 
 def truth_of_an_array(x):
     return 1.0 if np.ones(2) * x else 0.0
+
+
+class _NegativeInput(ValueError):
+    """A user's exception class: compiled code raises only builtin classes."""

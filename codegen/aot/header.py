@@ -26,6 +26,13 @@ STATUS = [
     ("ERR_RUNTIME", "any other run-time error (Python: RuntimeError)"),
     ("ERR_LINALG", "linear algebra failure: a singular matrix, a matrix that is not positive "
                    "definite (Python: numpy.linalg.LinAlgError)"),
+    ("ERR_ASSERTION", "an `assert` of the function failed (Python: AssertionError)"),
+    ("ERR_TYPE", "the function's `raise TypeError(...)` (Python: TypeError)"),
+    ("ERR_NOT_IMPLEMENTED", "the function's `raise NotImplementedError(...)`"),
+    ("ERR_ARITHMETIC", "the function's `raise ArithmeticError(...)`"),
+    ("ERR_FLOATING_POINT", "the function's `raise FloatingPointError(...)`"),
+    ("ERR_LOOKUP", "the function's `raise LookupError(...)`"),
+    ("ERR_KEY", "the function's `raise KeyError(...)`"),
 ]
 assert len(STATUS) == len(abi.ERROR_KINDS)
 

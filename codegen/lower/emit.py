@@ -305,7 +305,7 @@ class KernelEmitter:
 
     def fail(self, kind: int, message: str, loc: Loc | None) -> None:
         line = loc.line if loc else 0
-        g = self.cstring(message + self.where(loc))
+        g = self.cstring(message + self.where(loc) if message else self.where(loc).lstrip())
         b = self.b
         fld = lambda k: b.gep(self.ctx, [abi.I32(0), abi.I32(k)], inbounds=True,  # noqa: E731
                               source_etype=abi.CTX)

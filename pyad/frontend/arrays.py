@@ -288,7 +288,7 @@ class ArrayLowering:
                        b.select(b.gt(q, b.const(top)), b.const(True, BOOL), b.ne(q, q)))
         b.emit("raise_if", bad, attrs=("ValueError", f"{'Percentiles' if top > 1 else 'Quantiles'}"
                                        f" must be in the range [0, {top:g}]"))
-        tmp = f".q{len(ctx.names.taken)}"
+        tmp = ctx.temp("q")
         ctx.env[tmp] = q
         try:
             call = ast.Call(node.func, [node.args[0], ast.Name(tmp, ast.Load(),

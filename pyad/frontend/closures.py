@@ -136,16 +136,16 @@ class Closures:
         """A call of a function object with values: the call written with temporary names
         bound to the values, lowered as any call (functions.py)."""
         env = self.ctx.env
-        base = f".f{len(self.ctx.names.taken)}"
+        base = self.ctx.temp("f")
         temps = {base: f}
         arg_nodes = []
         for k, v in enumerate(args):
-            temps[f"{base}.{k}"] = v
-            arg_nodes.append(ast.Name(f"{base}.{k}", ast.Load()))
+            temps[f"{base}a{k}"] = v     # never a name ctx.temp makes (`.f`, `.f.1`, ...)
+            arg_nodes.append(ast.Name(f"{base}a{k}", ast.Load()))
         kw_nodes = []
         for k, v in kwargs.items():
-            temps[f"{base}.{k}"] = v
-            kw_nodes.append(ast.keyword(k, ast.Name(f"{base}.{k}", ast.Load())))
+            temps[f"{base}k{k}"] = v
+            kw_nodes.append(ast.keyword(k, ast.Name(f"{base}k{k}", ast.Load())))
         call, = located([ast.Call(ast.Name(base, ast.Load()), arg_nodes, kw_nodes)], node)
         env.update(temps)
         try:

@@ -206,8 +206,6 @@ _HINTS = {
              "(IndexError, ZeroDivisionError, ...) raises at the call, naming your line",
     ast.TryStar: "compiled code handles no exceptions: remove the try",
     ast.Match: "write the cases as an if/elif chain",
-    ast.Raise: "compiled code raises no exceptions of its own: check the arguments before "
-               "the call (errors such as ZeroDivisionError and IndexError still raise)",
 }
 
 
@@ -284,6 +282,12 @@ class Context:
             chain.append(ctx.fn.__code__)
             ctx = ctx.parent
         return tuple(chain)
+
+    def temp(self, what: str) -> str:
+        """A fresh environment name for a value the compiler binds (`.lc`, `.lc.1`, ...):
+        never a Python name, and never the name of another temporary, even one made while
+        the first is still bound (a comprehension over a comprehension)."""
+        return self.names.fresh("." + what)
 
     # ------------------------------------------------------------------ errors
     def error(self, node: ast.AST, message: str, hint: str = "", cls=PyadSyntaxError):

@@ -1,7 +1,7 @@
 """Frontend, statements: assignments, if/elif/else, break, continue and return from anywhere,
 lowered to structured `If` regions (loops: loops.py).
 
-Exits are data: `break`, `continue` and `return` set flags in the environment (`%brk`,
+Exits are data: `break`, `continue` and `return` (and `raise`, raising.py) set flags in the environment (`%brk`,
 `%cont`, `%ret`, with the returned value in `%retval`), and the statements after one that
 may exit run inside `if not exiting`. Merging the environments of two branches, and the
 loop-carried values of a loop, then carry the flags like any other variable.
@@ -19,7 +19,7 @@ import ast
 from .. import pytree
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
-from . import records
+from . import raising, records
 from .context import Undefined, is_value, location_of, unify
 from .lists import is_list
 from .closures import is_function
@@ -30,7 +30,7 @@ from ..ir.nodes import BOOL, I64, If, Op, Var, is_array, ndim_of
 BRK, CONT, RET, RETVAL = "%brk", "%cont", "%ret", "%retval"
 FLAGS = (BRK, CONT, RET)
 LEFT = "%left"   # present on a path that has certainly left: the exits it took (a frozenset)
-EXIT_FLAG = {ast.Break: BRK, ast.Continue: CONT, ast.Return: RET}
+EXIT_FLAG = {ast.Break: BRK, ast.Continue: CONT, ast.Return: RET, ast.Raise: RET}
 
 
 def assigned(stmts: list[ast.stmt]) -> set[str]:
@@ -48,7 +48,7 @@ def exits(stmts: list[ast.stmt], loop_level: bool = True) -> set[str]:
     nested loops), and return from anywhere."""
     found: set[str] = set()
     for s in stmts:
-        if isinstance(s, ast.Return):
+        if isinstance(s, (ast.Return, ast.Raise)):
             found.add(RET)
         elif isinstance(s, ast.Break) and loop_level:
             found.add(BRK)
@@ -63,7 +63,7 @@ def exits(stmts: list[ast.stmt], loop_level: bool = True) -> set[str]:
 
 def always_returns(stmts: list[ast.stmt]) -> bool:
     for s in stmts:
-        if isinstance(s, ast.Return):
+        if isinstance(s, (ast.Return, ast.Raise)):
             return True
         if isinstance(s, ast.If) and always_returns(s.body) and always_returns(s.orelse):
             return True
@@ -75,8 +75,7 @@ def always_returns(stmts: list[ast.stmt]) -> bool:
 
 #: statements never compiled, whatever they contain: reported as themselves, at their own
 #: line, before a missing return that they may explain (`try: return f(x)`)
-REFUSED_STATEMENTS = (ast.Try, ast.TryStar, ast.Match, ast.With, ast.AsyncWith, ast.AsyncFor,
-                      ast.Raise)
+REFUSED_STATEMENTS = (ast.Try, ast.TryStar, ast.Match, ast.With, ast.AsyncWith, ast.AsyncFor)
 
 
 def refused_statement(stmts: list[ast.stmt]) -> ast.stmt | None:
@@ -208,6 +207,11 @@ class Statements:
                                     hint="return a number or a tuple of numbers")
                 ctx.env[RETVAL] = self.lw.arrayops.materialize(ex.expr(node.value))
                 ctx.env[RET] = ctx.b.const(True, BOOL)
+            case ast.Raise():   # leaves the function, like a return without a value
+                raising.lower_raise(self.lw, node)
+                ctx.env[RET] = ctx.b.const(True, BOOL)
+            case ast.Assert():
+                raising.lower_assert(self.lw, node)
             case ast.FunctionDef():
                 ctx.env[node.name] = self.lw.closures.define(node)
             case ast.Pass():

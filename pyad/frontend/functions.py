@@ -169,7 +169,7 @@ class Functions:
         receiver = self.lw.arrayops.materialize(self.lw.exprs.expr(f.value))
         if is_list(receiver):
             return self.lw.lists.method_call(receiver, node)
-        tmp = f".recv{len(ctx.names.taken)}"
+        tmp = ctx.temp("recv")
         ctx.env[tmp] = receiver
         try:
             return self.lw.arrays.method_call(ast.Call(
@@ -207,6 +207,8 @@ class Functions:
             return self.lw.iteration.range_value(node)
         if fn.obj in (list, tuple):
             return self.sequence(fn.obj, node)
+        if fn.obj is map:
+            return self.mapped(node)
         raw = [ex.expr(a) for a in node.args]
         if fn.obj is len:
             return self.length(raw, node)
@@ -246,6 +248,27 @@ class Functions:
             raise ctx.error(node, "tuple() of an iterable whose length is known at run time "
                             "only", cls=PyadTypeError, hint="use a list, or np.array(...)")
         return tuple(out)
+
+    def mapped(self, node: ast.Call) -> Value:
+        """map(f, a, b, ...): the list `[f(x, y, ...) for x, y, ... in zip(a, b, ...)]` (so
+        `sum(map(...))`, `list(map(...))` and `for v in map(...)` work; CPython's iterator is
+        consumed once, as the list is here)."""
+        ctx = self.ctx
+        if len(node.args) < 2 or node.keywords:
+            raise ctx.error(node, "map() takes a function and at least one iterable",
+                            cls=PyadTypeError)
+        at = location_of(node)
+        fn, names = ctx.temp("mapf"), [ctx.temp("m") for _ in node.args[1:]]
+        ctx.env[fn] = self.lw.exprs.expr(node.args[0])
+        target = ast.Tuple([ast.Name(n, ast.Store(), **at) for n in names], ast.Store(), **at)
+        source = ast.Call(ast.Name("zip", ast.Load(), **at), node.args[1:], [], **at)
+        elt = ast.Call(ast.Name(fn, ast.Load(), **at),
+                       [ast.Name(n, ast.Load(), **at) for n in names], [], **at)
+        try:
+            return self.lw.lists.comprehension(ast.ListComp(
+                elt, [ast.comprehension(target, source, [], 0)], **at))
+        finally:
+            del ctx.env[fn]
 
     def length(self, raw: list, node: ast.Call) -> Var:
         if len(raw) != 1:

@@ -124,7 +124,7 @@ class Lists:
         return out
 
     def temp(self, what: str) -> str:
-        return f".{what}{len(self.ctx.names.taken)}"
+        return self.ctx.temp(what)
 
     def dynamic(self, items: tuple, node: ast.AST, like: tuple = (),
                 room: Var | None = None) -> DynList:

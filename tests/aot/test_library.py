@@ -151,6 +151,7 @@ def sign_test(x, flag):
 
 
 def ratio(a, b):
+    assert a == a, "a is nan"
     return a / b
 
 
@@ -560,6 +561,9 @@ def test_run_time_errors_return_status_and_message(work):
     assert lib.work_ratio(1.0, 0.0, out) == 1  # WORK_ERR_ZERO_DIVISION
     line = WORK.splitlines().index("    return a / b") + 1
     assert work.error() == f"ZeroDivisionError: float division by zero (line {line} of work.py)"
+    assert lib.work_ratio(float("nan"), 1.0, out) == lib.WORK_ERR_ASSERTION  # the user's assert
+    line = WORK.splitlines().index('    assert a == a, "a is nan"') + 1
+    assert work.error() == f"AssertionError: a is nan (line {line} of work.py)"
     assert lib.work_dot(work.d(x), 4, work.d(x), 4, 9, out) == 3  # WORK_ERR_INDEX
     assert work.error().startswith("IndexError: index 4 is out of bounds for axis 0 with size 4")
     assert lib.work_dot(work.d(x), 4, work.d(x), -2, 1, out) == 2  # WORK_ERR_VALUE
