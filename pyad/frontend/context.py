@@ -238,6 +238,11 @@ class Context:
         #: int literals of the source by the name of their const value (shared with the
         #: bodies inlined into this one): a helper's `axis` parameter is known at compile time
         self.literals: dict[str, int] = parent.literals if parent is not None else {}
+        #: rows copied out of a list of run-time length (lists.item), by name: the writes
+        #: that made the copy, and where the row was read (a later write into the copy
+        #: would not reach the list, so lower.py refuses it); shared like `literals`
+        self.row_copies: dict[str, tuple[frozenset[int], Loc]] = \
+            parent.row_copies if parent is not None else {}
         if fn.__closure__:
             self.closure = {name: cell.cell_contents for name, cell
                             in zip(fn.__code__.co_freevars, fn.__closure__)}

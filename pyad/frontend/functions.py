@@ -165,10 +165,14 @@ class Functions:
             receiver = ctx.env.get(f.value.id)
             if is_list(receiver):
                 return self.lw.lists.method_call(receiver, node)
+            if isinstance(receiver, records.Record) and receiver.kind == "dict":
+                return records.dict_method(self.lw, receiver, node)
             return self.lw.arrays.method_call(node)
         receiver = self.lw.arrayops.materialize(self.lw.exprs.expr(f.value))
         if is_list(receiver):
             return self.lw.lists.method_call(receiver, node)
+        if isinstance(receiver, records.Record) and receiver.kind == "dict":
+            return records.dict_method(self.lw, receiver, node)   # p['inner'].get('k', 0.0)
         tmp = ctx.temp("recv")
         ctx.env[tmp] = receiver
         try:
@@ -207,6 +211,8 @@ class Functions:
             return self.lw.iteration.range_value(node)
         if fn.obj in (list, tuple):
             return self.sequence(fn.obj, node)
+        if fn.obj is dict:
+            return records.make_dict(self.lw, node)
         if fn.obj is map:
             return self.mapped(node)
         raw = [ex.expr(a) for a in node.args]

@@ -26,7 +26,8 @@ from typing import Any
 from ..errors import PyadTypeError
 from .context import DynList, PyList, Value, arith, located, unify
 from ..ir.loops import for_each
-from ..ir.nodes import BOOL, F64, I64, Block, If, Var, array_type, elem_type, is_array, ndim_of
+from ..ir.nodes import BOOL, F64, I64, Block, If, Op, Var, array_type, elem_type, is_array, \
+    ndim_of, walk
 
 MUTATORS = ("append", "extend", "pop")
 _GROWTH = 8   # a DynList's first capacity, and the slack added at each doubling
@@ -178,7 +179,12 @@ class Lists:
         b = self.ctx.b
         if ndim_of(lst.buf.type) == 1:
             return b.emit("load", lst.buf, k)
-        return self.lw.arrays.copy_array(b.emit("row", lst.buf, k))
+        start = len(b.stmts)
+        out = self.lw.arrays.copy_array(b.emit("row", lst.buf, k))
+        own = frozenset(id(s) for s in walk(Block((), tuple(b.stmts[start:]), ()))
+                        if isinstance(s, Op) and s.op == "store" and s.args[0] is out)
+        self.ctx.row_copies[out.name] = (own, b.loc)
+        return out
 
     def merged(self, sides: list, builders: list, node: ast.AST) -> list:
         """The two branch values of a list whose lengths differ, as DynLists (each made in

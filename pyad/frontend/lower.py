@@ -30,6 +30,7 @@ import types
 from typing import Any
 
 from .. import pytree
+from ..errors import PyadTypeError
 from .arrayops import ArrayOps
 from ..ir.builder import Builder, NameGen
 from .calls import CallLowering
@@ -55,7 +56,7 @@ from .iteration import Iteration
 from .closures import Closures, local_names
 from . import records
 from ..ir.nodes import Block, Func, Var
-from ..ir.memory import constant_writes, param_writes
+from ..ir.memory import constant_writes, param_writes, writes_into
 
 
 class Lowering:
@@ -154,6 +155,15 @@ class Lowering:
                 store.loc, f"cannot assign into the global array `{name}`: pyad freezes "
                 "global arrays as constants when it compiles", hint=f"work on a copy: "
                 f"`{name.lower()} = {name}.copy()`")
+        for store, row in writes_into(block, set(ctx.row_copies)):
+            own, read_at = ctx.row_copies[row]
+            if id(store) not in own:
+                raise ctx.src.error_at(
+                    store.loc, "cannot write into a row of a list whose length is known at "
+                    f"run time only (the row read at line {read_at.line}): pyad reads such "
+                    "rows as copies, so the write would not reach the list",
+                    cls=PyadTypeError, hint="keep the rows in a 2-D array (np.zeros((n, m)))"
+                    " and write `rows[i, j] = v`, or build the row before appending it")
         # runtime errors name the file as located errors do (a notebook cell as `Cell In[3]`)
         names = tuple(x.arg for x in a.args) if treedef is None else \
             tuple(p.name for p in params)

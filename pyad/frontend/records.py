@@ -121,9 +121,14 @@ def not_an_array(ctx, v: Record, node: ast.AST):
         return ctx.error(node, "a compiled method cannot call methods of `self` or assign "
                          "to its attributes", cls=PyadTypeError, hint="call a module-level "
                          "function with the attributes it needs, and return new values")
+    if v.kind == "dict":
+        return ctx.error(node, "a dict is read-only in compiled code: nothing is assigned "
+                         "into it, and of its methods only `copy` and `get` compile", cls=PyadTypeError, hint="read entries as "
+                         "`p['key']`; instead of assigning into a dict, build a new one: "
+                         "`p = {**p, 'key': value}`")
     return ctx.error(node, f"a {v.describe()} is read-only in compiled code and has no "
-                     "methods", cls=PyadTypeError, hint="read entries as `p['key']` or "
-                     "`p.attr`; build a new container instead of assigning into one")
+                     "methods", cls=PyadTypeError, hint="read fields as `p.attr`; build a new "
+                     "container instead of assigning into one")
 
 
 # ----------------------------------------------------------------------------- making records
@@ -143,13 +148,61 @@ def constant(exprs, obj: Any, node: ast.AST) -> Any:
 
 
 def display(lw, node: ast.Dict) -> Record:
-    """`{'a': x, 'b': y}` with constant string keys."""
+    """`{'a': x, 'b': y}` with constant string keys; `{**p, 'b': y}` unpacks a dict (a
+    later key replaces an earlier one, as in CPython)."""
     ctx, values = lw.ctx, {}
     for k, v in zip(node.keys, node.values):
+        if k is None:
+            values.update(_entries(lw, v))
+            continue
         if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
-            raise ctx.error(k if k is not None else v, "unsupported dict: keys must be "
-                            "constant strings", hint="write `{'w': w, 'b': b}`")
+            raise ctx.error(k, "unsupported dict: keys must be constant strings",
+                            hint="write `{'w': w, 'b': b}`")
         values[k.value] = lw.arrayops.materialize(lw.exprs.expr(v))
+    return _dict(values)
+
+
+def make_dict(lw, node: ast.Call) -> Record:
+    """`dict(p)`, `dict(p, b=y)`, `dict(a=x, b=y)`: dicts are values in compiled code, so a
+    copy is the dict itself."""
+    if len(node.args) > 1:
+        raise lw.ctx.error(node, "dict() takes at most one positional argument",
+                           cls=PyadTypeError)
+    values = _entries(lw, node.args[0]) if node.args else {}
+    for k in node.keywords:
+        if k.arg is None:
+            values.update(_entries(lw, k.value))
+        else:
+            values[k.arg] = lw.arrayops.materialize(lw.exprs.expr(k.value))
+    return _dict(values)
+
+
+def dict_method(lw, base: Record, node: ast.Call) -> Any:
+    """`p.copy()` (the dict itself: dicts are values) and `p.get('key', default)`."""
+    ctx, attr = lw.ctx, node.func.attr
+    if attr == "copy" and not node.args and not node.keywords:
+        return base
+    if attr == "get" and 1 <= len(node.args) <= 2 and not node.keywords \
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        key = node.args[0].value
+        if key in base.fields:
+            return base.get(key)
+        if len(node.args) == 2:
+            return lw.arrayops.materialize(lw.exprs.expr(node.args[1]))
+        raise ctx.error(node, f"the dict has no key {key!r}, so `get` gives None",
+                        cls=PyadTypeError, hint="pass a default: `p.get('key', 0.0)`")
+    raise not_an_array(ctx, base, node)
+
+
+def _entries(lw, node: ast.expr) -> dict:
+    v = lw.exprs.expr(node)
+    if not (isinstance(v, Record) and v.kind == "dict"):
+        raise lw.ctx.error(node, "only a dict can be unpacked into a dict here",
+                           cls=PyadTypeError)
+    return dict(zip(v.fields, v.children))
+
+
+def _dict(values: dict) -> Record:
     keys = tuple(sorted(values))
     return Record("dict", None, keys, tuple(values[k] for k in keys))
 

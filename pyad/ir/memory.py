@@ -134,19 +134,25 @@ def points_to(block: Block) -> dict[str, set[str]]:
     return pts
 
 
-def constant_writes(block: Block) -> list[tuple[Op, Op]]:
-    """Stores into an array that may be (a view of) a read-only constant: (store,
-    constarray op)."""
+def writes_into(block: Block, roots: set[str]) -> list[tuple[Op, str]]:
+    """Writes (WRITE_OPS) into an array that may be (a view of) one of the array values
+    named in `roots`: (write op, root), in program order."""
     pts = points_to(block)
-    consts = {s.outs[0].name: s for s in walk(block)
-              if isinstance(s, Op) and s.op == "constarray"}
     found = []
     for s in walk(block):
-        if isinstance(s, Op) and s.op == "store":
-            hit = sorted(pts.get(s.args[0].name, set()) & consts.keys())
+        if isinstance(s, Op) and s.op in WRITE_OPS:
+            hit = sorted(pts.get(s.args[0].name, set()) & roots)
             if hit:
-                found.append((s, consts[hit[0]]))
+                found.append((s, hit[0]))
     return found
+
+
+def constant_writes(block: Block) -> list[tuple[Op, Op]]:
+    """Writes into an array that may be (a view of) a read-only constant: (write op,
+    constarray op)."""
+    consts = {s.outs[0].name: s for s in walk(block)
+              if isinstance(s, Op) and s.op == "constarray"}
+    return [(s, consts[root]) for s, root in writes_into(block, set(consts))]
 
 
 def param_writes(block: Block) -> list[tuple[Op, Var]]:

@@ -191,8 +191,13 @@ def test_refusals(tmp_path):
                    "a dict cannot be used as a number here")
     assert_refused(tmp_path, "x", "{1: x}", (1.0,), "unsupported dict: keys must be constant "
                    "strings")
-    assert_refused(tmp_path, "p", "p.get('a')", ({"a": 1.0},), "a dict is read-only in "
-                   "compiled code and has no methods")
+    assert_refused(tmp_path, "p", "p.items()", ({"a": 1.0},), "a dict is read-only in "
+                   "compiled code: nothing is assigned into it, and of its methods only `copy` "
+                   "and `get` compile")
+    assert_refused(tmp_path, "p", "p.get('b')", ({"a": 1.0},), "the dict has no key 'b', so "
+                   "`get` gives None")
+    assert_refused(tmp_path, "p", "{**p['a']}", ({"a": 1.0},), "only a dict can be unpacked "
+                   "into a dict here")
     with pytest.raises(pyad.PyadTypeError, match="a dict is read-only in compiled code") as e:
         pyad.jit_grad(stores_into)({"a": 1.0})
     assert e.value.line == stores_into.__code__.co_firstlineno + 1
@@ -201,3 +206,19 @@ def test_refusals(tmp_path):
 def stores_into(p):
     p["a"] = 2.0
     return p["a"]
+
+
+def copies_and_updates(params, x):
+    p = dict(params)
+    q = {**p, "b": p["b"] * 2.0}
+    r = dict(q, c=3.0)
+    s = r.copy()
+    t = dict(w=s["w"], b=s.get("b", 0.0), **{"d": x})
+    lr = params.get("lr", 0.1) + t.get("b") + t["d"]
+    inner = {"o": {"k": x}}
+    return np.sum(t["w"] * x) * lr + s["c"] + inner["o"].get("k", 1.0), {**q, "x": x}
+
+
+def test_dict_copies_updates_and_get():
+    from tests.gradients import check_against_python
+    check_against_python(copies_and_updates, {"w": np.array([1.0, 2.0]), "b": 0.5}, 1.5)
