@@ -399,3 +399,17 @@ def closure_calls_nested(x):
 CASES += [(comprehension_over_comprehension, (ARR,)), (list_of_a_comprehension, (ARR,)),
           (sum_of_mapped, (ARR, ARR[::-1].copy())), (mapped_pairs_in_a_loop, (ARR, ARR * 0.5)),
           (mapped_over_mapped, (ARR,)), (closure_calls_nested, (ARR,))]
+
+
+def shifted_sum_of_arrays(x, w):
+    k = len(w)   # a sum of arrays over a sequence of run-time length
+    out = sum(w[j] * x[j:len(x) - k + 1 + j] for j in range(k))
+    return np.sum(out ** 2)
+
+
+def sum_of_rows_with_start(m, n):
+    rows = [m[i % 2] * (i + 1.0) for i in range(n)]
+    return np.sum(sum(rows, m[1]) ** 2) + np.sum(sum(r * r for r in rows))
+
+
+CASES += [(shifted_sum_of_arrays, (ARR, ARR[:3].copy())), (sum_of_rows_with_start, (MAT, 3))]

@@ -40,6 +40,8 @@ class Folds:
         src = ctx.env[seq]
         rows = isinstance(src, DynList) and ndim_of(src.buf.type) > 1 or \
             isinstance(src, Var) and is_array(src.type) and ndim_of(src.type) > 1
+        if rows and fname == "sum":
+            return self.sum_of_arrays(seq, args, node)
         if rows:
             raise ctx.error(node, f"{fname}() over arrays, from a sequence whose length is "
                             "known at run time only", cls=PyadTypeError,
@@ -72,6 +74,28 @@ class Folds:
             stmts = [ast.Assign([name(acc, True)], ast.Constant(not hit)),
                      loop([ast.If(name(v) if hit else ast.UnaryOp(ast.Not(), name(v)),
                                   [ast.Assign([name(acc, True)], ast.Constant(hit))], [])])]
+        out = self.lists.run_scoped(stmts, node, acc, set())
+        ctx.env.pop(seq, None)
+        return out
+
+    def sum_of_arrays(self, seq: str, args: list[ast.expr], node: ast.Call) -> Value:
+        """sum(arrays[, start]) over a sequence of run-time length: `start + a0`, then each
+        later item added in order, as CPython adds them. The result is an array, so an empty
+        sequence (CPython: `start`) raises ValueError here."""
+        ctx, b = self.ctx, self.ctx.b
+        n = self.lists.length(ctx.env[seq])
+        b.emit("raise_if", b.eq(n, b.const(0, I64)), attrs=(
+            "ValueError", "sum() of an empty sequence of arrays (compiled code returns an "
+            "array, not the start value)"))
+        acc, k = self.lists.temp("acc"), self.lists.temp("k")
+        item = lambda i: ast.Subscript(name(seq), i, ast.Load())  # noqa: E731
+        start = args[1] if len(args) == 2 else ast.Constant(0)
+        stmts = [ast.Assign([name(acc, True)], ast.BinOp(start, ast.Add(), item(
+                     ast.Constant(0)))),
+                 ast.For(name(k, True), ast.Call(name("range"), [ast.Constant(1), ast.Call(
+                     name("len"), [name(seq)], [])], []),
+                     [ast.Assign([name(acc, True)], ast.BinOp(name(acc), ast.Add(),
+                                                              item(name(k))))], [])]
         out = self.lists.run_scoped(stmts, node, acc, set())
         ctx.env.pop(seq, None)
         return out

@@ -57,7 +57,7 @@ def test_run_time_errors_of_lists_name_the_line(tmp_path):
 
 REFUSED = [
     ("x", "[v for v in x]", (1.5,), "'float' object is not iterable"),
-    ("x", "sum([np.ones(2) * x for k in range(int(x))])", (2.0,), "sum\\(\\) over arrays"),
+    ("x", "min([np.ones(2) * x for k in range(int(x))])", (2.0,), "min\\(\\) over arrays"),
     ("x", "[np.ones(2) * k for k in range(int(x))].index(x)", (1.0,),
      "list.index\\(\\) of a list of arrays"),
     ("x", "[x, np.ones(2)][int(x)]", (1.0,), "must hold numbers, or arrays of one shape"),
@@ -78,6 +78,15 @@ def test_refusals_are_located(tmp_path, params, expr, args, message):
     with pytest.raises(pyad.PyadError, match=message) as info:
         pyad.jit_grad(f)(*args)
     assert info.value.line == 6, info.value
+
+
+def test_sum_of_no_arrays_raises_value_error(tmp_path):
+    src = "import numpy as np\n\n\ndef f(x):\n    return sum([np.ones(2) * x for k in range(int(x))])\n"
+    f = pyad.jit_grad(load_module(tmp_path / "empty.py", src).f)
+    np.testing.assert_array_equal(f(2.0), [4.0, 4.0])
+    with pytest.raises(ValueError, match=r"sum\(\) of an empty sequence of arrays .*\(line 5 of "
+                       r"empty.py\)"):
+        f(0.5)
 
 
 PROGRAMS_REFUSED = [   # (source, message, line of the error)
