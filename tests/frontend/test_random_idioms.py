@@ -1,7 +1,8 @@
 """Random programs of lists, iteration and function values (issue 16), run by CPython and by
 pyad: the values must agree on every input, and the gradients must pass finite differences
 and the dot-product test (pyad.check_grad). The generator writes the spellings people write
-(appends under conditions, comprehensions with filters, enumerate/zip/reversed, lambdas
+(appends under conditions, comprehensions with filters, comprehensions over comprehensions,
+map, enumerate/zip/reversed, lambdas
 closing over locals, pops guarded by a length test), in random orders and nestings, so the
 lowering is tested on programs nobody wrote by hand."""
 import random
@@ -52,7 +53,9 @@ class Gen:
         if kind == "comp":
             M = self.fresh("L")
             self.lists.append(M)
-            src = r.choice(["x", L, f"reversed({L})"])
+            src = r.choice(["x", L, f"reversed({L})", f"[t * {c} + a for t in {L}]",
+                            f"list({L})", f"map(lambda t: t + {c}, {L})",
+                            f"(t for t in x if t > {c})", f"list([t for t in {L}])"])
             return [f"{M} = [{self.scalar(['w', 'a'])} for w in {src} if w < {c + 1.0}]"]
         if kind == "enum":
             return [f"for i, w in enumerate({L}, {r.randint(0, 2)}):",
@@ -67,7 +70,9 @@ class Gen:
         if kind == "fold":
             f = r.choice(["sum", "max", "min"])
             guard = "" if f == "sum" else f" if len({L}) > 0 else 0.0"
-            return [f"s += {f}({L}){guard}"]
+            seq = r.choice([L, L, f"[w * {c} for w in [t + a for t in {L}]]",
+                            f"map(abs, {L})"])
+            return [f"s += {f}({seq}){guard}"]
         if kind == "pop":
             return [f"if len({L}) > 1:", f"    s += {L}.pop() * {c}"]
         if kind == "lambda":
