@@ -413,3 +413,30 @@ def sum_of_rows_with_start(m, n):
 
 
 CASES += [(shifted_sum_of_arrays, (ARR, ARR[:3].copy())), (sum_of_rows_with_start, (MAT, 3))]
+
+
+# ----------------------------------------------------------------------------- lists of new
+# lists: each new list is held as an array row
+
+def matrix_of_comprehensions(x):
+    m = [[x[i] * x[j] for j in range(3)] for i in range(3)]
+    return sum(m[i][i] for i in range(3)) + m[0][2] + len(m[1])
+
+
+def kernel_matrix(x, n):
+    K = np.array([[math.exp(-(x[i] - x[j]) ** 2) for j in range(n)] for i in range(n)])
+    return np.sum(K @ x[:n])
+
+
+def rows_of_displays(x):
+    rows = [[v, v * v, 1.0] for v in x]
+    t = 0.0
+    for r in rows:
+        for v in r:
+            t += v * len(r)
+    rows.append([1.0, 2.0, 3.0])
+    return t + np.sum(np.array(rows)[:, 1]) + rows[-1][2]
+
+
+CASES += [(matrix_of_comprehensions, (ARR,)), (kernel_matrix, (ARR, 4)),
+          (rows_of_displays, (ARR,))]

@@ -307,6 +307,11 @@ class ArrayLowering:
             if node.args or node.keywords:
                 raise self.ctx.error(node, "a.copy() takes no arguments", cls=PyadTypeError)
             return self.copy_array(a)
+        if f.attr in ("append", "extend", "pop", "insert", "remove"):
+            raise self.ctx.error(node.func, f"an array has no method `{f.attr}` (a list made "
+                                 "of new lists, `[[...] for ...]`, holds them as array rows)",
+                                 cls=PyadTypeError, hint="build each row completely before "
+                                 "it goes into the list, or use np.concatenate")
         if f.attr in _IN_PLACE_REFUSED:
             raise self.ctx.error(node.func, f"a.{f.attr}() changes the array in place, which "
                                  "pyad does not support", hint="assign the new values into "

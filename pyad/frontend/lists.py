@@ -236,7 +236,13 @@ class Lists:
             return self.lw.folds.search(lst, args[0], attr, node)
         self.check_owner(lst, node)
         if attr == "append":
-            self.rebind(lst, self.appended(lst, args[0], node))
+            v = args[0]
+            if isinstance(node.args[0], (ast.List, ast.ListComp)) and (
+                    isinstance(v, DynList) or isinstance(v, PyList) and len(v)):
+                # a new list (no other name holds it) is appended as an array, which a list
+                # of run-time length can hold as a row: `[[f(i, j) for j ...] for i ...]`
+                v = self.lw.arrays.array(v, node.args[0])
+            self.rebind(lst, self.appended(lst, v, node))
             return ctx.b.const(0, I64)   # None: an expression statement drops it
         if attr == "extend":
             return self.extend(lst, args[0], node)

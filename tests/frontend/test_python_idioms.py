@@ -58,6 +58,8 @@ def test_run_time_errors_of_lists_name_the_line(tmp_path):
 REFUSED = [
     ("x", "[v for v in x]", (1.5,), "'float' object is not iterable"),
     ("x", "min([np.ones(2) * x for k in range(int(x))])", (2.0,), "min\\(\\) over arrays"),
+    ("x", "[[x, 2 * x] for k in range(3)][0].append(x)", (2.0,), "an array has no method "
+     "`append`"),
     ("x", "[np.ones(2) * k for k in range(int(x))].index(x)", (1.0,),
      "list.index\\(\\) of a list of arrays"),
     ("x", "[x, np.ones(2)][int(x)]", (1.0,), "must hold numbers, or arrays of one shape"),
