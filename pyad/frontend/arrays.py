@@ -26,6 +26,11 @@ MAX_CONSTANT_ELEMENTS = 1 << 16
 #: array methods that change the array in place (a.sort() and a.fill() are supported)
 _IN_PLACE_REFUSED = ("partition", "resize", "put", "itemset", "setfield", "byteswap",
                      "setflags")
+#: functions whose arguments from this position on are shapes, axes or counts, not arrays
+#: (a list there stays a list); the other functions take a list wherever NumPy takes an array
+_SHAPE_ARGS = {"reshape": 1, "tile": 1, "repeat": 1, "broadcast_to": 1, "roll": 1,
+               "transpose": 1, "swapaxes": 1, "moveaxis": 1, "zeros": 0, "ones": 0,
+               "empty": 0, "full": 0}
 _CREATE = ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
            "full_like", "copy")
 
@@ -255,6 +260,9 @@ class ArrayLowering:
         if name in self.lw.einsum.NAMES:
             return self.lw.einsum.create(name, node)
         if name in prelude.NAMES:  # written in the compiled subset: a helper's call
+            if any(isinstance(a, (ast.List, ast.ListComp)) or isinstance(a, ast.Name) and
+                   isinstance(self.ctx.env.get(a.id), (PyList, DynList)) for a in node.args):
+                return self._with_lists_as_arrays(name, node)
             if name in ("percentile", "quantile"):
                 return self._checked_q(name, node)
             if name == "interp" and node.args and not node.keywords:
@@ -267,9 +275,30 @@ class ArrayLowering:
         # a string argument (np.linalg.norm's ord='fro') is read by the function itself
         args = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, str)
                 else self.lw.exprs.expr(a) for a in node.args]
+        stop = _SHAPE_ARGS.get(name, len(args))
+        args = [self.array(v, a) if k < stop and isinstance(v, (PyList, DynList)) else v
+                for k, (v, a) in enumerate(zip(args, node.args))]
         if name in _CREATE:
             return self.create(name, node, args)
         return self.lw.arrayops.function(name, node, args)
+
+    def _with_lists_as_arrays(self, name: str, node: ast.Call):
+        """np.<name>(...) of the prelude with its list arguments made arrays first (NumPy
+        takes a list wherever it takes an array)."""
+        ctx, temps = self.ctx, []
+        args = []
+        for a in node.args:
+            tmp = ctx.temp("arg")
+            v = self.lw.exprs.expr(a)
+            ctx.env[tmp] = self.array(v, a) if isinstance(v, (PyList, DynList)) else v
+            temps.append(tmp)
+            args.append(ast.Name(tmp, ast.Load(), **location_of(a)))
+        try:
+            return self.numpy_call(name, ast.Call(node.func, args, node.keywords,
+                                                  **location_of(node)))
+        finally:
+            for tmp in temps:
+                del ctx.env[tmp]
 
     def _checked_q(self, name: str, node: ast.Call):
         """np.percentile / np.quantile (prelude.py) after a ValueError check of `q` (the

@@ -182,6 +182,9 @@ class Expressions:
     # ------------------------------------------------------------------ operators
     def binop(self, op: ast.operator, a: Value, b: Value, node: ast.AST) -> Var:
         ops = self.lw.arrayops
+        if (ops.is_arrayish(a) or ops.is_arrayish(b)) and (is_list(a) or is_list(b)):
+            # NumPy makes a list operand of an array operator an array: `x * [1.0, -1.0]`
+            a, b = (self.lw.arrays.array(v, node) if is_list(v) else v for v in (a, b))
         if isinstance(op, ast.MatMult) and (ops.is_arrayish(a) or ops.is_arrayish(b)):
             return ops.dot(a, b, node, batched=True)
         if type(op) in BINOPS and (ops.is_arrayish(a) or ops.is_arrayish(b)):
