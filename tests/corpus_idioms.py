@@ -440,3 +440,72 @@ def rows_of_displays(x):
 
 CASES += [(matrix_of_comprehensions, (ARR,)), (kernel_matrix, (ARR, 4)),
           (rows_of_displays, (ARR,))]
+
+
+# ----------------------------------------------------------------------------- more of
+# Python: :=, starred unpacking, loop else, sorted/round/divmod
+
+def walrus_filters(x):
+    total = 0.0
+    for v in x:
+        if (w := v * v) > 0.05:
+            total += w
+    return total + sum(y for t in x if (y := t * 2.0) > 0.5)
+
+
+def starred_unpacking(x):
+    first, *rest = x
+    a, *mid, z = (x[0], x[1], x[2], x[3])
+    *init, last = [x[0], 2.0, x[2]]
+    *none, only = (x[4],)
+    return first * np.sum(rest) + a * sum(mid) * z + sum(init) * last + len(mid) + \
+        only * len(none)
+
+
+def search_with_else(x, t):
+    s = 0.0
+    for i in range(len(x)):
+        if x[i] > t:
+            s = x[i] * i
+            break
+    else:
+        s = -1.0 * x[0]
+    k = 0
+    while k < 3:
+        k += 1
+        s += x[k]
+    else:
+        s *= 2.0
+    for v in x:
+        if v > t + 1.0:
+            return s * v
+    else:
+        return s + 0.5
+
+
+def else_continues_the_outer_loop(x):
+    total = 0.0
+    for i in range(3):
+        for v in x:
+            if v * i > 0.5:
+                break
+        else:
+            total += 100.0
+            continue
+        total += x[i]
+    return total
+
+
+def sorted_round_divmod(x, n):
+    s = sorted(x)
+    r = sorted([x[0], 2.0, x[2]], reverse=True)
+    q, m = divmod(x[1] * 3.0, 0.07)
+    k, j = divmod(n, 3)
+    return s[0] * 2 + s[-1] + r[0] * r[2] + q * x[0] + m + round(x[3] * 40) * x[1] + k + \
+        j * 2 + round(n) + round(2.5) + round(-0.5) + round(0.49999999999999994)
+
+
+CASES += [(walrus_filters, (ARR,)), (starred_unpacking, (ARR,)),
+          (search_with_else, (ARR, 0.4)), (search_with_else, (ARR, 5.0)),
+          (search_with_else, (ARR, -1.0)), (else_continues_the_outer_loop, (ARR,)),
+          (sorted_round_divmod, (ARR2, 7))]

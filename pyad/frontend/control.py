@@ -20,7 +20,7 @@ from .. import pytree
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
 from . import raising, records
-from .context import Undefined, is_value, location_of, unify
+from .context import PyList, Undefined, is_value, location_of, unify
 from .lists import is_list
 from .closures import is_function
 from .context import Lazy
@@ -57,7 +57,7 @@ def exits(stmts: list[ast.stmt], loop_level: bool = True) -> set[str]:
         elif isinstance(s, ast.If):
             found |= exits(s.body, loop_level) | exits(s.orelse, loop_level)
         elif isinstance(s, (ast.For, ast.While)):
-            found |= exits(s.body, False) & {RET}
+            found |= exits(s.body, False) & {RET} | exits(s.orelse, loop_level)
     return found
 
 
@@ -70,6 +70,9 @@ def always_returns(stmts: list[ast.stmt]) -> bool:
         if isinstance(s, ast.While) and isinstance(s.test, ast.Constant) and s.test.value \
                 and BRK not in exits(s.body):
             return True  # `while True:` left only by return
+        if isinstance(s, (ast.For, ast.While)) and BRK not in exits(s.body) \
+                and always_returns(s.orelse):
+            return True  # an `else:` that returns, after a loop without `break`
     return False
 
 
@@ -192,10 +195,12 @@ class Statements:
                     return
                 cond = ex.truth(ex.expr(node.test), node.test)
                 self.if_region(cond, node.body, node.orelse, node)
-            case ast.While():
-                self.lw.loops.while_stmt(node)
-            case ast.For():
-                self.lw.loops.for_stmt(node)
+            case ast.While() | ast.For():
+                loops = self.lw.loops
+                loops.broke = None
+                (loops.while_stmt if isinstance(node, ast.While) else loops.for_stmt)(node)
+                if node.orelse:
+                    self.loop_else(node, loops.broke)
             case ast.Break() | ast.Continue():
                 if not ctx.loop_depth:
                     word = "break" if isinstance(node, ast.Break) else "continue"
@@ -222,6 +227,18 @@ class Statements:
                     ex.expr(node.value)  # evaluated for its errors; the value is unused
             case _:
                 raise ctx.unsupported(node)
+
+    def loop_else(self, node: ast.For | ast.While, broke) -> None:
+        """The `else:` clause of a loop: it runs when the loop ended without `break` (and
+        without `return`)."""
+        ctx = self.ctx
+        flags = [f for f in (broke, ctx.env.get(RET)) if isinstance(f, Var)]
+        if not flags:
+            self.stmts(node.orelse)
+            return
+        ctx.b.loc = ctx.src.loc(node.orelse[0])
+        left = flags[0] if len(flags) == 1 else ctx.b.select(flags[0], flags[0], flags[1])
+        self.if_region(ctx.b.emit("not", left), node.orelse, [], node.orelse[0])
 
     def aug_assign(self, node: ast.AugAssign) -> None:
         if isinstance(node.target, ast.Subscript):
@@ -261,6 +278,8 @@ class Statements:
                 value = self.named(value, target.id, mark)
             ctx.env[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
+            if any(isinstance(t, ast.Starred) for t in target.elts):
+                target, value = self.starred(target, value)
             if not isinstance(value, tuple):
                 raise ctx.error(target, "cannot unpack a number", cls=PyadTypeError)
             if len(value) != len(target.elts):
@@ -279,6 +298,45 @@ class Statements:
                 self.lw.arrays.store(target, value)
         else:
             raise ctx.unsupported(target, "assignment target")
+
+    def starred(self, target: ast.Tuple | ast.List, value):
+        """`a, *rest, z = value`: the target without the star, and the value regrouped to
+        match it (the starred name gets a list of the middle items; of an array, the slice
+        of the middle rows, an array where CPython makes a list of rows)."""
+        ctx = self.ctx
+        stars = [k for k, t in enumerate(target.elts) if isinstance(t, ast.Starred)]
+        if len(stars) > 1:
+            raise ctx.error(target, "multiple starred expressions in assignment")
+        k, n_after = stars[0], len(target.elts) - stars[0] - 1
+        elts = list(target.elts)
+        elts[k] = elts[k].value
+        plain = ast.Tuple(elts, ast.Store(), **location_of(target))
+        if isinstance(value, Var) and is_array(value.type):
+            n = ctx.b.emit("dim", value, attrs=(0,), type=I64)
+            short = ctx.b.lt(n, ctx.b.const(len(elts) - 1, I64))
+            ctx.b.emit("raise_if", short, attrs=("ValueError", "not enough values to "
+                                                 f"unpack (expected at least {len(elts) - 1})"))
+            tmp = ctx.temp("unpack")
+            at = lambda i: self.lw.exprs.expr(ast.Subscript(  # noqa: E731
+                ast.Name(tmp, ast.Load()), i, ast.Load(), **location_of(target)))
+            ctx.env[tmp] = value
+            try:
+                num = lambda c: ast.Constant(c)  # noqa: E731
+                head = [at(num(i)) for i in range(k)]
+                middle = at(ast.Slice(num(k), num(-n_after) if n_after else None, None))
+                tail = [at(num(i - n_after)) for i in range(n_after)]
+            finally:
+                del ctx.env[tmp]
+            return plain, (*head, middle, *tail)
+        if isinstance(value, PyList) or isinstance(value, tuple) and not is_list(value):
+            items = tuple(value)
+            if len(items) < len(elts) - 1:
+                raise ctx.error(target, f"not enough values to unpack (expected at least "
+                                f"{len(elts) - 1}, got {len(items)})", cls=PyadTypeError)
+            middle = PyList(items[k:len(items) - n_after], ctx)
+            return plain, (*items[:k], middle, *items[len(items) - n_after:])
+        raise ctx.error(target, "starred assignment unpacks a tuple, a list of known length "
+                        "or an array here", cls=PyadTypeError)
 
     def named(self, v: Var, name: str, mark: tuple[Builder, int]) -> Var:
         """Give the value just computed for `name = ...` a readable SSA name: only the op

@@ -89,6 +89,10 @@ class Expressions:
                 return self.subscript(node)
             case ast.Dict():
                 return records.display(self.lw, node)
+            case ast.NamedExpr():   # `(w := v * v) > 0.5`: bound where CPython binds it
+                value = self.lw.arrayops.materialize(self.expr(node.value))
+                self.lw.stmts.assign(node.target, value)
+                return value
         raise self.ctx.unsupported(node)
 
     # ------------------------------------------------------------------ leaves

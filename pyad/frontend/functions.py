@@ -23,7 +23,7 @@ from .arrays import numpy_module
 from .context import PyList, RangeVal, Static, Value, arith, location_of, unify
 from .lists import is_list
 from .closures import FuncRef, is_function
-from ..ir.nodes import F64, I64, Var, is_array
+from ..ir.nodes import F64, I64, Var, is_array, ndim_of
 from ..ir.ops import OPS, OpDef
 
 _MODULES = {"math": math, "builtins": builtins}
@@ -215,6 +215,8 @@ class Functions:
             return records.make_dict(self.lw, node)
         if fn.obj is map:
             return self.mapped(node)
+        if fn.obj in (round, divmod, sorted):
+            return self.python_builtin(fn.obj, node)
         raw = [ex.expr(a) for a in node.args]
         if fn.obj is len:
             return self.length(raw, node)
@@ -254,6 +256,43 @@ class Functions:
             raise ctx.error(node, "tuple() of an iterable whose length is known at run time "
                             "only", cls=PyadTypeError, hint="use a list, or np.array(...)")
         return tuple(out)
+
+    def python_builtin(self, fn, node: ast.Call) -> Value:
+        """round(x) (an int, ties to even), divmod(a, b) (a // b, a % b) and sorted(seq,
+        reverse=False) (of numbers: an array, read like the list CPython makes)."""
+        ctx, ex, b = self.ctx, self.lw.exprs, self.ctx.b
+        kw = {k.arg: k.value for k in node.keywords}
+        if fn is sorted:
+            if len(node.args) != 1 or set(kw) - {"reverse"}:
+                raise ctx.error(node, "sorted() takes a sequence and reverse= here (no key)",
+                                cls=PyadTypeError, hint="sort the keys with np.argsort and "
+                                "index with them")
+            v = self.lw.arrayops.materialize(ex.expr(node.args[0]))
+            a = self.lw.arrays.array(v, node.args[0]) if is_list(v) or isinstance(
+                v, Var) and is_array(v.type) else None
+            if a is None or ndim_of(a.type) != 1:
+                raise ctx.error(node.args[0], "sorted() of numbers (a list or a 1-D array) "
+                                "here", cls=PyadTypeError)
+            out = self.lw.numpyfuncs.call("sort", node, [a], {})
+            rev = kw.get("reverse")
+            if rev is not None and not (isinstance(rev, ast.Constant) and rev.value is False):
+                if not (isinstance(rev, ast.Constant) and rev.value is True):
+                    raise ctx.error(rev, "reverse= must be True or False here",
+                                    cls=PyadTypeError)
+                out = self.lw.arrayops.materialize(self.lw.logical.flip("flip", node, [out], {}))
+            return out
+        if node.keywords or len(node.args) != (2 if fn is divmod else 1):
+            what = "divmod() takes two numbers" if fn is divmod else \
+                "round() takes one number here (round(x, n): write np.round(x, n))"
+            raise ctx.error(node, what, cls=PyadTypeError)
+        args = [ex.scalar(ex.expr(a), a) for a in node.args]
+        if fn is divmod:
+            return (ex.binop(ast.FloorDiv(), args[0], args[1], node),
+                    ex.binop(ast.Mod(), args[0], args[1], node))
+        x = args[0]
+        if x.type != F64:
+            return ctx.convert(x, I64)
+        return b.emit("toint", b.emit("rint", x), type=I64)
 
     def mapped(self, node: ast.Call) -> Value:
         """map(f, a, b, ...): the list `[f(x, y, ...) for x, y, ... in zip(a, b, ...)]` (so

@@ -17,7 +17,7 @@ from .context import Lazy
 
 #: elementwise functions of one float, written with other ops (`simple`)
 _SIMPLE = ("reciprocal", "negative", "positive", "exp2", "deg2rad", "radians", "rad2deg",
-           "degrees", "trunc", "fix", "rint", "sinc")
+           "degrees", "trunc", "fix", "sinc")
 
 
 class Logical:
@@ -26,7 +26,7 @@ class Logical:
     NAMES = ("logical_and", "logical_or", "logical_xor", "logical_not", "isnan", "isinf",
              "isfinite", "any", "all", "count_nonzero", "square", "mod", "remainder",
              "flip", "fliplr", "flipud", "reciprocal", "negative", "positive", "exp2",
-             "deg2rad", "radians", "rad2deg", "degrees", "trunc", "fix", "rint", "round",
+             "deg2rad", "radians", "rad2deg", "degrees", "trunc", "fix", "round",
              "around", "sinc")
 
     def __init__(self, lw) -> None:
@@ -83,8 +83,6 @@ class Logical:
             return b.mul(x, f(180.0 / math.pi))
         if name in ("trunc", "fix"):
             return b.select(b.lt(x, f(0.0)), b.emit("ceil", x), b.emit("floor", x))
-        if name == "rint":
-            return self.half_even(x)
         # sinc: sin(pi x) / (pi x), 1 at 0
         px = b.mul(x, f(math.pi))
         zero = b.eq(x, f(0.0))
@@ -93,12 +91,7 @@ class Logical:
 
     def half_even(self, x: Var) -> Var:
         """x rounded to the nearest integer, ties to even (NumPy's rint and round)."""
-        b = self.ctx.b
-        f = lambda v: b.const(v, F64)  # noqa: E731
-        r = b.emit("floor", b.add(x, f(0.5)))
-        tie = b.eq(b.sub(r, x), f(0.5))
-        odd = b.ne(b.sub(r, b.mul(f(2.0), b.emit("floor", b.mul(r, f(0.5))))), f(0.0))
-        return b.select(b.select(tie, odd, b.const(False, BOOL)), b.sub(r, f(1.0)), r)
+        return self.ctx.b.emit("rint", x)   # floor(x + 0.5) was 1 at 0.49999999999999994
 
     def round(self, node: ast.Call, args: list, kw: dict):
         """np.round(a, decimals=0) (and np.around, a.round()): NumPy's rule, the value

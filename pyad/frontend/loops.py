@@ -71,19 +71,16 @@ class Loops:
     def __init__(self, lw) -> None:
         self.lw = lw
         self.ctx = lw.ctx
+        self.broke = None   # the `break` flag of the loop lowered last (None: it cannot break)
 
     # ------------------------------------------------------------------ statements
     def while_stmt(self, node: ast.While) -> None:
-        if node.orelse:
-            raise self.ctx.error(node.orelse[0], "unsupported syntax: else clause of a loop")
         runs = isinstance(node.test, ast.Constant) and bool(node.test.value)
         self.loop(LoopSpec(node, node.body, lambda env: self.lw.exprs.expr(node.test),
                            runs=runs))
 
     def for_stmt(self, node: ast.For) -> None:
         ctx = self.ctx
-        if node.orelse:
-            raise ctx.error(node.orelse[0], "unsupported syntax: else clause of a loop")
         it = node.iter
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
                 and it.func.id not in ctx.env
@@ -149,7 +146,7 @@ class Loops:
         for n in stored:  # assigned in the loop only: undefined after it
             if n not in carried:
                 env[n] = Undefined(n, why[n])
-        env.pop(BRK, None)
+        self.broke = env.pop(BRK, None)   # whether it left by `break` (an `else:` clause)
         env.update(outer)
 
     def bound_after(self, spec: LoopSpec, carried: Carried, stored: set[str],

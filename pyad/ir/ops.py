@@ -28,7 +28,7 @@ from .array_rows import ARRAY_ROWS
 from .linalg_rows import LINALG_ROWS
 from .nodes import BOOL, F64, I64, array_type, elem_type, is_array, ndim_of
 from .opdef import CALL, RULE, STRUCTURAL, VOID, ZERO, OpDef, call_sig, rule_sig
-from .semantics import cbrt, digamma, floordiv, ieee, ieee_div, ipow, lgamma, mod, pyfloat_ceil, pyfloat_floor, toint, true_div, wrap
+from .semantics import cbrt, digamma, floordiv, ieee, ieee_div, ipow, lgamma, mod, pyfloat_ceil, pyfloat_floor, pyfloat_rint, toint, true_div, wrap
 
 FF_F = {(F64, F64): F64}
 II_I = {(I64, I64): I64}
@@ -306,6 +306,9 @@ _ROWS: list[OpDef] = [
     OpDef("floor", F_F, pyfloat_floor, ZERO, ("intrinsic", "llvm.floor"),
           "floor as a float (math.floor = toint(floor(a)))",
           spell=("math.floor", "numpy.floor"), samples=((1.5,), (-0.25,))),
+    OpDef("rint", F_F, pyfloat_rint, ZERO, ("intrinsic", "llvm.roundeven"),
+          "a rounded to the nearest integer, ties to even, as a float (round(a) = "
+          "toint(rint(a)))", spell=("numpy.rint",), samples=((1.25,), (-0.75,))),
     OpDef("ceil", F_F, pyfloat_ceil, ZERO, ("intrinsic", "llvm.ceil"),
           "ceil as a float (math.ceil = toint(ceil(a)))",
           spell=("math.ceil", "numpy.ceil"), samples=((1.5,), (-0.25,))),

@@ -88,6 +88,11 @@ def pyfloat_floor(x: float) -> float:
     return float(math.floor(x)) if math.isfinite(x) else x
 
 
+def pyfloat_rint(x: float) -> float:
+    """x rounded to the nearest integer, ties to even (Python's round, NumPy's rint)."""
+    return float(round(x)) if math.isfinite(x) else x
+
+
 def pyfloat_ceil(x: float) -> float:
     return float(math.ceil(x)) if math.isfinite(x) else x
 

@@ -118,7 +118,9 @@ def compositions(a, v):
 
 
 def small_elementwise(a, v):
-    halves = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.25, 1.005])
+    halves = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.25, 1.005, 0.49999999999999994,
+                       -0.49999999999999994, 4503599627370497.0, -4503599627370497.0,
+                       2.0 ** 53 - 1.0, 1e300, -0.0])   # floor(x + 0.5) got the middle four wrong
     return (np.reciprocal(a + 3.0), np.negative(a), np.positive(a), np.exp2(a),
             np.deg2rad(a) + np.radians(v[:4]), np.rad2deg(a) + np.degrees(v[:4]),
             np.trunc(a * 3.0), np.fix(-a * 3.0), np.rint(halves), np.round(halves),

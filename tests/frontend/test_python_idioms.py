@@ -60,6 +60,9 @@ REFUSED = [
     ("x", "min([np.ones(2) * x for k in range(int(x))])", (2.0,), "min\\(\\) over arrays"),
     ("x", "[[x, 2 * x] for k in range(3)][0].append(x)", (2.0,), "an array has no method "
      "`append`"),
+    ("x", "sorted([x, 1.0], key=abs)", (2.0,), "sorted\\(\\) takes a sequence and reverse="),
+    ("x", "round(x, 2)", (2.0,), "round\\(\\) takes one number here"),
+    ("x", "divmod(x)", (2.0,), "divmod\\(\\) takes two numbers"),
     ("x", "[np.ones(2) * k for k in range(int(x))].index(x)", (1.0,),
      "list.index\\(\\) of a list of arrays"),
     ("x", "[x, np.ones(2)][int(x)]", (1.0,), "must hold numbers, or arrays of one shape"),
