@@ -19,7 +19,7 @@ import ast
 from .. import pytree
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
-from . import raising, records
+from . import dictstate, raising, records
 from .context import PyList, Undefined, is_value, location_of, unify
 from .lists import is_list
 from .closures import is_function
@@ -95,6 +95,7 @@ class Statements:
         self.lw = lw
         self.ctx = lw.ctx
         self._deferral: Deferral | None = None
+        self._mutable_dicts: dict[str, str] | None = None
         self.deferred: dict[str, ast.stmt] = {}   # name -> the statement that will read it
         self.at: tuple[list[ast.stmt], int] | None = None   # the statement being lowered
 
@@ -132,6 +133,14 @@ class Statements:
                 self.if_region(self.still_running(rest[0]), rest, [], rest[0], left)
                 return
         self.flush()
+
+    @property
+    def mutable_dicts(self) -> dict[str, str]:
+        """dictstate.mutable_dicts of this body (computed on the first assignment into a
+        dict)."""
+        if self._mutable_dicts is None:
+            self._mutable_dicts = dictstate.mutable_dicts(self.lw.fdef)
+        return self._mutable_dicts
 
     @property
     def deferral(self) -> Deferral:
@@ -244,6 +253,13 @@ class Statements:
         if isinstance(node.target, ast.Subscript):
             t = node.target
             base = self.ctx.env.get(t.value.id) if isinstance(t.value, ast.Name) else None
+            if isinstance(base, pytree.Record) and base.kind == "dict":   # d['k'] += v
+                ex = self.lw.exprs
+                new = ex.binop(node.op, ex.expr(ast.Subscript(t.value, t.slice, ast.Load(),
+                                                              **location_of(t))),
+                               ex.expr(node.value), node)
+                self.ctx.env[t.value.id] = dictstate.assign_item(self.lw, base, t, new)
+                return
             if is_list(base):   # l[i] += v: read, add, store
                 ex = self.lw.exprs
                 new = ex.binop(node.op, ex.expr(ast.Subscript(t.value, t.slice, ast.Load(),
@@ -294,6 +310,8 @@ class Statements:
             base = ctx.env.get(target.value.id) if isinstance(target.value, ast.Name) else None
             if is_list(base):
                 self.lw.lists.store(base, target, value)
+            elif isinstance(base, pytree.Record) and base.kind == "dict":
+                ctx.env[target.value.id] = dictstate.assign_item(self.lw, base, target, value)
             else:
                 self.lw.arrays.store(target, value)
         else:

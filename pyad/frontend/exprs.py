@@ -61,6 +61,12 @@ class Expressions:
             case ast.Compare():
                 if type(node.ops[0]) in (ast.Is, ast.IsNot) and len(node.ops) == 1:
                     return self.static_test(node)
+                if type(node.ops[0]) in (ast.In, ast.NotIn) and len(node.ops) == 1 and \
+                        isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
+                    d = self.expr(node.comparators[0])    # 'key' in d: known when compiling
+                    if isinstance(d, Record) and d.kind == "dict":
+                        found = node.left.value in d.fields
+                        return self.ctx.b.const(found == isinstance(node.ops[0], ast.In), BOOL)
                 left = self.expr(node.left)
                 if type(node.ops[0]) not in CMPOPS:
                     return self.compare(node, self.scalar(left, node.left), 0)  # raises

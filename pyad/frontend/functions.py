@@ -324,6 +324,8 @@ class Functions:
             return self.lw.iteration.range_length(raw[0])
         if isinstance(raw[0], tuple):
             return self.ctx.b.const(len(raw[0]), I64)
+        if isinstance(raw[0], records.Record) and raw[0].kind == "dict":
+            return self.ctx.b.const(len(raw[0].fields), I64)
         return self.lw.arrays.dims(self.lw.arrays.array(raw[0], node.args[0]))[0]
 
     def check_arity(self, spelling: str, name: str, n: int, node: ast.AST) -> None:

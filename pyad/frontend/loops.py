@@ -185,7 +185,8 @@ class Loops:
         found = exits(spec.body)
         targets = [ast.Assign([spec.counter[1]], ast.Constant(0))] if spec.counter else []
         stored = assigned(spec.body + targets)
-        stored |= {n for n in mutated_lists(spec.body) if is_list(self.ctx.env.get(n))}
+        stored |= {n for n in mutated_lists(spec.body) if is_list(self.ctx.env.get(n)) or (
+            isinstance(self.ctx.env.get(n), pytree.Record) and self.ctx.env[n].kind == "dict")}
         names = stored | (found - {CONT}) | ({RETVAL} if RET in found else set())
         if spec.counter:
             names.add(spec.counter[0])

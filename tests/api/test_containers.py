@@ -198,7 +198,8 @@ def test_refusals(tmp_path):
                    "`get` gives None")
     assert_refused(tmp_path, "p", "{**p['a']}", ({"a": 1.0},), "only a dict can be unpacked "
                    "into a dict here")
-    with pytest.raises(pyad.PyadTypeError, match="a dict is read-only in compiled code") as e:
+    with pytest.raises(pyad.PyadTypeError, match="cannot assign into this dict: it is a "
+                       "parameter") as e:
         pyad.jit_grad(stores_into)({"a": 1.0})
     assert e.value.line == stores_into.__code__.co_firstlineno + 1
 
@@ -222,3 +223,84 @@ def copies_and_updates(params, x):
 def test_dict_copies_updates_and_get():
     from tests.gradients import check_against_python
     check_against_python(copies_and_updates, {"w": np.array([1.0, 2.0]), "b": 0.5}, 1.5)
+
+
+def state_in_a_dict(x):
+    st = {"pos": 0.0, "vel": x}
+    for _ in range(10):
+        st["pos"] = st["pos"] + 0.1 * st["vel"]
+        st["vel"] -= 0.1 * st["pos"]
+        if st["pos"] > 0.5:
+            st["vel"] = st["vel"] * 0.5
+    st["k"] = len(st) + (1.0 if "vel" in st else 0.0) + (2.0 if "hit" not in st else 0.0)
+    return st["pos"] * st["k"], st
+
+
+def descent_in_a_dict(params, X, y):
+    p = dict(params)
+    for it in range(4):
+        r = X @ p["w"] + p["b"] - y
+        p["w"] = p["w"] - 0.1 * X.T @ r / len(y)
+        p["b"] -= 0.1 * np.mean(r)
+    q = p.copy()
+    q["b"] = 2.0 * q["b"]
+    return np.sum((X @ p["w"] + p["b"] - y) ** 2) + q["b"] + p.get("c", 0.5)
+
+
+def test_assigning_into_a_dict_of_the_function():
+    """dictstate.py: an assignment into a dict bound only to new dicts and read only by
+    subscripts rebinds the name; in a loop the dict is carried (the first version of this
+    lost the loop's updates: 0.0 where CPython gives 0.84)."""
+    from tests.gradients import check_against_python
+    rng = np.random.default_rng(3)
+    check_against_python(state_in_a_dict, 1.0)
+    check_against_python(state_in_a_dict, 9.0)
+    check_against_python(descent_in_a_dict, {"w": rng.normal(size=3), "b": 0.1},
+                         rng.normal(size=(6, 3)), rng.normal(size=6))
+
+
+def _into_parameter(p):
+    p["w"] = 1.0
+    return p["w"]
+
+
+def _into_alias(x):
+    d = {"a": x}
+    e = d
+    d["a"] = 2.0 * x
+    return e["a"]
+
+
+def _into_passed(x):
+    d = {"a": x}
+    h = _identity(d)
+    d["a"] = 2.0
+    return h["a"]
+
+
+def _identity(q):
+    return q
+
+
+def _into_read_by_lambda(x):
+    d = {"a": x}
+    f = lambda: d["a"]  # noqa: E731
+    d["a"] = 2.0
+    return f()
+
+
+def _into_loop_target(x):
+    for d in ({"a": x}, {"a": 2.0 * x}):
+        d["a"] = 1.0
+    return x
+
+
+@pytest.mark.parametrize("fn, why", [
+    (_into_parameter, "it is a parameter"), (_into_alias, "another name, container"),
+    (_into_passed, "another name, container"), (_into_read_by_lambda, "a nested function"),
+    (_into_loop_target, "it is bound to something other than a new dict")])
+def test_assigning_into_a_dict_others_may_hold_is_refused(fn, why):
+    with pytest.raises(pyad.PyadTypeError, match="cannot assign into this dict: " + why) as e:
+        pyad.jit_grad(fn)({"w": 2.0} if fn is _into_parameter else 1.0)
+    assert "p = {**p, 'key': value}" in str(e.value)
+    assert e.value.line is not None
