@@ -79,11 +79,11 @@ def no_return(x):
     x = x + 1.0
 
 
-def loop_else(x):
-    while x > 0.0:
-        x = x - 1.0
-    else:
-        x = 2.0
+def key_loop_breaks(x):
+    for k in _P:
+        x = x + _P[k]
+        if x > 2.0:
+            break
     return x
 
 
@@ -233,3 +233,6 @@ def truth_of_an_array(x):
 
 class _NegativeInput(ValueError):
     """A user's exception class: compiled code raises only builtin classes."""
+
+
+_P = {"a": 1.0, "b": 2.0}   # a global dict whose keys key_loop_breaks loops over

@@ -5,9 +5,11 @@ record bound to the same name. That equals CPython's mutation only when no other
 can see the dict, so it is allowed for a name that
 
 - is not a parameter (the caller's dict would change in CPython),
-- is only ever bound to a new dict: a display `{...}`, `dict(...)` or `x.copy()`,
-- is read only as `d[...]`, `d.get(...)`, `d.copy()`, `dict(d)`, `{**d}`, `len(d)`, `k in d`
-  or by a `return` (of it, or of a tuple holding it) — never bound to another name, put in a container, passed to a function
+- is only ever bound to a new dict: a display `{...}`, a dict comprehension, `dict(...)`
+  or `x.copy()`,
+- is read only as `d[...]`, `d.get(...)`, `d.copy()`, `d.keys()`, `d.items()`, `d.values()`,
+  `for k in d`, `dict(d)`, `{**d}`, `len(d)`, `k in d` or by a `return` (of it, or of a
+  tuple holding it) — never bound to another name, put in a container, passed to a function
   or read by a nested function, any of which could keep the old dict where CPython shares it.
 
 Anything else is refused at the assignment, saying which rule it breaks.
@@ -20,7 +22,7 @@ from ..errors import PyadTypeError
 from ..pytree import Record
 
 _FRESH_METHODS = ("copy",)
-_READ_METHODS = ("get", "copy")
+_READ_METHODS = ("get", "copy", "keys", "items", "values")
 
 
 def mutable_dicts(fdef: ast.AST) -> dict[str, str]:
@@ -82,6 +84,8 @@ def _why_not(node: ast.Name, parents: dict, in_nested: bool) -> str:
     if isinstance(up, ast.Compare) and node in up.comparators and \
             all(isinstance(op, (ast.In, ast.NotIn)) for op in up.ops):
         return ""
+    if isinstance(up, (ast.For, ast.comprehension)) and up.iter is node:   # `for k in d`
+        return ""
     while isinstance(up, ast.Tuple):   # `return value, d`
         up = parents.get(id(up))
     if isinstance(up, ast.Return):
@@ -91,7 +95,7 @@ def _why_not(node: ast.Name, parents: dict, in_nested: bool) -> str:
 
 
 def _fresh(value: ast.expr) -> bool:
-    if isinstance(value, ast.Dict):
+    if isinstance(value, (ast.Dict, ast.DictComp)):
         return True
     if isinstance(value, ast.Call) and not value.keywords and not value.args and \
             isinstance(value.func, ast.Attribute) and value.func.attr in _FRESH_METHODS:

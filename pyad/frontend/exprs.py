@@ -16,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import PyadSyntaxError, PyadTypeError
-from . import records
+from . import dictiter, records
 from .context import PyList, RangeVal, Static, Undefined, Value, arith, unify
 from .closures import FuncRef, Partial, is_function
 from .lists import is_list
@@ -59,21 +59,7 @@ class Expressions:
             case ast.BoolOp():
                 return self.boolop(node, node.values)
             case ast.Compare():
-                if type(node.ops[0]) in (ast.Is, ast.IsNot) and len(node.ops) == 1:
-                    return self.static_test(node)
-                if type(node.ops[0]) in (ast.In, ast.NotIn) and len(node.ops) == 1 and \
-                        isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
-                    d = self.expr(node.comparators[0])    # 'key' in d: known when compiling
-                    if isinstance(d, Record) and d.kind == "dict":
-                        found = node.left.value in d.fields
-                        return self.ctx.b.const(found == isinstance(node.ops[0], ast.In), BOOL)
-                left = self.expr(node.left)
-                if type(node.ops[0]) not in CMPOPS:
-                    return self.compare(node, self.scalar(left, node.left), 0)  # raises
-                right = self.expr(node.comparators[0])
-                if ops.is_arrayish(left) or ops.is_arrayish(right):
-                    return ops.compare(node, left, right)
-                return self.compare(node, self.scalar(left, node.left), 0, right)
+                return self.comparison(node)
             case ast.IfExp():
                 taken = records.static_truth(self.lw, node.test)
                 if taken is not None:
@@ -95,11 +81,33 @@ class Expressions:
                 return self.subscript(node)
             case ast.Dict():
                 return records.display(self.lw, node)
+            case ast.DictComp():
+                return dictiter.comprehension(self.lw, node)
             case ast.NamedExpr():   # `(w := v * v) > 0.5`: bound where CPython binds it
                 value = self.lw.arrayops.materialize(self.expr(node.value))
                 self.lw.stmts.assign(node.target, value)
                 return value
         raise self.ctx.unsupported(node)
+
+    def comparison(self, node: ast.Compare) -> Value:
+        ops = self.lw.arrayops
+        if type(node.ops[0]) in (ast.Is, ast.IsNot) and len(node.ops) == 1:
+            return self.static_test(node)
+        if records.string_comparison(node) is not None:   # keys of a dict loop
+            return self.ctx.b.const(records.string_comparison(node), BOOL)
+        if type(node.ops[0]) in (ast.In, ast.NotIn) and len(node.ops) == 1 and \
+                isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
+            d = self.expr(node.comparators[0])    # 'key' in d: known when compiling
+            if isinstance(d, Record) and d.kind == "dict":
+                found = node.left.value in d.fields
+                return self.ctx.b.const(found == isinstance(node.ops[0], ast.In), BOOL)
+        left = self.expr(node.left)
+        if type(node.ops[0]) not in CMPOPS:
+            return self.compare(node, self.scalar(left, node.left), 0)  # raises
+        right = self.expr(node.comparators[0])
+        if ops.is_arrayish(left) or ops.is_arrayish(right):
+            return ops.compare(node, left, right)
+        return self.compare(node, self.scalar(left, node.left), 0, right)
 
     # ------------------------------------------------------------------ leaves
     def constant(self, value: Any, node: ast.AST) -> Var:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import PyadTypeError
+from . import dictiter
 from .control import BRK, CONT, RET, exits
 from .context import DynList, RangeVal
 from .lists import is_list, mutated_lists
@@ -46,6 +47,8 @@ class Iteration:
     # ------------------------------------------------------------------ the loop
     def for_stmt(self, node: ast.For) -> None:
         ctx = self.ctx
+        if dictiter.unrolled_loop(self.lw, node):   # over a dict's keys, items or values
+            return
         iterated = {n.id for n in ast.walk(node.iter) if isinstance(n, ast.Name)
                     and is_list(ctx.env.get(n.id))}
         for n in sorted(iterated & mutated_lists(node.body)):
@@ -93,6 +96,10 @@ class Iteration:
                        item=lambda k: self.ctx.b.add(start, self.ctx.b.mul(k, step)))
         if isinstance(v, tuple):
             return Seq(items=list(v))
+        if not isinstance(v, Var):
+            raise self.ctx.error(node, "pyad cannot loop over this value", cls=PyadTypeError,
+                                 hint="loop over an array, a list, a tuple, a range or the "
+                                 "keys of a dict")
         if is_array(v.type):
             a = v
             n = b.emit("dim", a, attrs=(0,), type=I64)

@@ -122,8 +122,8 @@ def not_an_array(ctx, v: Record, node: ast.AST):
                          "to its attributes", cls=PyadTypeError, hint="call a module-level "
                          "function with the attributes it needs, and return new values")
     if v.kind == "dict":
-        return ctx.error(node, "a dict is read-only in compiled code: nothing is assigned "
-                         "into it, and of its methods only `copy` and `get` compile", cls=PyadTypeError, hint="read entries as "
+        return ctx.error(node, "of a dict's methods only `copy`, `get`, `values` and, in a "
+                         "`for` or a comprehension, `keys` and `items` compile", cls=PyadTypeError, hint="read entries as "
                          "`p['key']`; instead of assigning into a dict, build a new one: "
                          "`p = {**p, 'key': value}`")
     return ctx.error(node, f"a {v.describe()} is read-only in compiled code and has no "
@@ -178,10 +178,13 @@ def make_dict(lw, node: ast.Call) -> Record:
 
 
 def dict_method(lw, base: Record, node: ast.Call) -> Any:
-    """`p.copy()` (the dict itself: dicts are values) and `p.get('key', default)`."""
+    """`p.copy()` (the dict itself: dicts are values), `p.get('key', default)` and
+    `p.values()` (a tuple)."""
     ctx, attr = lw.ctx, node.func.attr
     if attr == "copy" and not node.args and not node.keywords:
         return base
+    if attr == "values" and not node.args and not node.keywords:
+        return tuple(base.children)   # in the order of the keys (sorted: dictiter.py)
     if attr == "get" and 1 <= len(node.args) <= 2 and not node.keywords \
             and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
         key = node.args[0].value
@@ -246,9 +249,30 @@ def construct(lw, cls: type, name: str, node: ast.Call) -> Record:
 
 # ----------------------------------------------------------------------------- static tests
 
+_STR_COMPARE = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+                ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+                ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+                ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
+
+
+def string_comparison(test: ast.expr) -> bool | None:
+    """The value of a comparison of string constants (`k == 'w'` once a loop over a dict's
+    keys has put the key in, dictiter.py), else None."""
+    if not isinstance(test, ast.Compare):
+        return None
+    operands = [test.left, *test.comparators]
+    if not all(isinstance(c, ast.Constant) and isinstance(c.value, str) for c in operands) \
+            or not all(type(op) in _STR_COMPARE for op in test.ops):
+        return None
+    return all(_STR_COMPARE[type(op)](a.value, b.value)
+               for op, a, b in zip(test.ops, operands, operands[1:]))
+
+
 def static_truth(lw, test: ast.expr) -> bool | None:
     """The value of `test` when it is decided at compile time (see the module docstring),
     else None."""
+    if string_comparison(test) is not None:
+        return string_comparison(test)
     match test:
         case ast.Compare(ops=[ast.Is() | ast.IsNot() as op], comparators=[right]):
             a, b = _operand(lw, test.left), _operand(lw, right)

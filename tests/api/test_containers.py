@@ -191,9 +191,9 @@ def test_refusals(tmp_path):
                    "a dict cannot be used as a number here")
     assert_refused(tmp_path, "x", "{1: x}", (1.0,), "unsupported dict: keys must be constant "
                    "strings")
-    assert_refused(tmp_path, "p", "p.items()", ({"a": 1.0},), "a dict is read-only in "
-                   "compiled code: nothing is assigned into it, and of its methods only `copy` "
-                   "and `get` compile")
+    assert_refused(tmp_path, "p", "p.items()", ({"a": 1.0},), "of a dict's methods only "
+                   "`copy`, `get`, `values` and, in a `for` or a comprehension, `keys` and "
+                   "`items` compile")
     assert_refused(tmp_path, "p", "p.get('b')", ({"a": 1.0},), "the dict has no key 'b', so "
                    "`get` gives None")
     assert_refused(tmp_path, "p", "{**p['a']}", ({"a": 1.0},), "only a dict can be unpacked "
@@ -304,3 +304,55 @@ def test_assigning_into_a_dict_others_may_hold_is_refused(fn, why):
         pyad.jit_grad(fn)({"w": 2.0} if fn is _into_parameter else 1.0)
     assert "p = {**p, 'key': value}" in str(e.value)
     assert e.value.line is not None
+
+
+def loops_over_keys(params, X, y):
+    p = dict(params)
+    for it in range(3):
+        r = X @ p["w"] + p["b"] - y
+        g = {"w": X.T @ r / len(y), "b": np.mean(r)}
+        for k in ("w", "b"):
+            p[k] = p[k] - 0.1 * g[k]
+        p = {k: v * 0.99 for k, v in p.items()}
+    total = 0.0
+    for k, v in p.items():
+        total += np.sum(v ** 2) if k == "w" else v ** 2
+    bv, wv = p.values()
+    total += bv + np.sum(wv)
+    s = sum(p[k] * 2.0 for k in p if k != "w")
+    n = len([p[k] for k in p.keys()])
+    scaled = {name: 3.0 * params[name] for name in params}
+    return total + s + n + scaled["b"], scaled
+
+
+def test_loops_and_comprehensions_over_the_keys_of_a_dict():
+    """dictiter.py: unrolled once per key, the key a constant (params inserted in sorted
+    order, so CPython's order is pyad's)."""
+    from tests.gradients import check_against_python
+    rng = np.random.default_rng(5)
+    check_against_python(loops_over_keys, {"b": 0.1, "w": rng.normal(size=3)},
+                         rng.normal(size=(6, 3)), rng.normal(size=6))
+
+
+def test_loops_over_keys_refused_where_they_cannot_be_unrolled(tmp_path):
+    from tests.modules import assert_refused
+    assert_refused(tmp_path, "p", "[k for k in p]", ({"a": 1.0},),
+                   "unsupported constant 'a' of type str")   # a list of the keys themselves
+    assert_refused(tmp_path, "p", "{k + 'x': v for k, v in p.items()}", ({"a": 1.0},),
+                   "the keys of a dict comprehension are its loop's keys")
+    assert_refused(tmp_path, "p", "{k: v for k, v in p.items() if v > 0}", ({"a": 1.0},),
+                   "unsupported dict comprehension")
+    assert_refused(tmp_path, "p", "[kv for kv in p.items()]", ({"a": 1.0},),
+                   "a loop over .items\\(\\) here unpacks `key, value`")
+    with pytest.raises(pyad.PyadError, match="cannot break or continue") as e:
+        pyad.jit_grad(_breaks_in_a_key_loop)({"a": 1.0, "b": 2.0})
+    assert e.value.line == _breaks_in_a_key_loop.__code__.co_firstlineno + 2
+
+
+def _breaks_in_a_key_loop(p):
+    t = 0.0
+    for k in p:
+        t += p[k]
+        if t > 1.0:
+            break
+    return t
