@@ -1,5 +1,5 @@
 """Frontend, NumPy functions that are compositions of others: `np.average` (weights, axis),
-`np.ptp`, `np.nansum`, `np.nanmean`, `np.vdot`, `np.cross` (3-vectors along the last axis), `np.meshgrid` (2 or 3
+`np.ptp`, `np.nansum`, `np.nanmean`, `np.nanmax`, `np.nanmin`, `np.cov`, `np.vdot`, `np.cross` (3-vectors along the last axis), `np.meshgrid` (2 or 3
 vectors, `indexing="xy"` or `"ij"`), `np.tile` and `np.repeat` (an int count). Each is an
 elementwise `Lazy` or a reduction of one, so it fuses and differentiates like the
 expression it stands for; `tile`, `repeat` and `meshgrid` make new arrays where NumPy may
@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from ..errors import PyadTypeError
-from ..ir.nodes import F64, I64, Var, is_array
+from ..ir.nodes import F64, I64, Var, is_array, ndim_of
 from .context import Lazy, arith, unify
 
 
@@ -17,7 +17,7 @@ class Composites:
     """`np.<name>(...)` for the names in NAMES; one per function body."""
 
     NAMES = ("average", "ptp", "nansum", "nanmean", "vdot", "cross", "meshgrid", "tile",
-             "repeat")
+             "repeat", "cov", "nanmax", "nanmin")
 
     def __init__(self, lw) -> None:
         self.lw = lw
@@ -98,6 +98,34 @@ class Composites:
 
     def nanmean(self, node: ast.Call, args: list, kw: dict):
         return self.nansum(node, args, kw, mean=True)
+
+    def nanmax(self, node: ast.Call, args: list, kw: dict, kind: str = "max"):
+        """np.nanmax(a, axis=None, keepdims=False), np.nanmin: the maximum (minimum) of the
+        elements that are not nan (their gradient 0), nan where all are (NumPy warns)."""
+        ops, b = self.lw.arrayops, self.ctx.b
+        if len(args) != 1:
+            raise self.ctx.error(node, f"np.nan{kind} takes an array (axis and keepdims as "
+                                 "keywords)", cls=PyadTypeError)
+        axes, keepdims = ops._axis(kw, node, args)
+        a = self._lazy(args[0], node)
+        if a.elem != F64:
+            return ops.reduce(kind, a, axes, node, keepdims)
+        fill = b.const(float("-inf") if kind == "max" else float("inf"))
+        one, zero = b.const(1, I64), b.const(0, I64)
+
+        def picked(idx, if_nan, value):
+            bb = self.ctx.b
+            x = a.gen(idx)
+            return bb.select(bb.ne(x, x), if_nan, x if value is None else value)
+        best = ops.reduce(kind, Lazy(F64, a.dims, lambda idx: picked(idx, fill, None)), axes,
+                          node, keepdims)
+        count = ops.reduce("sum", Lazy(I64, a.dims, lambda idx: picked(idx, zero, one)),
+                           axes, node, keepdims)
+        return ops.elementwise(lambda r, c: self.ctx.b.select(
+            self.ctx.b.eq(c, zero), self.ctx.b.const(float("nan")), r), [best, count], node)
+
+    def nanmin(self, node: ast.Call, args: list, kw: dict):
+        return self.nanmax(node, args, kw, kind="min")
 
     def vdot(self, node: ast.Call, args: list, kw: dict):
         """np.vdot(a, b): the sum of the products of the elements in row-major order (the
@@ -207,3 +235,35 @@ class Composites:
         b.emit("raise_if", b.lt(k, b.const(0, I64)), attrs=(
             "ValueError", f"np.{what}: negative count"))
         return self._lazy(args[0], node), k
+
+    # ------------------------------------------------------------------ statistics
+    def cov(self, node: ast.Call, args: list, kw: dict):
+        """np.cov(m, rowvar=True, bias=False, ddof=None): each row of `m` a variable (each
+        column with rowvar=False), xc @ xc.T / (N - ddof) with xc the centred rows; a 1-D
+        `m` is one variable, its variance a number (NumPy: a 0-D array)."""
+        self._kw(node, kw, ("rowvar", "bias", "ddof"))
+        if len(args) != 1:
+            raise self.ctx.error(node, "np.cov takes one array here", cls=PyadTypeError,
+                                 hint="stack the variables into one: np.cov(np.vstack([x, y]))")
+        nf, ops, arrays = self.lw.numpyfuncs, self.lw.arrayops, self.lw.arrays
+        rowvar = nf.const(kw, "rowvar", True, (bool,), "True or False")
+        bias = nf.const(kw, "bias", False, (bool,), "True or False")
+        ddof = nf.const(kw, "ddof", None, (int, type(None)), "a constant integer")
+        ddof = (0 if bias else 1) if ddof is None else ddof
+        a = arrays.array(ops.materialize(args[0]), node)
+        nd = ndim_of(a.type)
+        b = self.ctx.b
+        if nd == 1:
+            x = b.emit("view", a, *self.lw.indexing.whole(arrays.dims(a)), attrs=("ns",))
+        elif nd == 2:
+            x = a if rowvar else b.emit("transpose", a)
+        else:
+            raise self.ctx.error(node, "np.cov takes a 1-D or 2-D array", cls=PyadTypeError)
+        xc = ops.materialize(ops.binop(ast.Sub(), x, ops.reduce("mean", x, (1,), node,
+                                                                 keepdims=True), node))
+        n = b.tofloat(b.sub(arrays.dims(xc)[1], b.const(ddof, I64)))
+        c = ops.binop(ast.Div(), ops.dot(xc, b.emit("transpose", xc), node), n, node)
+        if nd == 1:
+            zero = b.const(0, I64)
+            return b.emit("load", ops.materialize(c), zero, zero)
+        return c

@@ -40,6 +40,10 @@ from .einsum import Einsum
 from .gathers import Gathers
 from .logical import Logical
 from .composites import Composites
+from .reductions import Reductions
+from .positions import Positions
+from .sorting import Sorting
+from .calculus import Calculus
 from .norms import Norms
 from .linalg import LinearAlgebra
 from .numpyfuncs import NumpyFunctions
@@ -99,6 +103,10 @@ class Lowering:
         self.gathers = Gathers(self)
         self.logical = Logical(self)
         self.composites = Composites(self)
+        self.reductions = Reductions(self)
+        self.positions = Positions(self)
+        self.sorting = Sorting(self)
+        self.calculus = Calculus(self)
         self.norms = Norms(self)
         self.calls = CallLowering(self)
         self.closures = Closures(self)
