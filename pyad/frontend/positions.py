@@ -2,7 +2,9 @@
 `np.argmin` (over all elements or along an int `axis`, with `keepdims`), and the indices of
 the nonzero (True) elements, a length known only at run time: `np.nonzero(a)` and
 `np.where(cond)` (a tuple of one index array per dimension), `np.flatnonzero(a)` (indices into
-`a.ravel()`), `np.argwhere(a)` (an (n, a.ndim) array). Those count the nonzero elements first,
+`a.ravel()`), `np.argwhere(a)` (an (n, a.ndim) array), `np.triu_indices`, `np.tril_indices`
+(the nonzero positions of a triangle's mask), `np.diag_indices` (and their `_from` forms).
+The nonzero functions count the nonzero elements first,
 then fill the index arrays in row-major order, as boolean-mask reads do (indexing.py)."""
 from __future__ import annotations
 
@@ -17,7 +19,9 @@ from .context import Lazy
 class Positions:
     """See the module docstring; one per function body."""
 
-    NAMES = ("argmax", "argmin", "nonzero", "flatnonzero", "argwhere")
+    NAMES = ("argmax", "argmin", "nonzero", "flatnonzero", "argwhere", "triu_indices",
+             "tril_indices", "triu_indices_from", "tril_indices_from", "diag_indices",
+             "diag_indices_from")
 
     def __init__(self, lw) -> None:
         self.lw = lw
@@ -26,6 +30,8 @@ class Positions:
     def call(self, name: str, node: ast.Call, args: list, kw: dict):
         if name in ("argmax", "argmin"):
             return self.argmax(node, args, kw, smaller=name == "argmin")
+        if "_indices" in name:
+            return self.indices(name, node, args, kw)
         self.lw.numpyfuncs.check(node, args, kw, (1,), ())
         return self.nonzero(name, node, args[0])
 
@@ -76,6 +82,54 @@ class Positions:
         if not keepdims:
             return r
         return self.lw.arrayops._keep_axes(self.lw.arrayops.materialize(r), nd, [axis])
+
+    # ------------------------------------------------------------------ index tuples
+    def indices(self, name: str, node: ast.Call, args: list, kw: dict) -> tuple:
+        """np.triu_indices(n, k=0, m=None), np.tril_indices (the positions of the upper
+        or lower triangle of an n x m matrix, row by row: the nonzero positions of its
+        mask), their `_from(a, k=0)` forms, np.diag_indices(n, ndim=2) and
+        np.diag_indices_from(a) (ndim copies of np.arange(n))."""
+        nf, arrays, ctx = self.lw.numpyfuncs, self.lw.arrays, self.ctx
+        b = ctx.b
+        tri = name.startswith(("triu", "tril"))
+        if name.endswith("_from"):
+            nf.check(node, args, kw, (1, 2) if tri else (1,), ("k",) if tri else ())
+            a = arrays.array(args[0], node.args[0])
+            dims = arrays.dims(a)
+            ndim = ndim_of(a.type)
+            if tri and ndim != 2 or ndim < 2:
+                raise ctx.error(node, f"np.{name} takes a 2-D array" + (
+                    "" if tri else " or a 3-D one"), cls=PyadTypeError)
+            n, m, rest = dims[0], dims[1], args[1:]
+            for d in dims[1:] if not tri else ():
+                b.emit("raise_if", b.ne(d, n), attrs=(
+                    "ValueError", "All dimensions of input must be of equal length"))
+        else:
+            nf.check(node, args, kw, (1, 2, 3) if tri else (1, 2), ("k", "m") if tri
+                     else ("ndim",))
+            n = nf._int(args[0], node)
+            m = nf._int(args[2], node) if len(args) == 3 else \
+                nf._int(self.lw.exprs.expr(kw["m"]), node) if "m" in kw else n
+            rest = args[1:2]
+            ndim = self.lw.arrayops.constant_arg(node.args[1], (int,), "ndim must be a "
+                                                 "constant integer") if not tri and \
+                len(args) == 2 else nf.const(kw, "ndim", 2, (int,), "a constant integer")
+        if not tri:
+            if not 1 <= ndim <= 3:
+                raise ctx.error(node, "np.diag_indices: ndim must be 1 to 3",
+                                cls=PyadTypeError)
+            out = arrays.new_array(I64, [n])
+            for_range(b, n, [], lambda bb, i, _: (bb.emit("store", out, i, i), [])[1])
+            return (out,) * ndim
+        k = nf._int(rest[0], node) if rest else \
+            nf._int(self.lw.exprs.expr(kw["k"]), node) if "k" in kw else b.const(0, I64)
+        upper = name.startswith("triu")
+
+        def inside(idx):
+            bb = self.ctx.b
+            d = bb.sub(idx[1], idx[0])
+            return bb.ge(d, k) if upper else bb.le(d, k)
+        return self.nonzero("nonzero", node, Lazy(BOOL, [n, m], inside))
 
     # ------------------------------------------------------------------ nonzero elements
     def nonzero(self, name: str, node: ast.Call, v):

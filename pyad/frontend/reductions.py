@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 
 from ..errors import PyadTypeError
-from ..ir.nodes import F64, I64, Var
+from ..ir.nodes import BOOL, F64, I64, Var
 from .context import Lazy, arith
 
 
@@ -57,11 +57,16 @@ class Reductions:
             return self._number(kind, ex.scalar(args[0], node), axes, init, where, node)
         if init is not None:   # refuses a float initial of an int reduction
             self._elem(kind, ops.lift(args[0]).elem, init, node)
-        if where is None:
-            if kind == "sum" and init is not None:
-                return self._add(ops.reduce(kind, args[0], axes, node, keepdims), init, node)
-            return ops.reduce(kind, args[0], axes, node, keepdims, init=init)
-        return self._masked(kind, args[0], axes, keepdims, init, where, node)
+        if where is not None:
+            r = self._masked(kind, args[0], axes, keepdims, init, where, node)
+        elif kind == "sum" and init is not None:
+            return self._add(ops.reduce(kind, args[0], axes, node, keepdims), init, node)
+        else:
+            r = ops.reduce(kind, args[0], axes, node, keepdims, init=init)
+        if kind in ("max", "min") and ops.lift(args[0]).elem == BOOL and \
+                (init is None or init.type == BOOL):   # bools, as NumPy (reduced as ints)
+            return ops.elementwise(lambda x: self.ctx.convert(x, BOOL), [r], node)
+        return r
 
     def _operand(self, v, dtype: ast.expr | None, node: ast.Call):
         """The reduced value: a list or tuple of numbers or arrays stacked into an array
@@ -107,8 +112,8 @@ class Reductions:
         return ops.reduce(kind, picked, axes, node, keepdims, init=init)
 
     def _elem(self, kind: str, elem: str, init: Var | None, node: ast.Call) -> str:
-        """The element type of the reduction's result (bools reduce to ints, as pyad's max
-        and min of bool arrays do); a float `initial` of an int reduction is refused where
+        """The element type the reduction runs in (bools as ints; `call` makes the max and
+        min of bools bools again); a float `initial` of an int reduction is refused where
         NumPy would truncate it."""
         if kind == "mean":
             return F64

@@ -1,5 +1,5 @@
-"""np.nonzero, np.where(cond), np.flatnonzero, np.argwhere (pyad/frontend/positions.py): int64
-index arrays of a length known only at run time, in NumPy's row-major order; and indexing by
+"""np.nonzero, np.where(cond), np.flatnonzero, np.argwhere, np.triu_indices, np.tril_indices,
+np.diag_indices (and their `_from` forms; pyad/frontend/positions.py): int64 index arrays of a length known only at run time, in NumPy's row-major order; and indexing by
 the tuple they give (`x[np.where(x > 0)]`, `a[np.nonzero(m)] = v`), whose gradient is the
 gather's. Values against NumPy, gradients by the harness."""
 from __future__ import annotations
@@ -42,6 +42,32 @@ def indexed_by_a_tuple(a):
     return a[t] + a[(0, 0)]
 
 
+def triangle_energy(x):
+    d = np.sum((x[:, None, :] - x[None, :, :]) ** 2, axis=-1)
+    return np.sum(1.0 / np.sqrt(d[np.triu_indices(x.shape[0], 1)])) \
+        + np.sum(d[np.tril_indices(len(x))]) + np.sum(d[np.diag_indices(len(x))] + 1.0)
+
+
+def index_tuples(a):
+    return np.triu_indices(3), np.tril_indices(3, -1, 4), np.triu_indices_from(a), \
+        np.tril_indices_from(a, 1), np.diag_indices_from(a[:, :a.shape[0]]), \
+        np.diag_indices(2, 3), np.triu_indices(2, m=3, k=1), np.tril_indices(0)
+
+
+def triangle_writes(a):
+    b = a.copy()
+    b[np.triu_indices_from(b, 1)] = 0.0
+    b[np.diag_indices_from(b)] *= 2.0
+    return b * a
+
+
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_triangle_and_diagonal_indices(n):
+    check_function(triangle_energy, (rng.normal(size=(n, 3)) + np.arange(n)[:, None],))
+    check_function(index_tuples, (np.ones((n, n + 1)),))
+    check_function(triangle_writes, (rng.normal(size=(n, n)),))
+
+
 @pytest.mark.parametrize("shape", [(7,), (3, 4), (1, 1), (2, 3, 2)])
 def test_nonzero_where_flatnonzero_argwhere_like_numpy(shape):
     a = rng.normal(size=shape)
@@ -72,6 +98,8 @@ def test_a_tuple_of_ints_indexes_one_element():
 @pytest.mark.parametrize("src, message", [
     ("np.nonzero(2.0)[0]", "np.nonzero of a number"),
     ("np.flatnonzero(x, 1)", "np.flatnonzero takes 1 positional arguments"),
+    ("np.triu_indices_from(x[0])[0]", "np.triu_indices_from takes a 2-D array"),
+    ("np.diag_indices(2, 4)[0]", "ndim must be 1 to 3"),
 ])
 def test_refusals_are_located(src, message, tmp_path):
     assert_refused(tmp_path, "x", f"np.sum({src})", (np.ones((2, 3)),), message)

@@ -61,6 +61,11 @@ def gather_by_argmax(a):
     return np.sum(np.take_along_axis(a, i, axis=-1) ** 2)
 
 
+def extremes_of_bools(a):
+    return np.max(a > 0), np.min(a > 0, axis=0), np.max(a > 0, axis=1, keepdims=True), \
+        (a > 0).max(), np.max(a > 0, where=a < 1.0, initial=False), np.amin(a > 0, initial=True)
+
+
 def positional_axes(a):
     return np.std(a, 0) + np.var(a, 0, ddof=1) + a.std(0) + np.sum(a.var(-1))
 
@@ -119,6 +124,11 @@ def test_argmax_and_argmin_keep_dims(shape):
     check_function(positions_keepdims, (a,))
     check_function(positions_keepdims, (relayout(a, "transposed")[0],))
     check_function(gather_by_argmax, (a,))
+
+
+@pytest.mark.parametrize("shape", [(3, 2), (1, 1)])
+def test_max_and_min_of_bools_are_bools(shape):
+    check_function(extremes_of_bools, (rng.normal(size=shape),))
 
 
 def test_var_and_std_take_a_positional_axis():
