@@ -1,5 +1,5 @@
 """Frontend, NumPy functions that are compositions of others: `np.average` (weights, axis),
-`np.ptp`, `np.nansum`, `np.nanmean`, `np.nanmax`, `np.nanmin`, `np.cov`, `np.vdot`, `np.cross` (3-vectors along the last axis), `np.meshgrid` (2 or 3
+`np.ptp`, `np.nansum`, `np.nanmean`, `np.nanmax`, `np.nanmin`, `np.cov`, `np.corrcoef`, `np.vdot`, `np.cross` (3-vectors along the last axis), `np.meshgrid` (2 or 3
 vectors, `indexing="xy"` or `"ij"`), `np.tile` and `np.repeat` (an int count). Each is an
 elementwise `Lazy` or a reduction of one, so it fuses and differentiates like the
 expression it stands for; `tile`, `repeat` and `meshgrid` make new arrays where NumPy may
@@ -17,7 +17,7 @@ class Composites:
     """`np.<name>(...)` for the names in NAMES; one per function body."""
 
     NAMES = ("average", "ptp", "nansum", "nanmean", "vdot", "cross", "meshgrid", "tile",
-             "repeat", "cov", "nanmax", "nanmin")
+             "repeat", "cov", "corrcoef", "nanmax", "nanmin")
 
     def __init__(self, lw) -> None:
         self.lw = lw
@@ -267,3 +267,20 @@ class Composites:
             zero = b.const(0, I64)
             return b.emit("load", ops.materialize(c), zero, zero)
         return c
+
+    def corrcoef(self, node: ast.Call, args: list, kw: dict):
+        """np.corrcoef(m, rowvar=True): c / sqrt(outer(diag(c), diag(c))) with c = np.cov(m),
+        clipped to [-1, 1] as NumPy does (a 1-D `m` gives 1.0)."""
+        self._kw(node, kw, ("rowvar",))
+        c = self.cov(node, args, kw)
+        ops, b = self.lw.arrayops, self.ctx.b
+        if not ops.is_arrayish(c):
+            return b.fdiv(c, c)
+        c = ops.materialize(c)
+        d = ops.materialize(ops.elementwise(lambda x: self.ctx.b.sqrt(x), [
+            self.lw.creation.diagonal_of(c, b.const(0, I64), 0, 1)], node))
+        r = ops.binop(ast.Div(), ops.binop(ast.Div(), c, self.lw.indexing.expand(d, 1, node),
+                                           node), d, node)
+        apply = self.lw.functions.apply
+        return ops.elementwise(lambda x: apply("numpy.maximum", [apply(
+            "numpy.minimum", [x, b.const(1.0)], node), b.const(-1.0)], node), [r], node)

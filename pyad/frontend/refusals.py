@@ -11,5 +11,4 @@ INSTEAD = {
     "vander": "x[:, None] ** np.arange(n - 1, -1, -1)",
     "trapz": "np.trapezoid (NumPy 2's name)",
     "tolist": "iterate over the array (for v in a) or index it",
-    "corrcoef": "c = np.cov(x); c / np.sqrt(np.outer(np.diag(c), np.diag(c)))",
 }

@@ -1,6 +1,6 @@
 """np.diag(v, k) and np.diag(A, k), np.diagonal, np.trace(offset), np.roll (flattened, tuple
 shifts and axes), np.cumulative_sum/np.cumulative_prod (NumPy 2.1), np.atleast_1d/2d/3d,
-np.cov, np.clip with a None bound: values against NumPy, gradients by the harness (finite
+np.cov, np.corrcoef, np.clip with a None bound: values against NumPy, gradients by the harness (finite
 differences, the interpreter, the pullback's dot-product test), several shapes including
 size 1, non-contiguous inputs; refusals located."""
 from __future__ import annotations
@@ -71,6 +71,10 @@ def covariances(a):
         float(np.cov(a[0])) * np.cov(a[:, 0], ddof=0)
 
 
+def correlations(a):
+    return np.corrcoef(a), np.corrcoef(a, rowvar=False), np.corrcoef(a[0])
+
+
 def clipped(a):
     return np.clip(a, None, 0.5), np.clip(a, -0.3, None), a.clip(-0.1, 0.1), \
         a.clip(None, 0.0)
@@ -129,6 +133,7 @@ def test_cov(shape):
     a = rng.normal(size=shape)
     check_function(covariances, (a,))
     check_function(covariances, (relayout(a, "offset")[0],))
+    check_function(correlations, (a,))
 
 
 @pytest.mark.parametrize("shape", [(7,), (2, 3)])
