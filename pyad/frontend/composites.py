@@ -1,5 +1,5 @@
 """Frontend, NumPy functions that are compositions of others: `np.average` (weights, axis),
-`np.ptp`, `np.nansum`, `np.nanmean`, `np.nanmax`, `np.nanmin`, `np.cov`, `np.corrcoef`, `np.vdot`, `np.cross` (3-vectors along the last axis), `np.meshgrid` (2 or 3
+`np.ptp`, `np.nansum`, `np.nanmean`, `np.nanmax`, `np.nanmin`, `np.cov`, `np.corrcoef`, `np.pad` (constant), `np.vdot`, `np.cross` (3-vectors along the last axis), `np.meshgrid` (2 or 3
 vectors, `indexing="xy"` or `"ij"`), `np.tile` and `np.repeat` (an int count). Each is an
 elementwise `Lazy` or a reduction of one, so it fuses and differentiates like the
 expression it stands for; `tile`, `repeat` and `meshgrid` make new arrays where NumPy may
@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from ..errors import PyadTypeError
-from ..ir.nodes import F64, I64, Var, is_array, ndim_of
+from ..ir.nodes import F64, I64, Var, elem_type, is_array, ndim_of
 from .context import Lazy, arith, unify
 
 
@@ -17,7 +17,7 @@ class Composites:
     """`np.<name>(...)` for the names in NAMES; one per function body."""
 
     NAMES = ("average", "ptp", "nansum", "nanmean", "vdot", "cross", "meshgrid", "tile",
-             "repeat", "cov", "corrcoef", "nanmax", "nanmin")
+             "repeat", "cov", "corrcoef", "nanmax", "nanmin", "pad")
 
     def __init__(self, lw) -> None:
         self.lw = lw
@@ -284,3 +284,47 @@ class Composites:
         apply = self.lw.functions.apply
         return ops.elementwise(lambda x: apply("numpy.maximum", [apply(
             "numpy.minimum", [x, b.const(1.0)], node), b.const(-1.0)], node), [r], node)
+
+    def pad(self, node: ast.Call, args: list, kw: dict) -> Var:
+        """np.pad(a, pad_width, mode="constant", constant_values=0): a new array of the
+        constant with `a` stored into its middle; pad_width an int, a pair (before, after)
+        for every axis, or one pair per axis. Other modes are refused."""
+        self._kw(node, kw, ("mode", "constant_values"))
+        nf, arrays, b = self.lw.numpyfuncs, self.lw.arrays, self.ctx.b
+        mode = args[2] if len(args) == 3 else nf.const(kw, "mode", "constant", (str,),
+                                                       "a string")
+        if len(args) not in (2, 3) or mode != "constant":
+            raise self.ctx.error(node, "np.pad takes an array, pad widths and "
+                                 "mode='constant' here", cls=PyadTypeError, hint="pyad "
+                                 "pads with a constant (constant_values=...); other modes "
+                                 "can be written with np.concatenate of slices")
+        a = arrays.array(args[0], node.args[0])
+        dims = arrays.dims(a)
+        width = args[1] if type(args[1]) is tuple else (args[1],)   # NumPy broadcasts it
+        if not any(type(w) is tuple for w in width):                 # to (ndim, 2)
+            width = (width,)
+        if not all(type(w) is tuple for w in width):
+            raise self.ctx.error(node.args[1], "np.pad: one (before, after) pair per axis",
+                                 cls=PyadTypeError)
+        pairs = [tuple(w) * (3 - len(w)) if len(w) < 2 else tuple(w) for w in width]
+        if len(pairs) == 1:
+            pairs = pairs * len(dims)
+        if len(pairs) != len(dims) or any(len(p) != 2 for p in pairs):
+            raise self.ctx.error(node.args[1], "np.pad: one (before, after) pair per axis",
+                                 cls=PyadTypeError)
+        pairs = [[nf._int(w, node.args[1]) for w in p] for p in pairs]
+        for p in pairs:
+            b.emit("raise_if", b.lt(b.min(p[0], p[1]), b.const(0, I64)), attrs=(
+                "ValueError", "index can't contain negative values"))
+        value = self.lw.exprs.expr(kw["constant_values"]) if "constant_values" in kw \
+            else b.const(0, I64)
+        elem = elem_type(a.type)
+        fill = arrays.scalar_for(value, elem, node)
+        out = arrays.new_array(elem, [b.add(d, b.add(p[0], p[1])) for d, p in zip(dims,
+                                                                                 pairs)])
+        arrays.fill(out, fill)
+        one = b.const(1, I64)
+        middle = b.emit("view", out, *[x for d, p in zip(dims, pairs) for x in (p[0], d, one)],
+                        attrs=("s" * len(dims),))
+        self.lw.arrayops.assign_into(middle, a, node)
+        return out

@@ -1,4 +1,4 @@
-"""np.gradient, np.trapezoid, np.convolve and np.diff's prepend/append
+"""np.gradient, np.trapezoid, np.convolve, np.pad (constant) and np.diff's prepend/append
 (pyad/frontend/calculus.py, numpyfuncs.py): values against NumPy, gradients by the harness
 (finite differences, the interpreter, the pullback's dot-product test) on several shapes
 including the smallest each allows, int inputs and non-contiguous layouts; refusals
@@ -38,6 +38,24 @@ def convolutions(a, v):
 def differences(a, v):
     return np.diff(v, prepend=0.0), np.diff(v, append=v[-1]), \
         np.diff(a, axis=0, prepend=a[:1] * 2.0, append=1.5), np.diff(v, 2, prepend=v[:2])
+
+
+def pads(a, v):
+    return np.pad(v, 1), np.pad(v, (2, 0), constant_values=1.5), np.pad(a, ((1, 0), (0, 2))), \
+        np.pad(a, (1, 1), mode="constant", constant_values=-1.0), np.pad(a, 0), \
+        np.pad(a, ((2,),)) * a[0, 0]
+
+
+def padded_ints(k):
+    return np.pad(k, 2, constant_values=7)
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (1, 1)])
+def test_pad_with_a_constant(shape):
+    a = rng.normal(size=shape)
+    check_function(pads, (a, rng.normal(size=shape[1])))
+    check_function(pads, (relayout(a, "transposed")[0], rng.normal(size=shape[1])))
+    check_function(padded_ints, (rng.integers(0, 5, size=shape),))
 
 
 @pytest.mark.parametrize("n", [2, 5])
@@ -81,7 +99,9 @@ def test_diff_prepend_and_append(n):
     ("np.convolve(x, x)", "two 1-D arrays"),
     ("np.convolve(x[0], x[0], mode='wrap')", "mode must be"),
     ("np.correlate(x[0], x[0])", r"np.convolve\(a, v\[::-1\], mode\)"),
-    ("np.pad(x, 1)", "np.concatenate"),
+    ("np.pad(x, 1, mode='edge')", "mode='constant' here"),
+    ("np.pad(x, ((1, 1), (1, 1), (1, 1)))", "one \\(before, after\\) pair per axis"),
+    ("np.pad(x, (1, (1, 1)))", "one \\(before, after\\) pair per axis"),
 ])
 def test_refusals_are_located(src, message, tmp_path):
     assert_refused(tmp_path, "x", f"np.sum({src})", (np.ones((2, 3)),), message)
