@@ -213,6 +213,8 @@ class ArrayOps:
             return self.lw.sorting.call(name, node, args, kw)
         if name in self.lw.calculus.NAMES:
             return self.lw.calculus.call(name, node, args, kw)
+        if name in self.lw.ufuncs.NAMES:
+            return self.lw.ufuncs.call(name, node, args, kw)
         if name in self.lw.gathers.NAMES:
             return self.lw.gathers.call(name, node, args)
         if name in self.lw.reductions.NAMES:

@@ -44,6 +44,7 @@ from .reductions import Reductions
 from .positions import Positions
 from .sorting import Sorting
 from .calculus import Calculus
+from .ufuncs import Ufuncs
 from .norms import Norms
 from .linalg import LinearAlgebra
 from .numpyfuncs import NumpyFunctions
@@ -107,6 +108,7 @@ class Lowering:
         self.positions = Positions(self)
         self.sorting = Sorting(self)
         self.calculus = Calculus(self)
+        self.ufuncs = Ufuncs(self)
         self.norms = Norms(self)
         self.calls = CallLowering(self)
         self.closures = Closures(self)

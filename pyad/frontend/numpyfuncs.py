@@ -206,10 +206,12 @@ class NumpyFunctions:
     def ufunc_method(self, node: ast.Call):
         """`np.logaddexp.reduce(a, axis=0)`: m + log(sum(exp(a - m))) with m the maximum
         along the axis, held constant for the gradient (its derivative cancels exactly: the
-        gradient is the softmax); an infinite m is replaced by 0. Other ufunc methods are
-        refused, naming the function to write."""
+        gradient is the softmax); an infinite m is replaced by 0. `ufunc.outer` is in
+        ufuncs.py; other ufunc methods are refused, naming the function to write."""
         ufunc = node.func.value
         name = getattr(self.ctx.resolve_static(ufunc).obj, "__name__", "?")
+        if node.func.attr == "outer":
+            return self.lw.ufuncs.outer(name, node)
         spelled = f"np.{name}.{node.func.attr}"
         instead = {"add": "np.sum(a, axis=0)", "multiply": "np.prod(a, axis=0)",
                    "maximum": "np.max(a, axis=0)", "minimum": "np.min(a, axis=0)"}

@@ -1,4 +1,6 @@
-"""Spellings NumPy users write that pyad takes as NumPy does: `np.float64(x)`, `np.int64`,
+"""Spellings NumPy users write that pyad takes as NumPy does: the function spellings of the
+operators (`np.add`, `np.divide`, `np.greater`, ...), `np.fmax`/`np.fmin`, `np.heaviside`,
+`np.float_power`, `np.isclose`/`np.allclose`, `ufunc.outer`, `np.float64(x)`, `np.int64`,
 `np.bool_` conversions, `a.item()`, np.clip's keyword bounds, tuple axes of np.squeeze and
 np.expand_dims, reductions of lists and tuples (`np.prod(a.shape)`, `np.max([x, y])`) and
 with `dtype=`; values against NumPy, gradients by the harness; refusals located."""
@@ -13,6 +15,29 @@ from ..modules import assert_refused
 from .harness import check_function, relayout
 
 rng = np.random.default_rng(61)
+
+
+def operators(x, y):
+    return np.add(x, y), np.subtract(x, 1), np.multiply(x, 2.0), np.divide(x, y), \
+        np.true_divide(x, 3), np.floor_divide(x, 0.3), np.add(1.5, 2), np.divide(2.0, 0.5)
+
+
+def comparisons(x, y):
+    return np.greater(x, 0), np.less_equal(x, y), np.equal(x, x), np.not_equal(x, y), \
+        np.less(x, 0.1), np.greater_equal(y, x), np.isclose(x, y), np.isclose(x, x + 1e-9), \
+        np.allclose(x, x), np.allclose(x, y, atol=10.0), np.isclose(x, y, 0.5, 0.5), \
+        np.isclose(x * np.nan, x * np.nan, equal_nan=True), np.isclose(1.0, 1.0 + 1e-9)
+
+
+def nan_aware(x, y):
+    z = np.where(x > 0.5, np.nan, x)
+    return np.fmax(z, y), np.fmin(y, z), np.fmax(z, 0.0), np.heaviside(x, 0.5) * x, \
+        np.float_power(np.abs(x) + 0.1, 1.5), np.float_power(np.arange(3), 2)
+
+
+def outers(x, y, a):
+    return np.multiply.outer(x, y), np.add.outer(x, y[:2]), np.subtract.outer(x[:2], y), \
+        np.maximum.outer(x, y), np.multiply.outer(a, x), np.greater.outer(x, y)
 
 
 def conversions(a, x, n):
@@ -43,6 +68,16 @@ def of_sequences(a):
 def with_dtype(a, k):
     return np.sum(a, dtype=np.float64) + np.mean(a, dtype=float) + np.sum(k, dtype=float) \
         + np.prod(k > 0, dtype=int) + np.sum(a * 4.0, dtype=int, axis=0).sum()
+
+
+@pytest.mark.parametrize("n", [1, 4])
+def test_operator_spellings_comparisons_and_outer(n):
+    x, y = rng.normal(size=n), rng.normal(size=n)
+    check_function(operators, (x, y))
+    check_function(operators, (relayout(x, "negative")[0], rng.integers(1, 4, size=n)))
+    check_function(comparisons, (x, y))
+    check_function(nan_aware, (x, y))
+    check_function(outers, (x, y, rng.normal(size=(2, 2))))
 
 
 def test_conversions():
@@ -79,6 +114,9 @@ def test_reductions_of_lists_tuples_and_with_dtype():
     ("np.sum(x, dtype=np.complex128)", "unsupported dtype complex128"),
     ("np.float64(x, x)", "np.float64 takes 1 argument"),
     ("np.max(x, dtype=int)", "unsupported keyword argument `dtype`"),
+    ("np.multiply.outer(x, x)", "would have 4 dimensions"),
+    ("np.subtract.at(x, 0, 1.0)", "np.subtract.at is not supported"),
+    ("np.add(x, x, out=x)", "takes no keyword arguments"),
 ])
 def test_refusals_are_located(src, message, tmp_path):
     assert_refused(tmp_path, "x", f"np.sum({src})", (np.ones((1, 3)),), message)
