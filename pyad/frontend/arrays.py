@@ -268,10 +268,10 @@ class ArrayLowering:
             return self.create(name, node, args)
         return self.lw.arrayops.function(name, node, args)
 
-    def argument(self, a: ast.expr, name: str):
+    def argument(self, a: ast.expr, name: str, strings: bool = True):
         """A positional argument of `np.<name>(...)` lowered; a string (np.linalg.norm's
         ord='fro') is read by the function itself, and so is np.clip's None bound."""
-        if isinstance(a, ast.Constant) and (isinstance(a.value, str) or (
+        if isinstance(a, ast.Constant) and ((strings and isinstance(a.value, str)) or (
                 a.value is None and name == "clip")):
             return a.value
         return self.lw.exprs.expr(a)
@@ -295,7 +295,7 @@ class ArrayLowering:
             elem = self.dtype_of(node.args[0])
             return self.lw.arrayops.elementwise(lambda x: self.ctx.convert(x, elem), [a],
                                                 node)
-        args = [a] + [self.argument(x, f.attr) for x in node.args]
+        args = [a] + [self.argument(x, f.attr, strings=False) for x in node.args]
         if f.attr == "fill":      # a.fill(v): every element becomes v; returns None
             if len(args) != 2 or node.keywords:
                 raise self.ctx.error(node, "a.fill() takes one value", cls=PyadTypeError)

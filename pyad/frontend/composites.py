@@ -1,9 +1,10 @@
 """Frontend, NumPy functions that are compositions of others: `np.average` (weights, axis),
-`np.ptp`, `np.nansum`, `np.nanmean`, `np.nanmax`, `np.nanmin`, `np.cov`, `np.corrcoef`, `np.pad` (constant), `np.vdot`, `np.cross` (3-vectors along the last axis), `np.meshgrid` (2 or 3
-vectors, `indexing="xy"` or `"ij"`), `np.tile` and `np.repeat` (an int count). Each is an
-elementwise `Lazy` or a reduction of one, so it fuses and differentiates like the
-expression it stands for; `tile`, `repeat` and `meshgrid` make new arrays where NumPy may
-return views or broadcasts."""
+`np.ptp`, `np.nansum`, `np.nanmean`, `np.nanmax`, `np.nanmin`, `np.cov`, `np.corrcoef`,
+`np.pad` (a constant), `np.vdot`, `np.cross` (3-vectors along the last axis), `np.meshgrid`
+(2 or 3 vectors, `indexing="xy"` or `"ij"`), `np.tile` and `np.repeat` (an int count). Each
+is an elementwise `Lazy` or a reduction of one, so it fuses and differentiates like the
+expression it stands for; `tile`, `repeat`, `meshgrid` and `pad` make new arrays where
+NumPy may return views or broadcasts."""
 from __future__ import annotations
 
 import ast
@@ -312,7 +313,7 @@ class Composites:
         if len(pairs) != len(dims) or any(len(p) != 2 for p in pairs):
             raise self.ctx.error(node.args[1], "np.pad: one (before, after) pair per axis",
                                  cls=PyadTypeError)
-        pairs = [[nf._int(w, node.args[1]) for w in p] for p in pairs]
+        pairs = [[nf.integer(w, node.args[1]) for w in p] for p in pairs]
         for p in pairs:
             b.emit("raise_if", b.lt(b.min(p[0], p[1]), b.const(0, I64)), attrs=(
                 "ValueError", "index can't contain negative values"))

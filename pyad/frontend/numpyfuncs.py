@@ -5,8 +5,8 @@ the views of indexing.py: `np.var`, `np.std` (axis, keepdims, ddof), `np.cumsum`
 `np.inner` (1-D), `np.outer`, `np.logaddexp`, `np.atleast_1d/2d/3d`, and the shapes
 (`reshape`, `ravel`, `transpose`, ...). Their gradients come from what they are made of;
 `np.logaddexp` is written so that its derivative is exact at ties (m + log(exp(a - m) +
-exp(b - m)), the max cancelling). The helpers (`check`, `const`, `axis_of`, `product`,
-`ravel_index`, `unravel`) serve the other NumPy collaborators too (positions.py,
+exp(b - m)), the max cancelling). The helpers (`check`, `const`, `axis_of`, `integer`,
+`product`, `ravel_index`, `unravel`) serve the other NumPy collaborators too (positions.py,
 sorting.py, composites.py)."""
 from __future__ import annotations
 
@@ -253,7 +253,7 @@ class NumpyFunctions:
         at = node.args[2] if len(args) == 3 else kw.get("axis")
         axis = None if at is None else self.lw.arrayops.constant_arg(
             at, (int, tuple, type(None)), "axis must be a constant integer or tuple")
-        shifts = [self._int(v, node) for v in (args[1] if type(args[1]) is tuple
+        shifts = [self.integer(v, node) for v in (args[1] if type(args[1]) is tuple
                                                 else (args[1],))]
         lz = self.lw.arrayops.lift(a)
         b = self.ctx.b
@@ -287,7 +287,7 @@ class NumpyFunctions:
         b = self.ctx.b
         return b.mod(b.sub(i, shift), b.max(n, b.const(1, I64)))
 
-    def _int(self, v, node: ast.AST) -> Var:
+    def integer(self, v, node: ast.AST) -> Var:
         v = self.lw.exprs.scalar(v, node)
         if v.type == F64:
             raise self.ctx.error(node, "expected an integer here", cls=PyadTypeError)

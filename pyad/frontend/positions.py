@@ -107,9 +107,9 @@ class Positions:
         else:
             nf.check(node, args, kw, (1, 2, 3) if tri else (1, 2), ("k", "m") if tri
                      else ("ndim",))
-            n = nf._int(args[0], node)
-            m = nf._int(args[2], node) if len(args) == 3 else \
-                nf._int(self.lw.exprs.expr(kw["m"]), node) if "m" in kw else n
+            n = nf.integer(args[0], node)
+            m = nf.integer(args[2], node) if len(args) == 3 else \
+                nf.integer(self.lw.exprs.expr(kw["m"]), node) if "m" in kw else n
             rest = args[1:2]
             ndim = self.lw.arrayops.constant_arg(node.args[1], (int,), "ndim must be a "
                                                  "constant integer") if not tri and \
@@ -121,8 +121,8 @@ class Positions:
             out = arrays.new_array(I64, [n])
             for_range(b, n, [], lambda bb, i, _: (bb.emit("store", out, i, i), [])[1])
             return (out,) * ndim
-        k = nf._int(rest[0], node) if rest else \
-            nf._int(self.lw.exprs.expr(kw["k"]), node) if "k" in kw else b.const(0, I64)
+        k = nf.integer(rest[0], node) if rest else \
+            nf.integer(self.lw.exprs.expr(kw["k"]), node) if "k" in kw else b.const(0, I64)
         upper = name.startswith("triu")
 
         def inside(idx):

@@ -11,8 +11,9 @@ array.
 - `initial=v` (a number): `sum` adds it to the total, `prod` multiplies, `max`/`min` start
   from it (so an empty array gives `v` instead of raising); `np.mean` has no `initial`, as
   in NumPy.
-- `dtype=` (sum, prod, mean, as in NumPy): the elements converted first (float, int or bool, as `a.astype`); a list or
-  tuple is stacked into an array first (`np.prod(a.shape)`, `np.max([x, y])`).
+- `dtype=` (sum, prod, mean, as in NumPy): the elements converted first (float, int or
+  bool, as `a.astype`); a list or tuple is stacked into an array first (`np.prod(a.shape)`,
+  `np.max([x, y])`).
 - a number `x` (NumPy's 0-D array): `np.sum(x)`, `np.max(x)`, ... are `x` (bools count as
   ints for sum and prod), `np.mean(x)` is `float(x)`; `keepdims` changes nothing (NumPy also
   returns a scalar), an `axis` other than `None` or `()` is out of bounds as in NumPy.

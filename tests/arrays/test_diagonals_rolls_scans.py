@@ -1,8 +1,8 @@
 """np.diag(v, k) and np.diag(A, k), np.diagonal, np.trace(offset), np.roll (flattened, tuple
 shifts and axes), np.cumulative_sum/np.cumulative_prod (NumPy 2.1), np.atleast_1d/2d/3d,
-np.cov, np.corrcoef, np.clip with a None bound: values against NumPy, gradients by the harness (finite
-differences, the interpreter, the pullback's dot-product test), several shapes including
-size 1, non-contiguous inputs; refusals located."""
+np.cov, np.corrcoef, np.clip with a None bound: values against NumPy, gradients by the
+harness (finite differences, the interpreter, the pullback's dot-product test), several
+shapes including size 1, non-contiguous inputs; refusals located."""
 from __future__ import annotations
 
 import numpy as np

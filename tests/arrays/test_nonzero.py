@@ -1,6 +1,7 @@
 """np.nonzero, np.where(cond), np.flatnonzero, np.argwhere, np.triu_indices, np.tril_indices,
-np.diag_indices (and their `_from` forms; pyad/frontend/positions.py): int64 index arrays of a length known only at run time, in NumPy's row-major order; and indexing by
-the tuple they give (`x[np.where(x > 0)]`, `a[np.nonzero(m)] = v`), whose gradient is the
+np.diag_indices (and their `_from` forms; pyad/frontend/positions.py): int64 index arrays
+of a length known only at run time, in NumPy's row-major order; and indexing by the tuple
+they give (`x[np.where(x > 0)]`, `a[np.nonzero(m)] = v`), whose gradient is the
 gather's. Values against NumPy, gradients by the harness."""
 from __future__ import annotations
 
