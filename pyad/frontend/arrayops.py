@@ -28,8 +28,6 @@ from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndi
 from .deferral import cheap
 from ..ir.loops import for_each, for_range, reduce_each
 
-_REDUCE = ("sum", "mean", "max", "min", "amax", "amin", "prod")
-
 
 class ArrayOps:
     """Whole-array operations (see the module docstring); one per function body."""
@@ -190,8 +188,8 @@ class ArrayOps:
         return self.elementwise(f, [left, right], node)
 
     # ------------------------------------------------------------------ numpy functions
-    def function(self, name: str, node: ast.Call, args: list):
-        """`np.<name>(*args)` (or the method `args[0].<name>(*args[1:])`)."""
+    def function(self, name: str, node: ast.Call, args: list, method: bool = False):
+        """`np.<name>(*args)` (or, `method`, `args[0].<name>(*args[1:])`)."""
         kw = {k.arg: k.value for k in node.keywords}
         spelling = f"numpy.{name}"
         if spelling in SPELLINGS:  # an op-table function, elementwise
@@ -199,6 +197,8 @@ class ArrayOps:
             apply = self.lw.functions.apply
             return self.elementwise(lambda *xs: apply(spelling, list(xs), node), args, node)
         if name == "where":
+            if len(args) == 1 and not kw:   # np.where(cond): np.nonzero(cond)
+                return self.lw.positions.nonzero("where", node, args[0])
             self._arity(name, node, args, 3, kw)
             return self.where(args, node)
         if name in self.lw.logical.NAMES:
@@ -207,25 +207,29 @@ class ArrayOps:
             return self.lw.composites.call(name, node, args, kw)
         if name in self.lw.numpyfuncs.NAMES:
             return self.lw.numpyfuncs.call(name, node, args, kw)
+        if name in self.lw.positions.NAMES:
+            return self.lw.positions.call(name, node, args, kw)
+        if name in self.lw.sorting.NAMES:
+            return self.lw.sorting.call(name, node, args, kw)
+        if name in self.lw.calculus.NAMES:
+            return self.lw.calculus.call(name, node, args, kw)
+        if name in self.lw.ufuncs.NAMES:
+            return self.lw.ufuncs.call(name, node, args, kw)
         if name in self.lw.gathers.NAMES:
             return self.lw.gathers.call(name, node, args)
-        if name in _REDUCE:
-            axes, keepdims = self._axis(kw, node, args)
-            return self.reduce(name.lstrip("a") if name.startswith("am") else name,
-                               args[0], axes, node, keepdims)
+        if name in self.lw.reductions.NAMES:
+            return self.lw.reductions.call(name, node, args, kw)
         if name == "dot" or name == "matmul":
             self._arity(name, node, args, 2, kw)
             return self.dot(args[0], args[1], node, batched=name == "matmul")
-        if name == "outer":
-            self._arity(name, node, args, 2, kw)
-            return self.outer(args, node)
         if name == "linalg.norm":
             return self.lw.norms.norm(node, args, kw)
         if name.startswith("linalg."):
             return self.lw.linalg.call(name[len("linalg."):], node, args, kw)
         if name in ("transpose", "swapaxes", "moveaxis"):
             return self.lw.numpyfuncs.permute(name, node, args, kw)
-        raise self.ctx.error(node.func, f"unsupported numpy function `np.{name}`",
+        spelled = f"array method `a.{name}()`" if method else f"numpy function `np.{name}`"
+        raise self.ctx.error(node.func, f"unsupported {spelled}",
                              hint=INSTEAD.get(name, "see docs/arrays.md for the supported "
                                                "array operations"))
 
@@ -237,17 +241,6 @@ class ArrayOps:
             return ctx.b.select(self.lw.exprs.truth(c, node), ctx.convert(x, t),
                                 ctx.convert(y, t))
         return self.elementwise(w, args, node)
-
-    def outer(self, args: list, node: ast.Call) -> Lazy:
-        x, y = (self.materialize(self.lw.arrays.array(x, node)) for x in args)
-        if all(isinstance(v, Var) and v.type == "f64[1d]" for v in (x, y)):
-            return self.ctx.b.emit("outer", x, y)
-        a, b = (self.lift(self.lw.arrays.array(v, node)) for v in (x, y))
-        if len(a.dims) != 1 or len(b.dims) != 1:
-            raise self.ctx.error(node, "np.outer takes two 1-D arrays", cls=PyadTypeError)
-        return Lazy(unify(arith(a.elem), arith(b.elem)), [a.dims[0], b.dims[0]],
-                    lambda idx: self.lw.exprs.binop(ast.Mult(), a.gen([idx[0]]),
-                                                    b.gen([idx[1]]), node))
 
     def _arity(self, name, node, args, n, kw) -> None:
         if kw:
@@ -298,10 +291,12 @@ class ArrayOps:
         return value
 
     # ------------------------------------------------------------------ reductions
-    def reduce(self, kind: str, v, axis: tuple | None, node: ast.AST, keepdims: bool = False):
-        """np.sum, mean, max, min over `axis` (None: all). An array's sum (and mean) is the
-        `sum` primitive; an elementwise expression's fuses into its loops (no temporary),
-        unless keepdims asks for the result's shape."""
+    def reduce(self, kind: str, v, axis: tuple | None, node: ast.AST, keepdims: bool = False,
+               init: Var | None = None):
+        """np.sum, mean, max, min, prod over `axis` (None: all). An array's sum (and mean) is
+        the `sum` primitive; an elementwise expression's fuses into its loops (no temporary),
+        unless keepdims asks for the result's shape. `init`: where prod, max and min start
+        (NumPy's `initial`; reductions.py)."""
         lz = self.lift(v)
         nd = len(lz.dims)
         if nd == 0:
@@ -318,7 +313,7 @@ class ArrayOps:
         if kind in ("sum", "mean") and (keepdims or not isinstance(v, Lazy)):
             return self._sum(kind, self.materialize(v), axes, keepdims, node)
         if keepdims:
-            return self._keep_axes(self.reduce(kind, v, tuple(axes), node), nd, axes)
+            return self._keep_axes(self.reduce(kind, v, tuple(axes), node, init=init), nd, axes)
         elem = F64 if kind == "mean" or lz.elem == F64 else I64
         keep = [k for k in range(nd) if k not in axes]
 
@@ -334,22 +329,18 @@ class ArrayOps:
                 return self.ctx.convert(lz.gen(full), elem)
 
             if kind == "prod":
-                return reduce_each(b, rdims, [b.const(1, elem)], self._reducer(at, "mul"))[0]
+                start = b.const(1, elem) if init is None else self.ctx.convert(init, elem)
+                return reduce_each(b, rdims, [start], self._reducer(at, "mul"))[0]
+            count = self.lw.numpyfuncs.product(rdims)
             if kind in ("sum", "mean"):
                 acc = reduce_each(b, rdims, [b.const(0, elem)], self._reducer(at, "add"))[0]
-                if kind == "sum":
-                    return acc
-                count = b.const(1, I64)
-                for d in rdims:
-                    count = b.mul(count, d)
-                return b.fdiv(acc, b.tofloat(count))
-            count = b.const(1, I64)
-            for d in rdims:
-                count = b.mul(count, d)
-            b.emit("raise_if", b.eq(count, b.const(0, I64)), attrs=(
-                "ValueError", f"zero-size array to reduction operation {kind}imum which has "
-                "no identity"))
-            first = at([b.const(0, I64)] * len(rdims))
+                return acc if kind == "sum" else b.fdiv(acc, b.tofloat(count))
+            if init is None:   # NumPy's initial: no error for an empty array
+                b.emit("raise_if", b.eq(count, b.const(0, I64)), attrs=(
+                    "ValueError", f"zero-size array to reduction operation {kind}imum which "
+                    "has no identity"))
+            first = at([b.const(0, I64)] * len(rdims)) if init is None else \
+                self.ctx.convert(init, elem)
             return reduce_each(b, rdims, [first], self._reducer(at, kind))[0]
 
         if not keep:

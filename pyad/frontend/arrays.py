@@ -147,6 +147,13 @@ class ArrayLowering:
         ops = self.lw.arrayops
         values = {id(it): self.lw.exprs.expr(it) for it in items
                   if not isinstance(it, ast.Slice) and not self.lw.indexing.is_newaxis(it)}
+        if len(items) == 1 and type(values.get(id(items[0]))) is tuple:
+            # a[t] with t a tuple (np.nonzero(m), np.where(m), a tuple of ints) is a[t[0],
+            # t[1], ...]: one item per element, each standing for its lowered value
+            parts = values.pop(id(items[0]))
+            items[:] = [ast.copy_location(ast.Name(f".item{k}", ast.Load()), items[0])
+                        for k in range(len(parts))]
+            values.update({id(it): v for it, v in zip(items, parts)})
         for it in items:   # a list of indices (`a[[0, 2]]`) is an index array
             if id(it) in values and isinstance(values[id(it)], (PyList, DynList)):
                 values[id(it)] = self.array(values[id(it)], it)
@@ -263,18 +270,8 @@ class ArrayLowering:
             if any(isinstance(a, (ast.List, ast.ListComp)) or isinstance(a, ast.Name) and
                    isinstance(self.ctx.env.get(a.id), (PyList, DynList)) for a in node.args):
                 return self._with_lists_as_arrays(name, node)
-            if name in ("percentile", "quantile"):
-                return self._checked_q(name, node)
-            if name == "interp" and node.args and not node.keywords:
-                x = self.lw.exprs.expr(node.args[0])
-                if not isinstance(x, Var) or is_array(x.type):
-                    raise self.ctx.error(node.args[0], "np.interp takes one number x here",
-                                         hint="loop over the elements of an array of x",
-                                         cls=PyadTypeError)
             return self.lw.calls.user_call(Static(getattr(prelude, name), f"np.{name}"), node)
-        # a string argument (np.linalg.norm's ord='fro') is read by the function itself
-        args = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, str)
-                else self.lw.exprs.expr(a) for a in node.args]
+        args = [self.argument(a, name) for a in node.args]
         stop = _SHAPE_ARGS.get(name, len(args))
         args = [self.array(v, a) if k < stop and isinstance(v, (PyList, DynList)) else v
                 for k, (v, a) in enumerate(zip(args, node.args))]
@@ -300,32 +297,13 @@ class ArrayLowering:
             for tmp in temps:
                 del ctx.env[tmp]
 
-    def _checked_q(self, name: str, node: ast.Call):
-        """np.percentile / np.quantile (prelude.py) after a ValueError check of `q` (the
-        compiled subset has no raise statement): NumPy's range, [0, 100] or [0, 1]."""
-        ctx, b = self.ctx, self.ctx.b
-        if len(node.args) != 2 or node.keywords:
-            raise ctx.error(node, f"np.{name} takes an array and one number q here (no axis "
-                            "or method)", cls=PyadTypeError)
-        q = self.lw.exprs.expr(node.args[1])
-        if not isinstance(q, Var) or is_array(q.type):
-            raise ctx.error(node.args[1], f"np.{name}: q must be one number",
-                            cls=PyadTypeError)
-        q = ctx.convert(q, F64)
-        top = 100.0 if name == "percentile" else 1.0
-        bad = b.select(b.lt(q, b.const(0.0)), b.const(True, BOOL),
-                       b.select(b.gt(q, b.const(top)), b.const(True, BOOL), b.ne(q, q)))
-        b.emit("raise_if", bad, attrs=("ValueError", f"{'Percentiles' if top > 1 else 'Quantiles'}"
-                                       f" must be in the range [0, {top:g}]"))
-        tmp = ctx.temp("q")
-        ctx.env[tmp] = q
-        try:
-            call = ast.Call(node.func, [node.args[0], ast.Name(tmp, ast.Load(),
-                                                               **location_of(node.args[1]))],
-                            [], **location_of(node))
-            return self.lw.calls.user_call(Static(getattr(prelude, name), f"np.{name}"), call)
-        finally:
-            del ctx.env[tmp]
+    def argument(self, a: ast.expr, name: str, strings: bool = True):
+        """A positional argument of `np.<name>(...)` lowered; a string (np.linalg.norm's
+        ord='fro') is read by the function itself, and so is np.clip's None bound."""
+        if isinstance(a, ast.Constant) and ((strings and isinstance(a.value, str)) or (
+                a.value is None and name == "clip")):
+            return a.value
+        return self.lw.exprs.expr(a)
 
     def method_call(self, node: ast.Call):
         """`a.copy()`, `a.sum(axis=...)`, ...: the numpy function applied to `a`."""
@@ -351,17 +329,30 @@ class ArrayLowering:
             elem = self.dtype_of(node.args[0])
             return self.lw.arrayops.elementwise(lambda x: self.ctx.convert(x, elem), [a],
                                                 node)
-        args = [a] + [ex.expr(x) for x in node.args]
+        args = [a] + [self.argument(x, f.attr, strings=False) for x in node.args]
         if f.attr == "fill":      # a.fill(v): every element becomes v; returns None
             if len(args) != 2 or node.keywords:
                 raise self.ctx.error(node, "a.fill() takes one value", cls=PyadTypeError)
             self.lw.arrayops.assign_into(a, args[1], node)
             return self.ctx.b.const(0, I64)   # None: an expression statement drops it
-        result = self.lw.arrayops.function(f.attr, node, args)
+        if f.attr == "diagonal":
+            return self.lw.creation.diagonal(node, args, {k.arg: k.value for k in
+                                                          node.keywords})
+        if f.attr == "item" and not node.keywords and len(args) == 1:
+            return self.item(a)
+        result = self.lw.arrayops.function(f.attr, node, args, method=True)
         if f.attr == "sort":      # a.sort(): sorts a in place; returns None
             self.lw.arrayops.assign_into(a, result, node)
             return self.ctx.b.const(0, I64)
         return result
+
+    def item(self, a: Var) -> Var:
+        """a.item(): the one element of an array of size 1 (ValueError otherwise)."""
+        b = self.ctx.b
+        size = self.lw.numpyfuncs.product(self.dims(a))
+        b.emit("raise_if", b.ne(size, b.const(1, I64)), attrs=(
+            "ValueError", "can only convert an array of size 1 to a Python scalar"))
+        return b.emit("load", a, *[b.const(0, I64)] * ndim_of(a.type))
 
     # ------------------------------------------------------------------ creation
     def shape_arg(self, v, node: ast.AST) -> list[Var]:

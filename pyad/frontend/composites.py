@@ -1,15 +1,16 @@
 """Frontend, NumPy functions that are compositions of others: `np.average` (weights, axis),
-`np.ptp`, `np.nansum`, `np.nanmean`, `np.vdot`, `np.cross` (3-vectors along the last axis), `np.meshgrid` (2 or 3
-vectors, `indexing="xy"` or `"ij"`), `np.tile` and `np.repeat` (an int count). Each is an
-elementwise `Lazy` or a reduction of one, so it fuses and differentiates like the
-expression it stands for; `tile`, `repeat` and `meshgrid` make new arrays where NumPy may
-return views or broadcasts."""
+`np.ptp`, `np.nansum`, `np.nanmean`, `np.nanmax`, `np.nanmin`, `np.cov`, `np.corrcoef`,
+`np.pad` (a constant), `np.vdot`, `np.cross` (3-vectors along the last axis), `np.meshgrid`
+(2 or 3 vectors, `indexing="xy"` or `"ij"`), `np.tile` and `np.repeat` (an int count). Each
+is an elementwise `Lazy` or a reduction of one, so it fuses and differentiates like the
+expression it stands for; `tile`, `repeat`, `meshgrid` and `pad` make new arrays where
+NumPy may return views or broadcasts."""
 from __future__ import annotations
 
 import ast
 
 from ..errors import PyadTypeError
-from ..ir.nodes import F64, I64, Var, is_array
+from ..ir.nodes import F64, I64, Var, elem_type, is_array, ndim_of
 from .context import Lazy, arith, unify
 
 
@@ -17,7 +18,7 @@ class Composites:
     """`np.<name>(...)` for the names in NAMES; one per function body."""
 
     NAMES = ("average", "ptp", "nansum", "nanmean", "vdot", "cross", "meshgrid", "tile",
-             "repeat")
+             "repeat", "cov", "corrcoef", "nanmax", "nanmin", "pad")
 
     def __init__(self, lw) -> None:
         self.lw = lw
@@ -98,6 +99,34 @@ class Composites:
 
     def nanmean(self, node: ast.Call, args: list, kw: dict):
         return self.nansum(node, args, kw, mean=True)
+
+    def nanmax(self, node: ast.Call, args: list, kw: dict, kind: str = "max"):
+        """np.nanmax(a, axis=None, keepdims=False), np.nanmin: the maximum (minimum) of the
+        elements that are not nan (their gradient 0), nan where all are (NumPy warns)."""
+        ops, b = self.lw.arrayops, self.ctx.b
+        if len(args) != 1:
+            raise self.ctx.error(node, f"np.nan{kind} takes an array (axis and keepdims as "
+                                 "keywords)", cls=PyadTypeError)
+        axes, keepdims = ops._axis(kw, node, args)
+        a = self._lazy(args[0], node)
+        if a.elem != F64:
+            return ops.reduce(kind, a, axes, node, keepdims)
+        fill = b.const(float("-inf") if kind == "max" else float("inf"))
+        one, zero = b.const(1, I64), b.const(0, I64)
+
+        def picked(idx, if_nan, value):
+            bb = self.ctx.b
+            x = a.gen(idx)
+            return bb.select(bb.ne(x, x), if_nan, x if value is None else value)
+        best = ops.reduce(kind, Lazy(F64, a.dims, lambda idx: picked(idx, fill, None)), axes,
+                          node, keepdims)
+        count = ops.reduce("sum", Lazy(I64, a.dims, lambda idx: picked(idx, zero, one)),
+                           axes, node, keepdims)
+        return ops.elementwise(lambda r, c: self.ctx.b.select(
+            self.ctx.b.eq(c, zero), self.ctx.b.const(float("nan")), r), [best, count], node)
+
+    def nanmin(self, node: ast.Call, args: list, kw: dict):
+        return self.nanmax(node, args, kw, kind="min")
 
     def vdot(self, node: ast.Call, args: list, kw: dict):
         """np.vdot(a, b): the sum of the products of the elements in row-major order (the
@@ -207,3 +236,96 @@ class Composites:
         b.emit("raise_if", b.lt(k, b.const(0, I64)), attrs=(
             "ValueError", f"np.{what}: negative count"))
         return self._lazy(args[0], node), k
+
+    # ------------------------------------------------------------------ statistics
+    def cov(self, node: ast.Call, args: list, kw: dict):
+        """np.cov(m, rowvar=True, bias=False, ddof=None): each row of `m` a variable (each
+        column with rowvar=False), xc @ xc.T / (N - ddof) with xc the centred rows; a 1-D
+        `m` is one variable, its variance a number (NumPy: a 0-D array)."""
+        self._kw(node, kw, ("rowvar", "bias", "ddof"))
+        if len(args) != 1:
+            raise self.ctx.error(node, "np.cov takes one array here", cls=PyadTypeError,
+                                 hint="stack the variables into one: np.cov(np.vstack([x, y]))")
+        nf, ops, arrays = self.lw.numpyfuncs, self.lw.arrayops, self.lw.arrays
+        rowvar = nf.const(kw, "rowvar", True, (bool,), "True or False")
+        bias = nf.const(kw, "bias", False, (bool,), "True or False")
+        ddof = nf.const(kw, "ddof", None, (int, type(None)), "a constant integer")
+        ddof = (0 if bias else 1) if ddof is None else ddof
+        a = arrays.array(ops.materialize(args[0]), node)
+        nd = ndim_of(a.type)
+        b = self.ctx.b
+        if nd == 1:
+            x = b.emit("view", a, *self.lw.indexing.whole(arrays.dims(a)), attrs=("ns",))
+        elif nd == 2:
+            x = a if rowvar else b.emit("transpose", a)
+        else:
+            raise self.ctx.error(node, "np.cov takes a 1-D or 2-D array", cls=PyadTypeError)
+        xc = ops.materialize(ops.binop(ast.Sub(), x, ops.reduce("mean", x, (1,), node,
+                                                                 keepdims=True), node))
+        n = b.tofloat(b.sub(arrays.dims(xc)[1], b.const(ddof, I64)))
+        c = ops.binop(ast.Div(), ops.dot(xc, b.emit("transpose", xc), node), n, node)
+        if nd == 1:
+            zero = b.const(0, I64)
+            return b.emit("load", ops.materialize(c), zero, zero)
+        return c
+
+    def corrcoef(self, node: ast.Call, args: list, kw: dict):
+        """np.corrcoef(m, rowvar=True): c / sqrt(outer(diag(c), diag(c))) with c = np.cov(m),
+        clipped to [-1, 1] as NumPy does (a 1-D `m` gives 1.0)."""
+        self._kw(node, kw, ("rowvar",))
+        c = self.cov(node, args, kw)
+        ops, b = self.lw.arrayops, self.ctx.b
+        if not ops.is_arrayish(c):
+            return b.fdiv(c, c)
+        c = ops.materialize(c)
+        d = ops.materialize(ops.elementwise(lambda x: self.ctx.b.sqrt(x), [
+            self.lw.creation.diagonal_of(c, b.const(0, I64), 0, 1)], node))
+        r = ops.binop(ast.Div(), ops.binop(ast.Div(), c, self.lw.indexing.expand(d, 1, node),
+                                           node), d, node)
+        apply = self.lw.functions.apply
+        return ops.elementwise(lambda x: apply("numpy.maximum", [apply(
+            "numpy.minimum", [x, b.const(1.0)], node), b.const(-1.0)], node), [r], node)
+
+    def pad(self, node: ast.Call, args: list, kw: dict) -> Var:
+        """np.pad(a, pad_width, mode="constant", constant_values=0): a new array of the
+        constant with `a` stored into its middle; pad_width an int, a pair (before, after)
+        for every axis, or one pair per axis. Other modes are refused."""
+        self._kw(node, kw, ("mode", "constant_values"))
+        nf, arrays, b = self.lw.numpyfuncs, self.lw.arrays, self.ctx.b
+        mode = args[2] if len(args) == 3 else nf.const(kw, "mode", "constant", (str,),
+                                                       "a string")
+        if len(args) not in (2, 3) or mode != "constant":
+            raise self.ctx.error(node, "np.pad takes an array, pad widths and "
+                                 "mode='constant' here", cls=PyadTypeError, hint="pyad "
+                                 "pads with a constant (constant_values=...); other modes "
+                                 "can be written with np.concatenate of slices")
+        a = arrays.array(args[0], node.args[0])
+        dims = arrays.dims(a)
+        width = args[1] if type(args[1]) is tuple else (args[1],)   # NumPy broadcasts it
+        if not any(type(w) is tuple for w in width):                 # to (ndim, 2)
+            width = (width,)
+        if not all(type(w) is tuple for w in width):
+            raise self.ctx.error(node.args[1], "np.pad: one (before, after) pair per axis",
+                                 cls=PyadTypeError)
+        pairs = [tuple(w) * (3 - len(w)) if len(w) < 2 else tuple(w) for w in width]
+        if len(pairs) == 1:
+            pairs = pairs * len(dims)
+        if len(pairs) != len(dims) or any(len(p) != 2 for p in pairs):
+            raise self.ctx.error(node.args[1], "np.pad: one (before, after) pair per axis",
+                                 cls=PyadTypeError)
+        pairs = [[nf.integer(w, node.args[1]) for w in p] for p in pairs]
+        for p in pairs:
+            b.emit("raise_if", b.lt(b.min(p[0], p[1]), b.const(0, I64)), attrs=(
+                "ValueError", "index can't contain negative values"))
+        value = self.lw.exprs.expr(kw["constant_values"]) if "constant_values" in kw \
+            else b.const(0, I64)
+        elem = elem_type(a.type)
+        fill = arrays.scalar_for(value, elem, node)
+        out = arrays.new_array(elem, [b.add(d, b.add(p[0], p[1])) for d, p in zip(dims,
+                                                                                 pairs)])
+        arrays.fill(out, fill)
+        one = b.const(1, I64)
+        middle = b.emit("view", out, *[x for d, p in zip(dims, pairs) for x in (p[0], d, one)],
+                        attrs=("s" * len(dims),))
+        self.lw.arrayops.assign_into(middle, a, node)
+        return out

@@ -16,7 +16,7 @@ class Creation:
     """`np.<name>(...)` for the names in NAMES; one per function body."""
 
     NAMES = ("array", "asarray", "eye", "identity", "arange", "linspace", "tril", "triu",
-             "diag", "concatenate", "stack", "hstack", "vstack")
+             "diag", "diagonal", "concatenate", "stack", "hstack", "vstack")
 
     def __init__(self, lw) -> None:
         self.lw = lw
@@ -287,23 +287,71 @@ class Creation:
         return self.tril(node, args, kw, upper=True)
 
     def diag(self, node: ast.Call, args: list, kw: dict):
-        """np.diag(v): the square matrix with v on its diagonal; np.diag(A): A's diagonal
-        (a new array; NumPy's is a read-only view)."""
-        self._kwargs(node, kw, ())
-        self._nargs(node, args, 1, 1, "diag")
-        a = self.lw.arrays.array(args[0], node.args[0])
+        """np.diag(v, k=0): the square matrix with v on its k-th diagonal (above the main
+        one for k > 0, below for k < 0); np.diag(A, k=0): A's k-th diagonal (a new array;
+        NumPy's is a read-only view)."""
+        self._kwargs(node, kw, ("k",))
+        self._nargs(node, args, 1, 2, "diag")
         b, arrays = self.ctx.b, self.lw.arrays
-        if ndim_of(a.type) == 1:
-            n = arrays.dims(a)[0]
-            out = arrays.new_array(elem_type(a.type), [n, n])
-            for_range(b, n, [], lambda bb, i, _: (bb.emit("store", out, i, i,
-                                                          bb.emit("load", a, i)), [])[1])
-            return out
-        if ndim_of(a.type) != 2:
-            raise self.ctx.error(node, "np.diag takes a 1-D or 2-D array", cls=PyadTypeError)
-        d = arrays.dims(a)
+        kv = args[1] if len(args) > 1 else self.lw.exprs.expr(kw["k"]) if "k" in kw else None
+        k = self._int(kv, node) if kv is not None else b.const(0, I64)
+        a = arrays.array(args[0], node.args[0])
+        if ndim_of(a.type) == 2:
+            return self.diagonal_of(a, k, 0, 1)
+        if ndim_of(a.type) != 1:
+            raise self.ctx.error(node, "np.diag takes a 1-D or 2-D array", cls=PyadTypeError,
+                                 hint="np.diagonal(a, offset, axis1, axis2) reads the "
+                                 "diagonals of a 3-D array")
+        zero = b.const(0, I64)
+        r0, c0 = b.max(b.neg(k), zero), b.max(k, zero)
+        n = arrays.dims(a)[0]
+        size = b.add(n, b.add(r0, c0))
+        out = arrays.new_array(elem_type(a.type), [size, size])
+        for_range(b, n, [], lambda bb, i, _: (bb.emit(
+            "store", out, bb.add(i, r0), bb.add(i, c0), bb.emit("load", a, i)), [])[1])
+        return out
+
+    def diagonal(self, node: ast.Call, args: list, kw: dict) -> Lazy:
+        """np.diagonal(a, offset=0, axis1=0, axis2=1) (and a.diagonal(...)): the diagonal
+        of the (axis1, axis2) planes as the last axis, the other axis first (a new array;
+        NumPy's is a read-only view)."""
+        self._kwargs(node, kw, ("offset", "axis1", "axis2"))
+        self._nargs(node, args, 1, 4, "diagonal")
+        a = self.lw.arrays.array(args[0], node)
+        nd = ndim_of(a.type)
+        given = node.args[len(node.args) - (len(args) - 1):]   # after the array (a method's
+        names = ("offset", "axis1", "axis2")                    # receiver is not in node.args)
+        nodes = dict(zip(names, given)) | kw
+        k = self._int(self.lw.exprs.expr(nodes["offset"]), node) if "offset" in nodes else \
+            self.ctx.b.const(0, I64)
+        nf = self.lw.numpyfuncs
+        axes = [nf.axis_of(a, self.lw.arrayops.constant_arg(
+            nodes[name], (int,), f"{name} must be a constant integer") if name in nodes
+            else default, node) for name, default in (("axis1", 0), ("axis2", 1))]
+        if nd < 2 or axes[0] == axes[1]:
+            raise self.ctx.error(node, "np.diagonal needs two different axes of an array of "
+                                 "2 or 3 dimensions", cls=PyadTypeError)
+        return self.diagonal_of(a, k, *axes)
+
+    def diagonal_of(self, a: Var, k: Var, axis1: int, axis2: int) -> Lazy:
+        """The elements a[..., i + max(-k, 0), ..., i + max(k, 0), ...] (i along the last
+        axis of the result; the axes other than axis1 and axis2 first, in their order)."""
+        b = self.ctx.b
         lz = self.lw.arrayops.lift(a)
-        return Lazy(lz.elem, [b.min(d[0], d[1])], lambda idx: lz.gen([idx[0], idx[0]]))
+        d = lz.dims
+        zero = b.const(0, I64)
+        r0, c0 = b.max(b.neg(k), zero), b.max(k, zero)
+        n = b.max(b.min(b.sub(d[axis1], r0), b.sub(d[axis2], c0)), zero)
+        others = [j for j in range(len(d)) if j not in (axis1, axis2)]
+
+        def gen(idx):
+            bb, i = self.ctx.b, idx[-1]
+            full = [None] * len(d)
+            for j, v in zip(others, idx[:-1]):
+                full[j] = v
+            full[axis1], full[axis2] = bb.add(i, r0), bb.add(i, c0)
+            return lz.gen(full)
+        return Lazy(lz.elem, [d[j] for j in others] + [n], gen)
 
 
 def _only_dtype(node: ast.Call) -> ast.Call:

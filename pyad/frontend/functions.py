@@ -146,7 +146,7 @@ class Functions:
                 and getattr(ctx.resolve_static(node.func.value).obj, "__name__", "") == "add" \
                 and type(ctx.resolve_static(node.func.value).obj).__name__ == "ufunc":
             return self.lw.indexing.add_at(node)
-        if isinstance(node.func, ast.Attribute) and node.func.attr in ("reduce", "accumulate") \
+        if isinstance(node.func, ast.Attribute) \
                 and type(ctx.resolve_static(node.func.value).obj).__name__ == "ufunc":
             return self.lw.numpyfuncs.ufunc_method(node)
         if isinstance(node.func, ast.Attribute):

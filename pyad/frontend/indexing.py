@@ -80,7 +80,7 @@ class Indexing:
 
     # ------------------------------------------------------------------ shape functions
     def function(self, name: str, node: ast.Call) -> Var:
-        """np.squeeze(a, axis) and np.expand_dims(a, axis), axis a constant int."""
+        """np.squeeze(a, axis) and np.expand_dims(a, axis), axis a constant int or tuple."""
         kw = {k.arg: k.value for k in node.keywords}
         if set(kw) - {"axis"} or len(node.args) + len(kw) != 2:
             raise self.ctx.error(node, f"np.{name} takes an array and a constant axis",
@@ -89,16 +89,24 @@ class Indexing:
                                  else "")
         a = self.lw.arrays.array(self.lw.exprs.expr(node.args[0]), node.args[0])
         axis_node = node.args[1] if len(node.args) == 2 else kw["axis"]
-        axis = self.lw.arrayops.constant_arg(axis_node, (int,), "axis must be a constant "
-                                             "integer")
+        axis = self.lw.arrayops.constant_arg(axis_node, (int, tuple), "axis must be a "
+                                             "constant integer or tuple of integers")
+        axes = axis if isinstance(axis, tuple) else (axis,)
         nd = ndim_of(a.type)
-        out_nd = nd - 1 if name == "squeeze" else nd + 1
-        if not -max(nd, out_nd) <= axis < max(nd, out_nd):
+        out_nd = nd - len(axes) if name == "squeeze" else nd + len(axes)
+        top = max(nd, out_nd)
+        if not all(type(k) is int and -top <= k < top for k in axes):
             raise self.ctx.error(axis_node, f"axis {axis} is out of bounds", cls=PyadTypeError)
-        axis %= max(nd, out_nd)
-        if name == "expand_dims":
-            return self.expand(a, axis, node)
-        return self.squeeze(a, axis)
+        axes = sorted({k % top for k in axes})
+        if len(axes) != (len(axis) if isinstance(axis, tuple) else 1):
+            raise self.ctx.error(axis_node, "repeated axis", cls=PyadTypeError)
+        if name == "expand_dims":   # inserted in increasing order: each lands where asked
+            for k in axes:
+                a = self.expand(a, k, node)
+            return a
+        for k in reversed(axes):
+            a = self.squeeze(a, k)
+        return a
 
     def squeeze(self, a: Var, axis: int):
         """`a` without its axis `axis` (normalized), which must have size 1: a view (a

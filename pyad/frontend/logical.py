@@ -3,7 +3,9 @@
 `np.count_nonzero` (with `axis` and `keepdims`, methods too), `np.square`,
 `np.mod`/`np.remainder` (Python's `%`: the sign of the divisor), `np.flip`/`fliplr`/`flipud`
 (a new array; NumPy's is a view), `np.reciprocal/negative/positive/exp2/deg2rad/radians/
-rad2deg/degrees/trunc/fix/rint/sinc` and `np.round(a, decimals)` (halves to even, as NumPy). Each is an elementwise `Lazy` or a reduction, so it fuses
+rad2deg/degrees/trunc/fix/rint/sinc`, `np.round(a, decimals)` (halves to even, as NumPy)
+and the conversions `np.float64(x)`, `np.int64(x)`, `np.bool_(x)` (of a number or, as
+`a.astype`, of an array). Each is an elementwise `Lazy` or a reduction, so it fuses
 and differentiates like the expression it stands for."""
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ class Logical:
              "isfinite", "any", "all", "count_nonzero", "square", "mod", "remainder",
              "flip", "fliplr", "flipud", "reciprocal", "negative", "positive", "exp2",
              "deg2rad", "radians", "rad2deg", "degrees", "trunc", "fix", "round",
-             "around", "sinc")
+             "around", "sinc", "float64", "int64", "bool_")
 
     def __init__(self, lw) -> None:
         self.lw = lw
@@ -41,6 +43,12 @@ class Logical:
             return self.flip(name, node, args, kw)
         if name in ("round", "around"):
             return self.round(node, args, kw)
+        if name in ("float64", "int64", "bool_"):   # np.float64(x): a conversion, as astype
+            ops._arity(name, node, args, 1, kw)
+            elem = self.lw.arrays.dtype_of(node.func)
+            if elem == BOOL:
+                return ops.elementwise(lambda x: ex.truth(x, node), args, node)
+            return ops.elementwise(lambda x: self.ctx.convert(x, elem), args, node)
         n = 2 if name in ("logical_and", "logical_or", "logical_xor", "mod", "remainder") \
             else 1
         ops._arity(name, node, args, n, kw)

@@ -41,6 +41,11 @@ from .einsum import Einsum
 from .gathers import Gathers
 from .logical import Logical
 from .composites import Composites
+from .reductions import Reductions
+from .positions import Positions
+from .sorting import Sorting
+from .calculus import Calculus
+from .ufuncs import Ufuncs
 from .norms import Norms
 from .linalg import LinearAlgebra
 from .numpyfuncs import NumpyFunctions
@@ -100,6 +105,11 @@ class Lowering:
         self.gathers = Gathers(self)
         self.logical = Logical(self)
         self.composites = Composites(self)
+        self.reductions = Reductions(self)
+        self.positions = Positions(self)
+        self.sorting = Sorting(self)
+        self.calculus = Calculus(self)
+        self.ufuncs = Ufuncs(self)
         self.norms = Norms(self)
         self.calls = CallLowering(self)
         self.closures = Closures(self)

@@ -18,7 +18,7 @@ class Norms:
         self.ctx = lw.ctx
 
     def _check(self, node, args, kw, n: tuple, allowed: tuple) -> None:
-        self.lw.numpyfuncs._check(node, args, kw, n, allowed)
+        self.lw.numpyfuncs.check(node, args, kw, n, allowed)
 
     def norm(self, node: ast.Call, args: list, kw: dict):
         """np.linalg.norm(x, ord=None, axis=None, keepdims=False), NumPy's meaning: without

@@ -1,25 +1,29 @@
 """Frontend, NumPy functions composed from the whole-array operations of arrayops.py and
 the views of indexing.py: `np.var`, `np.std` (axis, keepdims, ddof), `np.cumsum`,
-`np.cumprod` (1-D, or along an axis), `np.diff` (n, axis), `np.clip`, `np.roll` (1-D, or
-along an axis), `np.trace`, `np.inner` (1-D), `np.logaddexp`. Their gradients come from
-what they are made of; `np.logaddexp` is written so that its derivative is exact at ties
-(m + log(exp(a - m) + exp(b - m)), the max cancelling)."""
+`np.cumprod`, `np.cumulative_sum`, `np.cumulative_prod` (1-D, or along an axis), `np.diff`
+(n, axis), `np.clip`, `np.roll` (flattened, or along axes), `np.trace` (offset),
+`np.inner` (1-D), `np.outer`, `np.logaddexp`, `np.atleast_1d/2d/3d`, and the shapes
+(`reshape`, `ravel`, `transpose`, ...). Their gradients come from what they are made of;
+`np.logaddexp` is written so that its derivative is exact at ties (m + log(exp(a - m) +
+exp(b - m)), the max cancelling). The helpers (`check`, `const`, `axis_of`, `integer`,
+`product`, `ravel_index`, `unravel`) serve the other NumPy collaborators too (positions.py,
+sorting.py, composites.py)."""
 from __future__ import annotations
 
 import ast
 
 from ..errors import PyadTypeError
-from ..ir.loops import for_range, while_loop
-from ..ir.nodes import BOOL, F64, I64, Var, ndim_of
-from .context import Lazy
+from ..ir.loops import for_range
+from ..ir.nodes import F64, I64, Var, ndim_of
+from .context import Lazy, arith, unify
 
 
 class NumpyFunctions:
     """See the module docstring; one per function body."""
 
-    NAMES = ("var", "std", "cumsum", "cumprod", "diff", "clip", "roll", "trace", "inner",
-             "logaddexp", "reshape", "ravel", "flatten", "argmax", "argmin", "argsort", "sort",
-             "searchsorted")
+    NAMES = ("var", "std", "cumsum", "cumprod", "cumulative_sum", "cumulative_prod", "diff",
+             "clip", "roll", "trace", "inner", "outer", "logaddexp", "reshape", "ravel", "flatten",
+             "atleast_1d", "atleast_2d", "atleast_3d")
 
     def __init__(self, lw) -> None:
         self.lw = lw
@@ -29,7 +33,7 @@ class NumpyFunctions:
         return getattr(self, name)(node, args, kw)
 
     # ------------------------------------------------------------------ helpers
-    def _check(self, node, args, kw, n: tuple, allowed: tuple) -> None:
+    def check(self, node, args, kw, n: tuple, allowed: tuple) -> None:
         extra = set(kw) - set(allowed)
         if extra:
             raise self.ctx.error(node, f"unsupported keyword argument `{extra.pop()}`")
@@ -37,12 +41,12 @@ class NumpyFunctions:
             raise self.ctx.error(node, f"np.{node.func.attr} takes {' or '.join(map(str, n))} "
                                  "positional arguments here", cls=PyadTypeError)
 
-    def _const(self, kw: dict, key: str, default, types: tuple, what: str):
+    def const(self, kw: dict, key: str, default, types: tuple, what: str):
         if key not in kw:
             return default
         return self.lw.arrayops.constant_arg(kw[key], types, f"{key} must be {what}")
 
-    def _axis_of(self, a: Var, axis, node) -> int:
+    def axis_of(self, a: Var, axis, node) -> int:
         nd = ndim_of(a.type)
         if axis is None:
             if nd != 1:
@@ -56,10 +60,10 @@ class NumpyFunctions:
 
     # ------------------------------------------------------------------ statistics
     def var(self, node: ast.Call, args: list, kw: dict, root: bool = False):
-        self._check(node, args, kw, (1,), ("axis", "keepdims", "ddof"))
+        self.check(node, args, kw, (1, 2), ("axis", "keepdims", "ddof"))
         ops = self.lw.arrayops
         axes, keepdims = ops._axis({k: v for k, v in kw.items() if k != "ddof"}, node, args)
-        ddof = self._const(kw, "ddof", 0, (int,), "a constant integer")
+        ddof = self.const(kw, "ddof", 0, (int,), "a constant integer")
         a = ops.materialize(args[0])
         mean = ops.reduce("mean", a, axes, node, keepdims=True)
         d = ops.binop(ast.Sub(), a, mean, node)
@@ -67,7 +71,7 @@ class NumpyFunctions:
         total = ops.reduce("sum", sq, axes, node, keepdims=keepdims)
         b = self.ctx.b
         dims = self.lw.arrays.dims(self.lw.arrays.array(a, node))
-        count = self._product([dims[k % len(dims)] for k in
+        count = self.product([dims[k % len(dims)] for k in
                                (axes if axes is not None else range(len(dims)))])
         n = b.tofloat(b.sub(count, b.const(ddof, I64)))
         out = ops.binop(ast.Div(), total, n, node)
@@ -80,26 +84,37 @@ class NumpyFunctions:
 
     # ------------------------------------------------------------------ scans and differences
     def cumsum(self, node: ast.Call, args: list, kw: dict, op: str = "add") -> Var:
-        self._check(node, args, kw, (1,), ("axis",))
+        """np.cumsum, np.cumprod and NumPy 2.1's np.cumulative_sum, np.cumulative_prod
+        (`include_initial=True`: the identity first, one more element along the axis): a
+        1-D array, or any array with an `axis` (NumPy's cumulative_* also need it)."""
+        cumulative = node.func.attr.startswith("cumulative")
+        self.check(node, args, kw, (1,), ("axis", "include_initial") if cumulative
+                   else ("axis",))
         arrays = self.lw.arrays
         a = arrays.array(args[0], node.args[0] if node.args else node)
-        axis = self._axis_of(a, self._const(kw, "axis", None, (int, type(None)),
-                                            "a constant integer"), node)
+        axis = self.axis_of(a, self.const(kw, "axis", None, (int, type(None)),
+                                          "a constant integer"), node)
+        first = self.const(kw, "include_initial", False, (bool,), "True or False")
         elem = F64 if a.type.startswith(F64) else I64
         lz = self.lw.arrayops.lift(a)
         dims = lz.dims
-        out = arrays.new_array(elem, dims)
+        b = self.ctx.b
+        shift = b.const(1 if first else 0, I64)
+        out = arrays.new_array(elem, [b.add(d, shift) if k == axis else d
+                                      for k, d in enumerate(dims)])
         others = [d for k, d in enumerate(dims) if k != axis]
 
         def line(idx: list[Var]) -> None:   # the scan along `axis` at the other indices
             b = self.ctx.b
             init = b.const(0 if op == "add" else 1, elem)
+            if first:
+                b.emit("store", out, *idx[:axis], b.const(0, I64), *idx[axis:], init)
 
             def step(bb, i, acc):
                 with self.ctx.emitting(bb):
                     full = idx[:axis] + [i] + idx[axis:]
                     v = bb.emit(op, acc[0], self.ctx.convert(lz.gen(full), elem))
-                    bb.emit("store", out, *full, v)
+                    bb.emit("store", out, *idx[:axis], bb.add(i, shift), *idx[axis:], v)
                     return [v]
             for_range(b, dims[axis], [init], step)
         if others:
@@ -111,17 +126,26 @@ class NumpyFunctions:
     def cumprod(self, node: ast.Call, args: list, kw: dict) -> Var:
         return self.cumsum(node, args, kw, op="mul")
 
+    cumulative_sum, cumulative_prod = cumsum, cumprod
+
     def diff(self, node: ast.Call, args: list, kw: dict):
-        """a[1:] - a[:-1] along `axis` (default the last), `n` times."""
-        self._check(node, args, kw, (1, 2), ("n", "axis"))
-        n = self._const(kw, "n", 1, (int,), "a constant integer") if len(args) == 1 else \
+        """a[1:] - a[:-1] along `axis` (default the last), `n` times; `prepend` and
+        `append` (a number, or an array of a's dimensions) join a first."""
+        self.check(node, args, kw, (1, 2), ("n", "axis", "prepend", "append"))
+        n = self.const(kw, "n", 1, (int,), "a constant integer") if len(args) == 1 else \
             self.lw.arrayops.constant_arg(node.args[1], (int,), "n must be a constant integer")
         a = self.lw.arrays.array(args[0], node.args[0])
         nd = ndim_of(a.type)
-        axis = self._const(kw, "axis", -1, (int,), "a constant integer")
+        axis = self.const(kw, "axis", -1, (int,), "a constant integer")
         if not -nd <= axis < nd or n < 0:
             raise self.ctx.error(node, "np.diff: bad axis or n", cls=PyadTypeError)
         axis %= nd
+        ends = {k: self._end(a, self.lw.exprs.expr(kw[k]), axis, kw[k]) for k in
+                ("prepend", "append") if k in kw}
+        if ends:
+            a = self.lw.creation._concatenate(
+                [ends[k] for k in ("prepend",) if k in ends] + [a] +
+                [ends[k] for k in ("append",) if k in ends], axis, node)
         ix = self.lw.indexing
         for _ in range(n):
             items = [ast.Slice() for _ in range(axis)]
@@ -130,14 +154,46 @@ class NumpyFunctions:
             a = self.lw.arrayops.materialize(self.lw.arrayops.binop(ast.Sub(), hi, lo, node))
         return a
 
+    def _end(self, a: Var, v, axis: int, node: ast.AST) -> Var:
+        """np.diff's prepend/append value as an array to join along `axis`: a number
+        becomes a slab of size 1 along it."""
+        ops = self.lw.arrayops
+        if ops.is_arrayish(v):
+            return self.lw.arrays.array(v, node)
+        x = self.lw.exprs.scalar(v, node)
+        dims = self.lw.arrays.dims(a)
+        dims[axis] = self.ctx.b.const(1, I64)
+        return ops.materialize(Lazy(x.type, dims, lambda idx: x))
+
     # ------------------------------------------------------------------ elementwise
     def clip(self, node: ast.Call, args: list, kw: dict):
-        self._check(node, args, kw, (3,), ())
-        fn = self.lw.arrayops.function
-        return fn("minimum", node, [fn("maximum", node, args[:2]), args[2]])
+        """np.clip(a, lo, hi): np.minimum(np.maximum(a, lo), hi); a bound None is absent.
+        The bounds may be keywords: a_min/a_max, or NumPy 2.1's min/max."""
+        self.check(node, args, kw, (1, 2, 3), ("a_min", "a_max", "min", "max"))
+        args, positional = list(args), len(args)
+        for k, names in ((1, ("a_min", "min")), (2, ("a_max", "max"))):
+            given = [n for n in names if n in kw]
+            if positional == 2 and k == 2 and not given:   # as NumPy: a_max is missing
+                break
+            if len(args) <= k:
+                args.append(self.lw.arrays.argument(kw[given[0]], "clip") if given else None)
+            elif given:
+                raise self.ctx.error(node, f"np.clip got {given[0]} twice", cls=PyadTypeError)
+        if len(args) != 3:
+            raise self.ctx.error(node, "np.clip takes an array and two bounds",
+                                 cls=PyadTypeError)
+        if args[1] is None and args[2] is None:
+            raise self.ctx.error(node, "np.clip: one of the bounds must be given",
+                                 cls=PyadTypeError)
+        def fn(name, operands):
+            apply = self.lw.functions.apply
+            return self.lw.arrayops.elementwise(
+                lambda x, y: apply(f"numpy.{name}", [x, y], node), operands, node)
+        out = args[0] if args[1] is None else fn("maximum", args[:2])
+        return out if args[2] is None else fn("minimum", [out, args[2]])
 
     def logaddexp(self, node: ast.Call, args: list, kw: dict):
-        self._check(node, args, kw, (2,), ())
+        self.check(node, args, kw, (2,), ())
         ops, ctx = self.lw.arrayops, self.ctx
 
         def f(x, y):
@@ -150,10 +206,12 @@ class NumpyFunctions:
     def ufunc_method(self, node: ast.Call):
         """`np.logaddexp.reduce(a, axis=0)`: m + log(sum(exp(a - m))) with m the maximum
         along the axis, held constant for the gradient (its derivative cancels exactly: the
-        gradient is the softmax); an infinite m is replaced by 0. Other ufunc methods are
-        refused, naming the function to write."""
+        gradient is the softmax); an infinite m is replaced by 0. `ufunc.outer` is in
+        ufuncs.py; other ufunc methods are refused, naming the function to write."""
         ufunc = node.func.value
         name = getattr(self.ctx.resolve_static(ufunc).obj, "__name__", "?")
+        if node.func.attr == "outer":
+            return self.lw.ufuncs.outer(name, node)
         spelled = f"np.{name}.{node.func.attr}"
         instead = {"add": "np.sum(a, axis=0)", "multiply": "np.prod(a, axis=0)",
                    "maximum": "np.max(a, axis=0)", "minimum": "np.min(a, axis=0)"}
@@ -165,13 +223,13 @@ class NumpyFunctions:
             raise self.ctx.error(node.func, f"{spelled} is not supported", hint=hint)
         args = [self.lw.exprs.expr(a) for a in node.args]
         kw = {k.arg: k.value for k in node.keywords}
-        self._check(node, args, kw, (1, 2), ("axis", "keepdims"))
+        self.check(node, args, kw, (1, 2), ("axis", "keepdims"))
         ops, ctx = self.lw.arrayops, self.ctx
         a = ops.materialize(ops.elementwise(lambda x: ctx.convert(x, F64), args[:1], node))
         axis_src = node.args[1] if len(args) == 2 else kw.get("axis")
         axis = 0 if axis_src is None else ops.constant_arg(
             axis_src, (int,), "axis must be a constant integer")
-        keepdims = bool(self._const(kw, "keepdims", False, (bool,), "True or False"))
+        keepdims = bool(self.const(kw, "keepdims", False, (bool,), "True or False"))
         m = ops.reduce("max", a, (axis,), node, keepdims=True)
 
         def finite(x):   # m, held constant; 0 where it is infinite (or nan)
@@ -187,28 +245,111 @@ class NumpyFunctions:
         return self.lw.indexing.squeeze(ops.materialize(out), axis % ndim_of(a.type))
 
     def roll(self, node: ast.Call, args: list, kw: dict) -> Lazy:
-        self._check(node, args, kw, (2,), ("axis",))
+        """np.roll(a, shift, axis=None): along each given axis (an int or a tuple; `shift` an
+        int, the same for every axis, or a tuple as long as `axis`; shifts of a repeated axis
+        add up), or without an axis over the flattened array, keeping a's shape."""
+        self.check(node, args, kw, (2, 3), ("axis",))
         a = self.lw.arrays.array(args[0], node.args[0])
-        axis = self._axis_of(a, self._const(kw, "axis", None, (int, type(None)),
-                                            "a constant integer"), node)
-        shift = self.lw.arrays.index_value(node.args[1])
+        at = node.args[2] if len(args) == 3 else kw.get("axis")
+        axis = None if at is None else self.lw.arrayops.constant_arg(
+            at, (int, tuple, type(None)), "axis must be a constant integer or tuple")
+        shifts = [self.integer(v, node) for v in (args[1] if type(args[1]) is tuple
+                                                else (args[1],))]
         lz = self.lw.arrayops.lift(a)
-        n = lz.dims[axis]
+        b = self.ctx.b
+        if axis is None:
+            if len(shifts) != 1:
+                raise self.ctx.error(node, "np.roll without an axis takes one shift",
+                                     cls=PyadTypeError, hint="give axis=(...) for the shifts")
+            size = self.product(lz.dims)
+            return Lazy(lz.elem, lz.dims, lambda idx: lz.gen(self.unravel(self._rolled(
+                self.ravel_index(idx, lz.dims), shifts[0], size), lz.dims)))
+        axes = [self.axis_of(a, k, node) for k in (axis if isinstance(axis, tuple)
+                                                  else (axis,))]
+        if len(axes) == 1 and len(shifts) > 1:
+            axes = axes * len(shifts)
+        if len(shifts) == 1:
+            shifts = shifts * len(axes)
+        if len(shifts) != len(axes):
+            raise self.ctx.error(node, "np.roll: shift and axis have different lengths",
+                                 cls=PyadTypeError)
+        total = {}
+        for k, s in zip(axes, shifts):
+            total[k] = b.add(total[k], s) if k in total else s
 
         def gen(idx):
-            b = self.ctx.b
-            k = b.mod(b.sub(idx[axis], shift), b.max(n, b.const(1, I64)))  # Python's mod
-            return lz.gen(idx[:axis] + [k] + idx[axis + 1:])
+            return lz.gen([self._rolled(i, total[k], lz.dims[k]) if k in total else i
+                           for k, i in enumerate(idx)])
         return Lazy(lz.elem, lz.dims, gen)
+
+    def _rolled(self, i: Var, shift: Var, n: Var) -> Var:
+        """The index an element at `i` of a roll by `shift` comes from (Python's mod)."""
+        b = self.ctx.b
+        return b.mod(b.sub(i, shift), b.max(n, b.const(1, I64)))
+
+    def integer(self, v, node: ast.AST) -> Var:
+        v = self.lw.exprs.scalar(v, node)
+        if v.type == F64:
+            raise self.ctx.error(node, "expected an integer here", cls=PyadTypeError)
+        return self.ctx.convert(v, I64)
+
+    def atleast_1d(self, node: ast.Call, args: list, kw: dict, nd: int = 1):
+        """np.atleast_1d/2d/3d: an array of fewer dimensions gets new axes of size 1 (a
+        view, as in NumPy: (n,) becomes (1, n) and (1, n, 1), (m, n) becomes (m, n, 1)); a
+        number becomes a new array of one element; several arguments give a tuple."""
+        self.check(node, args, kw, tuple(range(1, 9)), ())
+        if len(args) > 1:
+            return tuple(self.atleast_1d(node, [v], kw, nd) for v in args)
+        arrays, b = self.lw.arrays, self.ctx.b
+        if not self.lw.arrayops.is_arrayish(args[0]):
+            x = self.lw.exprs.scalar(args[0], node)
+            out = arrays.new_array(x.type, [b.const(1, I64)] * nd)
+            b.emit("store", out, *[b.const(0, I64)] * nd, x)
+            return out
+        a = arrays.array(args[0], node)
+        have = ndim_of(a.type)
+        if have >= nd:
+            return a
+        pattern = {(1, 2): "ns", (1, 3): "nsn", (2, 3): "ssn"}[have, nd]
+        return b.emit("view", a, *self.lw.indexing.whole(arrays.dims(a)), attrs=(pattern,))
+
+    def atleast_2d(self, node: ast.Call, args: list, kw: dict):
+        return self.atleast_1d(node, args, kw, 2)
+
+    def atleast_3d(self, node: ast.Call, args: list, kw: dict):
+        return self.atleast_1d(node, args, kw, 3)
 
     # ------------------------------------------------------------------ products
     def trace(self, node: ast.Call, args: list, kw: dict) -> Var:
-        self._check(node, args, kw, (1,), ())
-        d = self.lw.creation.diag(node, args, {})
-        return self.lw.arrayops.reduce("sum", d, None, node)
+        """np.trace(A, offset=0): the sum of A's offset-th diagonal (of each plane of the
+        first two axes for a 3-D A, as NumPy)."""
+        self.check(node, args, kw, (1, 2), ("offset",))
+        a = self.lw.arrays.array(args[0], node)
+        if ndim_of(a.type) < 2:
+            raise self.ctx.error(node, "np.trace needs an array of at least 2 dimensions",
+                                 cls=PyadTypeError)
+        at = node.args[-1] if len(args) == 2 else kw.get("offset")
+        k = self.lw.arrays.index_value(at) if at is not None else self.ctx.b.const(0, I64)
+        d = self.lw.creation.diagonal_of(a, k, 0, 1)
+        return self.lw.arrayops.reduce("sum", d, (-1,), node)
+
+    def outer(self, node: ast.Call, args: list, kw: dict):
+        """np.outer(u, v) of 1-D arrays: the `outer` primitive for float64 arrays, an
+        elementwise product otherwise."""
+        self.check(node, args, kw, (2,), ())
+        ops = self.lw.arrayops
+        x, y = (ops.materialize(self.lw.arrays.array(x, node)) for x in args)
+        if all(isinstance(v, Var) and v.type == "f64[1d]" for v in (x, y)):
+            return self.ctx.b.emit("outer", x, y)
+        a, b = (ops.lift(self.lw.arrays.array(v, node)) for v in (x, y))
+        if len(a.dims) != 1 or len(b.dims) != 1:
+            raise self.ctx.error(node, "np.outer takes two 1-D arrays", cls=PyadTypeError)
+        return Lazy(unify(arith(a.elem), arith(b.elem)), [a.dims[0], b.dims[0]],
+                    lambda idx: self.lw.exprs.binop(ast.Mult(), a.gen([idx[0]]),
+                                                    b.gen([idx[1]]), node))
 
     def inner(self, node: ast.Call, args: list, kw: dict) -> Var:
-        self._check(node, args, kw, (2,), ())
+        self.check(node, args, kw, (2,), ())
         a, c = (self.lw.arrays.array(x, n) for x, n in zip(args, node.args))
         if ndim_of(a.type) != 1 or ndim_of(c.type) != 1:
             raise self.ctx.error(node, "np.inner takes two 1-D arrays here", cls=PyadTypeError)
@@ -219,12 +360,12 @@ class NumpyFunctions:
     def reshape(self, node: ast.Call, args: list, kw: dict) -> Lazy:
         """A new array with a's elements in row-major order and the given shape (one
         dimension may be -1); NumPy may return a view, pyad always a new array."""
-        self._check(node, args, kw, tuple(range(2, 9)), ())
+        self.check(node, args, kw, tuple(range(2, 9)), ())
         a = self.lw.arrays.array(args[0], node.args[0] if node.args else node)
         shape = list(args[1]) if len(args) == 2 and isinstance(args[1], tuple) else args[1:]
         b, ex = self.ctx.b, self.lw.exprs
         lz = self.lw.arrayops.lift(a)
-        size = self._product(lz.dims)
+        size = self.product(lz.dims)
         dims = [self.ctx.convert(ex.scalar(d, node), I64) for d in shape]
         if not 1 <= len(dims) <= 3:
             raise self.ctx.error(node, "arrays have 1 to 3 dimensions", cls=PyadTypeError)
@@ -234,10 +375,10 @@ class NumpyFunctions:
             known = b.mul(known, b.select(b.eq(d, minus), b.const(1, I64), d))
         dims = [b.select(b.eq(d, minus), b.floordiv(size, b.max(known, b.const(1, I64))), d)
                 for d in dims]
-        b.emit("raise_if", b.ne(self._product(dims), size), attrs=(
+        b.emit("raise_if", b.ne(self.product(dims), size), attrs=(
             "ValueError", "cannot reshape the array into the requested shape"))
-        return Lazy(lz.elem, dims, lambda idx: lz.gen(self._unravel(
-            self._ravel(idx, dims), lz.dims)))
+        return Lazy(lz.elem, dims, lambda idx: lz.gen(self.unravel(
+            self.ravel_index(idx, dims), lz.dims)))
 
     def permute(self, name: str, node: ast.Call, args: list, kw: dict):
         """np.transpose(a, axes) (and a.transpose(*axes)), np.swapaxes(a, i, j),
@@ -266,14 +407,14 @@ class NumpyFunctions:
             if len(consts) != 2:
                 raise self.ctx.error(node, "np.swapaxes takes an array and two axes",
                                      cls=PyadTypeError)
-            i, j = (self._axis_of(a, k, node) for k in consts)
+            i, j = (self.axis_of(a, k, node) for k in consts)
             perm = list(range(nd))
             perm[i], perm[j] = perm[j], perm[i]
         else:
             if len(consts) != 2 or not all(isinstance(k, int) for k in consts):
                 raise self.ctx.error(node, "np.moveaxis takes an array and two int axes here",
                                      cls=PyadTypeError)
-            src, dst = (self._axis_of(a, k, node) for k in consts)
+            src, dst = (self.axis_of(a, k, node) for k in consts)
             perm = [k for k in range(nd) if k != src]
             perm.insert(dst, src)
         if sorted(k % nd if isinstance(k, int) and -nd <= k < nd else -1 for k in perm) \
@@ -295,182 +436,32 @@ class NumpyFunctions:
                                              "axes must be constant integers")
 
     def ravel(self, node: ast.Call, args: list, kw: dict) -> Lazy:
-        self._check(node, args, kw, (1,), ())
+        self.check(node, args, kw, (1,), ())
         a = self.lw.arrays.array(args[0], node.args[0] if node.args else node)
         lz = self.lw.arrayops.lift(a)
-        return Lazy(lz.elem, [self._product(lz.dims)],
-                    lambda idx: lz.gen(self._unravel(idx[0], lz.dims)))
+        return Lazy(lz.elem, [self.product(lz.dims)],
+                    lambda idx: lz.gen(self.unravel(idx[0], lz.dims)))
 
     flatten = ravel
 
-    def _product(self, dims: list[Var]) -> Var:
+    def product(self, dims: list[Var]) -> Var:
         b = self.ctx.b
         total = b.const(1, I64)
         for d in dims:
             total = b.mul(total, d)
         return total
 
-    def _ravel(self, idx: list[Var], dims: list[Var]) -> Var:
+    def ravel_index(self, idx: list[Var], dims: list[Var]) -> Var:
         b = self.ctx.b
         flat = idx[0]
         for i, d in zip(idx[1:], dims[1:]):
             flat = b.add(b.mul(flat, d), i)
         return flat
 
-    def _unravel(self, flat: Var, dims: list[Var]) -> list[Var]:
+    def unravel(self, flat: Var, dims: list[Var]) -> list[Var]:
         b = self.ctx.b
         out = []
         for d in reversed(dims[1:]):
             out.append(b.mod(flat, b.max(d, b.const(1, I64))))
             flat = b.floordiv(flat, b.max(d, b.const(1, I64)))
         return [flat] + list(reversed(out))
-
-    # ------------------------------------------------------------------ positions
-    def argmax(self, node: ast.Call, args: list, kw: dict, smaller: bool = False):
-        """The index of the first largest (smallest) element: over the flattened array,
-        or along the int `axis` (an int64 array)."""
-        self._check(node, args, kw, (1,), ("axis",))
-        a = self.lw.arrays.array(args[0], node.args[0] if node.args else node)
-        axis = self._const(kw, "axis", None, (int, type(None)), "a constant integer")
-        lz = self.lw.arrayops.lift(a)
-        b = self.ctx.b
-        nd = len(lz.dims)
-        size = self._product(lz.dims)
-        b.emit("raise_if", b.eq(size, b.const(0, I64)), attrs=(
-            "ValueError", f"attempt to get {node.func.attr} of an empty sequence"))
-
-        def scan(n: Var, at) -> Var:
-            bb = self.ctx.b
-            first = at(bb.const(0, I64))
-
-            def step(b2, i, acc):
-                with self.ctx.emitting(b2):
-                    v = at(i)
-                better = b2.lt(v, acc[0]) if smaller else b2.gt(v, acc[0])
-                return [b2.select(better, v, acc[0]), b2.select(better, i, acc[1])]
-            return for_range(bb, n, [first, bb.const(0, I64)], step, lo=bb.const(1, I64))[1]
-        if axis is None:
-            return scan(size, lambda i: lz.gen(self._unravel(i, lz.dims)))
-        if not -nd <= axis < nd:
-            raise self.ctx.error(node, f"axis {axis} is out of bounds for a {nd}-D array",
-                                 cls=PyadTypeError)
-        axis %= nd
-        others = [d for k, d in enumerate(lz.dims) if k != axis]
-        if not others:
-            return scan(lz.dims[0], lambda i: lz.gen([i]))
-        return Lazy(I64, others, lambda idx: scan(
-            lz.dims[axis], lambda i: lz.gen(idx[:axis] + [i] + idx[axis:])))
-
-    def argmin(self, node: ast.Call, args: list, kw: dict):
-        return self.argmax(node, args, kw, smaller=True)
-
-    # ------------------------------------------------------------------ sorting
-    def _lanes(self, node: ast.Call, args: list, kw: dict) -> tuple[Var, int]:
-        """The array and the axis (NumPy's default: the last) of np.sort / np.argsort."""
-        self._check(node, args, kw, (1, 2), ("axis", "kind"))
-        a = self.lw.arrays.array(args[0], node.args[0] if node.args else node)
-        if "kind" in kw:
-            kind = self._const(kw, "kind", "stable", (str,), "a string")
-            if kind not in ("stable", "mergesort"):
-                raise self.ctx.error(kw["kind"], f"kind={kind!r} is not supported", hint=(
-                    "pyad sorts stably (kind='stable'); NumPy's default is not stable, so "
-                    "argsort results may differ where elements are equal"))
-        nd = ndim_of(a.type)
-        if len(args) == 2:
-            axis = self.lw.arrayops.constant_arg(node.args[1], (int, type(None)),
-                                                 "axis must be a constant integer")
-        else:
-            axis = self._const(kw, "axis", -1, (int, type(None)), "a constant integer")
-        if axis is None and nd != 1:
-            raise self.ctx.error(node, f"np.{node.func.attr}(axis=None) of a {nd}-D array "
-                                 "(a sort of the flattened array) is not supported",
-                                 cls=PyadTypeError, hint="sort a.ravel()")
-        return a, self._axis_of(a, 0 if axis is None else axis, node)
-
-    def argsort(self, node: ast.Call, args: list, kw: dict) -> Var:
-        """The stable order of each lane of `a` along `axis` (equal elements keep their
-        order, as with kind="stable"), by insertion sort: O(n^2) comparisons per lane, no
-        gradient (indices)."""
-        a, axis = self._lanes(node, args, kw)
-        b, arrays = self.ctx.b, self.lw.arrays
-        dims = arrays.dims(a)
-        n = dims[axis]
-        idx = arrays.new_array(I64, dims)
-        zero, one = b.const(0, I64), b.const(1, I64)
-
-        def lane(outer: list[Var]) -> None:
-            at = lambda i: outer[:axis] + [i] + outer[axis:]  # noqa: E731
-            for_range(self.ctx.b, n, [],
-                      lambda bb, i, _: (bb.emit("store", idx, *at(i), i), [])[1])
-
-            def insert(bb, i, _):
-                key = bb.emit("load", idx, *at(i))
-                kv = bb.emit("load", a, *at(key))
-
-                def cond(cb, w):
-                    j = w[0]
-                    safe = cb.max(j, zero)
-                    after = cb.gt(cb.emit("load", a, *at(cb.emit("load", idx, *at(safe)))), kv)
-                    return cb.select(cb.ge(j, zero), after, cb.const(False, BOOL))
-
-                def shift(sb, w):
-                    j = w[0]
-                    sb.emit("store", idx, *at(sb.add(j, one)), sb.emit("load", idx, *at(j)))
-                    return [sb.sub(j, one)]
-                j = while_loop(bb, [bb.sub(i, one)], cond, shift)[0]
-                bb.emit("store", idx, *at(bb.add(j, one)), key)
-                return []
-            for_range(self.ctx.b, n, [], insert, lo=one)
-
-        others = dims[:axis] + dims[axis + 1:]
-        if others:
-            self.lw.arrayops.each(others, lane)
-        else:
-            lane([])
-        return idx
-
-    def sort(self, node: ast.Call, args: list, kw: dict) -> Lazy:
-        """Each lane of `a` along `axis` in increasing order: a gather through argsort, so
-        the gradient goes back through the permutation."""
-        a, axis = self._lanes(node, args, kw)
-        order = self.argsort(node, args, kw)
-        lz = self.lw.arrayops.lift(a)
-
-        def gen(idx):
-            b = self.ctx.b
-            k = b.emit("load", order, *idx)
-            return b.emit("load", a, *idx[:axis], k, *idx[axis + 1:])
-        return Lazy(lz.elem, lz.dims, gen)
-
-    def searchsorted(self, node: ast.Call, args: list, kw: dict):
-        """np.searchsorted(a, v, side="left"|"right") for a sorted 1-D `a` and a number or
-        an array `v`: binary search (int64 results, no gradient)."""
-        self._check(node, args, kw, (2,), ("side",))
-        a = self.lw.arrays.array(args[0], node.args[0])
-        if ndim_of(a.type) != 1:
-            raise self.ctx.error(node, "np.searchsorted takes a 1-D sorted array",
-                                 cls=PyadTypeError)
-        side = self._const(kw, "side", "left", (str,), "'left' or 'right'")
-        if side not in ("left", "right"):
-            raise self.ctx.error(kw["side"], "side must be 'left' or 'right'")
-        n = self.lw.arrays.dims(a)[0]
-
-        def find(x: Var) -> Var:
-            b = self.ctx.b
-            x = self.ctx.convert(x, F64)   # compared as floats (exact below 2**53)
-
-            def body(bb, w):
-                lo, hi = w
-                mid = bb.floordiv(bb.add(lo, hi), bb.const(2, I64))
-                v = bb.emit("load", a, mid)
-                v = v if v.type == F64 else bb.tofloat(v)
-                right = bb.lt(v, x) if side == "left" else bb.le(v, x)
-                return [bb.select(right, bb.add(mid, bb.const(1, I64)), lo),
-                        bb.select(right, hi, mid)]
-            return while_loop(b, [b.const(0, I64), n], lambda cb, w: cb.lt(w[0], w[1]),
-                              body)[0]
-        v = args[1]
-        if not self.lw.arrayops.is_arrayish(v):
-            return find(self.lw.exprs.scalar(v, node))
-        lz = self.lw.arrayops.lift(v)
-        return Lazy(I64, lz.dims, lambda idx: find(lz.gen(idx)))

@@ -1,0 +1,276 @@
+"""Frontend, NumPy functions built on sorting and searching: `np.argsort`, `np.sort` (each
+lane along an axis; stable), `np.searchsorted`, `np.median`, `np.percentile`, `np.quantile`
+(over all elements, an int or a tuple `axis`, with `keepdims`; NumPy's linear interpolation)
+and `np.interp` (`x` a number or an array). Sorting is a gather through the stable order, so
+gradients go back through the permutation; a quantile's gradient goes to the one or two
+sorted elements it interpolates between (ties: the sorted positions)."""
+from __future__ import annotations
+
+import ast
+
+from ..errors import PyadTypeError
+from ..ir.loops import for_range, while_loop
+from ..ir.nodes import BOOL, F64, I64, Var, is_array, ndim_of
+from .context import Lazy
+
+
+class Sorting:
+    """See the module docstring; one per function body."""
+
+    NAMES = ("argsort", "sort", "searchsorted", "median", "percentile", "quantile", "interp")
+
+    def __init__(self, lw) -> None:
+        self.lw = lw
+        self.ctx = lw.ctx
+
+    def call(self, name: str, node: ast.Call, args: list, kw: dict):
+        if name in ("median", "percentile", "quantile"):
+            return self.quantile(name, node, args, kw)
+        return getattr(self, name)(node, args, kw)
+
+    # ------------------------------------------------------------------ sorting
+    def _lanes(self, node: ast.Call, args: list, kw: dict) -> tuple[Var, int]:
+        """The array and the axis (NumPy's default: the last) of np.sort / np.argsort."""
+        nf = self.lw.numpyfuncs
+        nf.check(node, args, kw, (1, 2), ("axis", "kind"))
+        a = self.lw.arrays.array(args[0], node.args[0] if node.args else node)
+        if "kind" in kw:
+            kind = nf.const(kw, "kind", "stable", (str,), "a string")
+            if kind not in ("stable", "mergesort"):
+                raise self.ctx.error(kw["kind"], f"kind={kind!r} is not supported", hint=(
+                    "pyad sorts stably (kind='stable'); NumPy's default is not stable, so "
+                    "argsort results may differ where elements are equal"))
+        nd = ndim_of(a.type)
+        if len(args) == 2:
+            axis = self.lw.arrayops.constant_arg(node.args[1], (int, type(None)),
+                                                 "axis must be a constant integer")
+        else:
+            axis = nf.const(kw, "axis", -1, (int, type(None)), "a constant integer")
+        if axis is None and nd != 1:
+            raise self.ctx.error(node, f"np.{node.func.attr}(axis=None) of a {nd}-D array "
+                                 "(a sort of the flattened array) is not supported",
+                                 cls=PyadTypeError, hint="sort a.ravel()")
+        return a, nf.axis_of(a, 0 if axis is None else axis, node)
+
+    def argsort(self, node: ast.Call, args: list, kw: dict) -> Var:
+        return self.order(*self._lanes(node, args, kw))
+
+    def sort(self, node: ast.Call, args: list, kw: dict) -> Lazy:
+        return self.sorted(*self._lanes(node, args, kw))
+
+    def order(self, a: Var, axis: int) -> Var:
+        """The stable order of each lane of `a` along `axis` (equal elements keep their
+        order, as with kind="stable"), by insertion sort: O(n^2) comparisons per lane, no
+        gradient (indices)."""
+        b, arrays = self.ctx.b, self.lw.arrays
+        dims = arrays.dims(a)
+        n = dims[axis]
+        idx = arrays.new_array(I64, dims)
+        zero, one = b.const(0, I64), b.const(1, I64)
+
+        def lane(outer: list[Var]) -> None:
+            at = lambda i: outer[:axis] + [i] + outer[axis:]  # noqa: E731
+            for_range(self.ctx.b, n, [],
+                      lambda bb, i, _: (bb.emit("store", idx, *at(i), i), [])[1])
+
+            def insert(bb, i, _):
+                key = bb.emit("load", idx, *at(i))
+                kv = bb.emit("load", a, *at(key))
+
+                def cond(cb, w):
+                    j = w[0]
+                    safe = cb.max(j, zero)
+                    after = cb.gt(cb.emit("load", a, *at(cb.emit("load", idx, *at(safe)))), kv)
+                    return cb.select(cb.ge(j, zero), after, cb.const(False, BOOL))
+
+                def shift(sb, w):
+                    j = w[0]
+                    sb.emit("store", idx, *at(sb.add(j, one)), sb.emit("load", idx, *at(j)))
+                    return [sb.sub(j, one)]
+                j = while_loop(bb, [bb.sub(i, one)], cond, shift)[0]
+                bb.emit("store", idx, *at(bb.add(j, one)), key)
+                return []
+            for_range(self.ctx.b, n, [], insert, lo=one)
+
+        others = dims[:axis] + dims[axis + 1:]
+        if others:
+            self.lw.arrayops.each(others, lane)
+        else:
+            lane([])
+        return idx
+
+    def sorted(self, a: Var, axis: int) -> Lazy:
+        """Each lane of `a` along `axis` in increasing order: a gather through `order`, so
+        the gradient goes back through the permutation."""
+        order = self.order(a, axis)
+        lz = self.lw.arrayops.lift(a)
+
+        def gen(idx):
+            b = self.ctx.b
+            k = b.emit("load", order, *idx)
+            return b.emit("load", a, *idx[:axis], k, *idx[axis + 1:])
+        return Lazy(lz.elem, lz.dims, gen)
+
+    # ------------------------------------------------------------------ searching
+    def searchsorted(self, node: ast.Call, args: list, kw: dict):
+        """np.searchsorted(a, v, side="left"|"right") for a sorted 1-D `a` and a number or
+        an array `v`: binary search (int64 results, no gradient)."""
+        nf = self.lw.numpyfuncs
+        nf.check(node, args, kw, (2,), ("side",))
+        a = self._vector(args[0], node.args[0], "np.searchsorted takes a 1-D sorted array")
+        side = nf.const(kw, "side", "left", (str,), "'left' or 'right'")
+        if side not in ("left", "right"):
+            raise self.ctx.error(kw["side"], "side must be 'left' or 'right'")
+        n = self.lw.arrays.dims(a)[0]
+        return self.lw.arrayops.elementwise(lambda x: self.find(a, n, x, side), [args[1]],
+                                            node)
+
+    def _vector(self, v, node: ast.AST, message: str) -> Var:
+        a = self.lw.arrays.array(v, node)
+        if ndim_of(a.type) != 1:
+            raise self.ctx.error(node, message, cls=PyadTypeError)
+        return a
+
+    def find(self, a: Var, n: Var, x: Var, side: str) -> Var:
+        """The number of elements of the sorted 1-D `a` (of length `n`) below `x` ("left")
+        or at most `x` ("right"), by binary search; compared as floats (exact below 2**53)."""
+        b = self.ctx.b
+        x = self.ctx.convert(x, F64)
+
+        def body(bb, w):
+            lo, hi = w
+            mid = bb.floordiv(bb.add(lo, hi), bb.const(2, I64))
+            v = bb.emit("load", a, mid)
+            v = v if v.type == F64 else bb.tofloat(v)
+            right = bb.lt(v, x) if side == "left" else bb.le(v, x)
+            return [bb.select(right, bb.add(mid, bb.const(1, I64)), lo),
+                    bb.select(right, hi, mid)]
+        return while_loop(b, [b.const(0, I64), n], lambda cb, w: cb.lt(w[0], w[1]), body)[0]
+
+    def interp(self, node: ast.Call, args: list, kw: dict):
+        """np.interp(x, xp, fp, left=None, right=None): `x` a number or an array, `xp`
+        increasing. Below xp[0] `left` (default fp[0]); from xp[-1] on fp[-1], or above it
+        `right` if given. At a knot the gradient is the slope of the segment to its right.
+        The segment's formula is also computed where it is not taken, with `x` moved to the
+        segment's left end and a zero width replaced by 1, so that its (zero) gradient there
+        is never 0 * inf."""
+        self.lw.numpyfuncs.check(node, args, kw, (3,), ("left", "right"))
+        xp, fp = (self._vector(v, n, "np.interp takes 1-D arrays xp and fp")
+                  for v, n in zip(args[1:], node.args[1:]))
+        ctx, arrays, ex = self.ctx, self.lw.arrays, self.lw.exprs
+        b = ctx.b
+        n = arrays.dims(xp)[0]
+        b.emit("raise_if", b.ne(n, arrays.dims(fp)[0]), attrs=(
+            "ValueError", "fp and xp are not of the same length."))
+        b.emit("raise_if", b.eq(n, b.const(0, I64)), attrs=(
+            "ValueError", "array of sample points is empty"))
+        ends = {k: ctx.convert(ex.scalar(ex.expr(kw[k]), kw[k]), F64) for k in ("left", "right")
+                if k in kw}
+
+        def one(x: Var) -> Var:
+            bb = ctx.b
+            x = ctx.convert(x, F64)
+            zero, one_ = bb.const(0, I64), bb.const(1, I64)
+            at = lambda a, i: ctx.convert(bb.emit("load", a, i), F64)  # noqa: E731
+            last = bb.sub(n, one_)
+            lo = bb.min(bb.max(bb.sub(self.find(xp, n, x, "right"), one_), zero),
+                        bb.max(bb.sub(n, bb.const(2, I64)), zero))
+            hi = bb.min(bb.add(lo, one_), last)
+            xl, xh, fl, fh = at(xp, lo), at(xp, hi), at(fp, lo), at(fp, hi)
+            below = bb.lt(x, at(xp, zero))
+            above = bb.gt(x, at(xp, last)) if "right" in ends else bb.ge(x, at(xp, last))
+            xin = bb.select(below, xl, bb.select(above, xl, x))
+            width = bb.sub(xh, xl)
+            width = bb.select(bb.eq(width, bb.const(0.0)), bb.const(1.0), width)
+            mid = bb.add(fl, bb.mul(bb.fdiv(bb.sub(fh, fl), width), bb.sub(xin, xl)))
+            return bb.select(below, ends.get("left", at(fp, zero)),
+                             bb.select(above, ends.get("right", at(fp, last)), mid))
+        return self.lw.arrayops.elementwise(one, [args[0]], node)
+
+    # ------------------------------------------------------------------ quantiles
+    def quantile(self, name: str, node: ast.Call, args: list, kw: dict):
+        """np.median(a, axis, keepdims), np.percentile(a, q, axis, keepdims),
+        np.quantile(...): `q` one number (ValueError at run time outside [0, 100] or
+        [0, 1], or nan). The reduced axes are gathered into the last one, which is sorted;
+        the result interpolates between the sorted elements at floor(q (n - 1)) and the
+        next (NumPy's method="linear"; the median is the mean of the middle two)."""
+        nf, ops, arrays = self.lw.numpyfuncs, self.lw.arrayops, self.lw.arrays
+        nq = 0 if name == "median" else 1
+        nf.check(node, args, kw, (1 + nq, 2 + nq), ("axis", "keepdims", "method"))
+        if nf.const(kw, "method", "linear", (str,), "a string") != "linear":
+            raise self.ctx.error(kw["method"], "pyad's quantiles use method='linear' (NumPy's "
+                                 "default) only", cls=PyadTypeError)
+        a = arrays.array(args[0], node.args[0])
+        nd = ndim_of(a.type)
+        if len(args) == 2 + nq:
+            axis = ops.constant_arg(node.args[1 + nq], (int, tuple, type(None)),
+                                    "axis must be a constant integer or tuple of integers")
+        else:
+            axis = nf.const(kw, "axis", None, (int, tuple, type(None)),
+                            "a constant integer or tuple of integers")
+        keepdims = nf.const(kw, "keepdims", False, (bool,), "True or False")
+        axes = sorted(nf.axis_of(a, k, node) for k in (
+            range(nd) if axis is None else axis if isinstance(axis, tuple) else (axis,)))
+        if len(set(axes)) != len(axes):
+            raise self.ctx.error(node, "duplicate value in axis", cls=PyadTypeError)
+        q = self._checked_q(name, args[1], node.args[1]) if nq else None
+        s = ops.materialize(self.sorted(self._gathered(a, axes), nd - len(axes)))
+        b = self.ctx.b
+        n = arrays.dims(s)[-1]
+        b.emit("raise_if", b.eq(n, b.const(0, I64)), attrs=(
+            "ValueError", f"np.{name} of an empty array"))
+        one = b.const(1, I64)
+        if q is None:
+            lo, hi = b.floordiv(b.sub(n, one), b.const(2, I64)), b.floordiv(n, b.const(2, I64))
+        else:
+            pos = b.mul(q, b.tofloat(b.sub(n, one)))
+            lo = self.ctx.convert(pos, I64)   # pos >= 0: truncation is the floor
+            hi = b.min(b.add(lo, one), b.sub(n, one))
+            frac = b.sub(pos, b.tofloat(lo))
+
+        def at(idx: list[Var]) -> Var:
+            bb = self.ctx.b
+            x, y = (self.ctx.convert(bb.emit("load", s, *idx, k), F64) for k in (lo, hi))
+            if q is None:
+                return bb.mul(bb.const(0.5), bb.add(x, y))
+            return bb.add(x, bb.mul(frac, bb.sub(y, x)))
+        kept = arrays.dims(s)[:-1]
+        r = Lazy(F64, kept, at) if kept else at([])
+        if not keepdims:
+            return r
+        return ops._keep_axes(ops.materialize(r), nd, axes)
+
+    def _gathered(self, a: Var, axes: list[int]) -> Var:
+        """`a` with the `axes` moved to the end and merged into one (row-major), the other
+        axes in their order: an array whose last axis holds each lane to reduce."""
+        nd = ndim_of(a.type)
+        if axes == [nd - 1]:
+            return a
+        nf, lz = self.lw.numpyfuncs, self.lw.arrayops.lift(a)
+        kept = [k for k in range(nd) if k not in axes]
+        rdims = [lz.dims[k] for k in axes]
+
+        def gen(idx: list[Var]) -> Var:
+            inner, full = iter(nf.unravel(idx[-1], rdims)), []
+            outer = iter(idx[:-1])
+            for k in range(nd):
+                full.append(next(inner) if k in axes else next(outer))
+            return lz.gen(full)
+        return self.lw.arrayops.materialize(
+            Lazy(lz.elem, [lz.dims[k] for k in kept] + [nf.product(rdims)], gen))
+
+    def _checked_q(self, name: str, q, node: ast.AST) -> Var:
+        """`q` as a fraction in [0, 1] after a ValueError check at run time: NumPy's range,
+        [0, 100] (percentile) or [0, 1], nan refused."""
+        ctx = self.ctx
+        b = ctx.b
+        if not isinstance(q, Var) or is_array(q.type):
+            raise ctx.error(node, f"np.{name}: q must be one number", cls=PyadTypeError,
+                            hint="call it once per q")
+        q = ctx.convert(q, F64)
+        top = 100.0 if name == "percentile" else 1.0
+        bad = b.select(b.lt(q, b.const(0.0)), b.const(True, BOOL),
+                       b.select(b.gt(q, b.const(top)), b.const(True, BOOL), b.ne(q, q)))
+        b.emit("raise_if", bad, attrs=("ValueError", f"{'Percentiles' if top > 1 else 'Quantiles'}"
+                                       f" must be in the range [0, {top:g}]"))
+        return b.fdiv(q, b.const(top)) if top > 1 else q
