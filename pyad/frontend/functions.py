@@ -273,7 +273,7 @@ class Functions:
             if a is None or ndim_of(a.type) != 1:
                 raise ctx.error(node.args[0], "sorted() of numbers (a list or a 1-D array) "
                                 "here", cls=PyadTypeError)
-            out = self.lw.numpyfuncs.call("sort", node, [a], {})
+            out = self.lw.arrayops.materialize(self.lw.sorting.sorted(a, 0))
             rev = kw.get("reverse")
             if rev is not None and not (isinstance(rev, ast.Constant) and rev.value is False):
                 if not (isinstance(rev, ast.Constant) and rev.value is True):

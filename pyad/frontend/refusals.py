@@ -7,7 +7,6 @@ INSTEAD = {
     "unique": "its length depends on the values: sort (np.sort) and compare neighbours",
     "histogram": "np.searchsorted(edges, x) gives each element's bin",
     "correlate": "np.convolve(a, v[::-1], mode) is the correlation of real arrays",
-    "vander": "x[:, None] ** np.arange(n - 1, -1, -1)",
     "trapz": "np.trapezoid (NumPy 2's name)",
     "tolist": "iterate over the array (for v in a) or index it",
 }

@@ -151,10 +151,10 @@ def test_refusals_are_located(src, message, tmp_path):
 
 
 def test_refusal_hint_for_a_missing_elementwise_function(tmp_path):
-    f = returning(tmp_path, "x", "np.sum(np.vander(x, 3))")
+    f = returning(tmp_path, "x", "np.sum(np.histogram(x))")
     with pytest.raises(pyad.PyadError) as info:
         pyad.jit_grad(f)(np.ones(2))
-    assert "x[:, None] ** np.arange(n - 1, -1, -1)" in str(info.value)
+    assert "np.searchsorted(edges, x) gives each element's bin" in str(info.value)
     add = returning(tmp_path, "x", "np.add.reduce(x)")
     with pytest.raises(pyad.PyadError) as info:
         pyad.jit_grad(add)(np.ones(2))
