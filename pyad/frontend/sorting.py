@@ -60,37 +60,48 @@ class Sorting:
 
     def order(self, a: Var, axis: int) -> Var:
         """The stable order of each lane of `a` along `axis` (equal elements keep their
-        order, as with kind="stable"), by insertion sort: O(n^2) comparisons per lane, no
-        gradient (indices)."""
+        order, as with kind="stable"): a bottom-up merge sort of the indices, O(n log n)
+        comparisons per lane (runs of width 1, 2, 4, ... merged into a second index buffer,
+        the two buffers swapping roles), no gradient (indices). An element is taken from
+        the right run only when it is smaller than the left one's, which keeps equal
+        elements, and nans, in their order."""
         b, arrays = self.ctx.b, self.lw.arrays
         dims = arrays.dims(a)
         n = dims[axis]
-        idx = arrays.new_array(I64, dims)
-        zero, one = b.const(0, I64), b.const(1, I64)
+        idx, tmp = arrays.new_array(I64, dims), arrays.new_array(I64, dims)
+        zero, one, two = b.const(0, I64), b.const(1, I64), b.const(2, I64)
 
         def lane(outer: list[Var]) -> None:
             at = lambda i: outer[:axis] + [i] + outer[axis:]  # noqa: E731
             for_range(self.ctx.b, n, [],
                       lambda bb, i, _: (bb.emit("store", idx, *at(i), i), [])[1])
 
-            def insert(bb, i, _):
-                key = bb.emit("load", idx, *at(i))
-                kv = bb.emit("load", a, *at(key))
+            def merge(bb, src, dst, width, lo):
+                mid, hi = bb.min(bb.add(lo, width), n), bb.min(bb.add(lo, bb.mul(two, width)), n)
 
-                def cond(cb, w):
-                    j = w[0]
-                    safe = cb.max(j, zero)
-                    after = cb.gt(cb.emit("load", a, *at(cb.emit("load", idx, *at(safe)))), kv)
-                    return cb.select(cb.ge(j, zero), after, cb.const(False, BOOL))
+                def step(sb, k, w):
+                    i, j = w
+                    last = sb.sub(n, one)
+                    left = sb.emit("load", src, *at(sb.min(i, last)))
+                    right = sb.emit("load", src, *at(sb.min(j, last)))
+                    smaller = sb.lt(sb.emit("load", a, *at(right)), sb.emit("load", a, *at(left)))
+                    take_right = sb.select(sb.ge(i, mid), sb.const(True, BOOL), sb.select(
+                        sb.lt(j, hi), smaller, sb.const(False, BOOL)))
+                    sb.emit("store", dst, *at(k), sb.select(take_right, right, left))
+                    return [sb.select(take_right, i, sb.add(i, one)),
+                            sb.select(take_right, sb.add(j, one), j)]
+                for_range(bb, hi, [lo, mid], step, lo=lo)
 
-                def shift(sb, w):
-                    j = w[0]
-                    sb.emit("store", idx, *at(sb.add(j, one)), sb.emit("load", idx, *at(j)))
-                    return [sb.sub(j, one)]
-                j = while_loop(bb, [bb.sub(i, one)], cond, shift)[0]
-                bb.emit("store", idx, *at(bb.add(j, one)), key)
-                return []
-            for_range(self.ctx.b, n, [], insert, lo=one)
+            def passes(bb, w):
+                src, dst, width = w
+                while_loop(bb, [zero], lambda cb, v: cb.lt(v[0], n),
+                           lambda lb, v: (merge(lb, src, dst, width, v[0]),
+                                          [lb.add(v[0], lb.mul(two, width))])[1])
+                return [dst, src, bb.mul(width, two)]
+            src, _, _ = while_loop(self.ctx.b, [idx, tmp, one],
+                                   lambda cb, w: cb.lt(w[2], n), passes)
+            for_range(self.ctx.b, n, [], lambda bb, i, _: (bb.emit(
+                "store", idx, *at(i), bb.emit("load", src, *at(i))), [])[1])
 
         others = dims[:axis] + dims[axis + 1:]
         if others:

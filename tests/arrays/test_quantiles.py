@@ -135,3 +135,20 @@ def test_interp_with_one_knot_has_no_nan_gradient():
 ])
 def test_what_is_not_supported_is_refused_at_the_call(src, message, tmp_path):
     assert_refused(tmp_path, "x", f"np.sum({src})", (np.ones((2, 3)),), message)
+
+
+def _sorts(x, A):
+    return (np.sort(x), np.argsort(x, kind="stable"), np.sort(A, axis=0),
+            np.argsort(A, axis=1, kind="stable"), np.median(A, axis=0))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 33])
+def test_merge_sort_is_numpys_stable_sort(n):
+    """sorting.py `order` is a bottom-up merge sort (it was an O(n^2) insertion sort): every
+    length around the powers of two, with ties (equal elements keep their order)."""
+    rng = np.random.default_rng(n)
+    x = np.round(rng.normal(size=n) * 2.0)
+    A = np.round(rng.normal(size=(max(n, 1), 3)), 0)
+    got = pyad.jit_grad(_sorts)(x, A)
+    for g, w in zip(got, _sorts(x, A)):
+        np.testing.assert_array_equal(g, w)
