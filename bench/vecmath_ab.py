@@ -62,7 +62,7 @@ def sum_tanh(x):
     return s
 
 
-def _measure(calls: dict, plan: timing.Plan) -> dict:
+def measure(calls: dict, plan: timing.Plan) -> dict:
     one = {}
     for key, fn in calls.items():
         fn()
@@ -81,7 +81,7 @@ def element_rows(plan: timing.Plan) -> list[str]:
         for old in (True, False):
             g = _compiled(lambda: _warm(pyad.jit_grad(f), x), old)
             calls[(f.__name__, old)] = (lambda g=g: g(x))
-    t = _measure(calls, plan)
+    t = measure(calls, plan)
     rows = ["| loop (4000 elements) | libm, ns/element | kernel, ns/element | libm / kernel |",
             "|---|---|---|---|"]
     for f in funcs:
@@ -95,8 +95,15 @@ def _warm(g, *args):
     return g
 
 
-def workload_rows(names: tuple[str, ...], plan: timing.Plan) -> list[str]:
-    rows = ["| workload | spelling | lowering | primal ÷ JAX | value+grad ÷ JAX |",
+def workload_rows(names: tuple[str, ...], plan: timing.Plan, compiled=None,
+                  labels: tuple[str, str, str] = ("lowering", "libm", "kernels"),
+                  check=None) -> list[str]:
+    """Primal and value+gradient of the workloads `names`, both spellings, built by
+    `compiled(thunk, old)` both ways (default: this module's lowering switch), ratios to
+    JAX; `labels` name the column and the two builds; `check(old_bound, new_bound, what)`,
+    if given, compares the two builds' results."""
+    compiled = compiled or _compiled
+    rows = [f"| workload | spelling | {labels[0]} | primal ÷ JAX | value+grad ÷ JAX |",
             "|---|---|---|---|---|"]
     for name in names:
         w = WORKLOADS[name]
@@ -105,13 +112,15 @@ def workload_rows(names: tuple[str, ...], plan: timing.Plan) -> list[str]:
         j = jax_tool.bind(w, args)
         calls[("jax", "p")], calls[("jax", "vg")] = j.primal, j.vgrad
         for spelling, tool in (("loop", pyad_tool), ("array", pyad_array_tool)):
-            for old in (True, False):
-                b = _compiled(lambda: _bound(tool, w, args), old)
+            bound = {old: compiled(lambda: _bound(tool, w, args), old) for old in (True, False)}
+            if check is not None:
+                check(bound[True], bound[False], f"{name} {spelling}")
+            for old, b in bound.items():
                 calls[(spelling, old, "p")], calls[(spelling, old, "vg")] = b.primal, b.vgrad
-        t = _measure(calls, plan)
+        t = measure(calls, plan)
         for spelling in ("loop", "array"):
             for old in (True, False):
-                rows.append(f"| {name} | {spelling} | {'libm' if old else 'kernels'} | "
+                rows.append(f"| {name} | {spelling} | {labels[1] if old else labels[2]} | "
                             f"{t[(spelling, old, 'p')] / t[('jax', 'p')]:.2f} | "
                             f"{t[(spelling, old, 'vg')] / t[('jax', 'vg')]:.2f} |")
     return rows

@@ -34,6 +34,19 @@ interleaved runs in one process; scripts and commands in the commit message):
   machine-code time but W1 value+grad and W5 loop value+grad 1.02-1.03x in two runs. Level
   0: 2-6x slower code. So they keep the default pipeline and level 2.
 
+LLVM runs with one command-line option, set once where LLVM is initialised (jit.py,
+LLVM_OPTIONS): `-force-ordered-reductions`. A float running sum without `reassoc` flags (a
+loop the user wrote, `s += math.exp(x[i])`; pyad never reassociates without `fastmath=True`)
+is then vectorized as an ordered reduction: the terms in vector lanes, added to the sum in
+the original order (`llvm.vector.reduce.fadd` with the sum as start value, which the x86
+back end expands into sequential adds). The bits are those of the scalar loop; LLVM enables
+this by default only for targets with an in-order vector add (AArch64's `fadda`). The option
+is process-wide and off in LLVM by default; pyad sets it on every compile path (the JIT,
+shared objects, AOT objects), so all give the same bits. Measured (issue 18, item 3; `python
+-m bench.reductions_ab`, which compiles each function with and without it): `s +=
+math.exp(x[i])` 11.3 -> 4.3 ns per element, `log` 13.6 -> 4.7, `tanh` 21.5 -> 5.4; `s +=
+x[i] * x[i]` about the same (1.58 -> 1.39; 0.87x in a run under load).
+
 Every pass builder and pass manager is fresh: a module pass manager must never run twice
 (LLVM aborts), and a pass builder keeps the instrumentation callbacks of every run.
 """
