@@ -48,7 +48,14 @@ enum pyad_error_kind {
     PYAD_ERR_RECURSION = 5,
     PYAD_ERR_OVERFLOW = 6,
     PYAD_ERR_RUNTIME = 7,
-    PYAD_ERR_LINALG = 8
+    PYAD_ERR_LINALG = 8,
+    PYAD_ERR_ASSERTION = 9,
+    PYAD_ERR_TYPE = 10,
+    PYAD_ERR_NOT_IMPLEMENTED = 11,
+    PYAD_ERR_ARITHMETIC = 12,
+    PYAD_ERR_FLOATING_POINT = 13,
+    PYAD_ERR_LOOKUP = 14,
+    PYAD_ERR_KEY = 15
 };
 
 typedef struct pyad_ctx {

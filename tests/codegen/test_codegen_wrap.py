@@ -482,3 +482,22 @@ def _bench(n: int = 1_000_000) -> None:  # pragma: no cover -- `python tests/cod
 
 if __name__ == "__main__":  # pragma: no cover
     _bench()
+
+
+def test_the_error_kinds_agree_in_abi_the_header_and_the_cffi_declarations():
+    """codegen/abi.py ERROR_KINDS (index = kind), runtime/pyad_rt.h and pyad/_runtime.py's
+    CDEF list the same kinds with the same numbers (the user's raise/assert added 9-15)."""
+    import re
+    from pathlib import Path
+
+    from pyad import _runtime
+    enum = re.compile(r"(PYAD_\w+) = (\d+)")
+    header = (Path(_runtime.__file__).parent.parent / "runtime" / "pyad_rt.h")
+    if not header.exists():
+        header = _runtime.header_path()
+    in_header = enum.findall(header.read_text().split("enum pyad_error_kind", 1)[1]
+                             .split("};", 1)[0])
+    in_cdef = enum.findall(_runtime.CDEF.split("enum pyad_error_kind", 1)[1].split("};", 1)[0])
+    assert in_header == in_cdef
+    assert [int(v) for _, v in in_header] == list(range(len(abi.ERROR_KINDS)))
+    assert [n for n, _ in in_header][abi.ERR_ASSERTION] == "PYAD_ERR_ASSERTION"
