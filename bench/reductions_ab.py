@@ -11,7 +11,6 @@ expressions (`np.sum(...)`), the same bits both ways (checked), and the
 workloads' primal and value+gradient times in both spellings with their ratios to JAX's."""
 import bench.threads  # noqa: F401  (before any numerical library)
 
-import argparse
 import math
 import os
 import sys
@@ -129,14 +128,8 @@ def workload_rows(names: tuple[str, ...], plan: timing.Plan) -> list[str]:
 
 
 def main(argv: list[str]) -> None:
-    p = argparse.ArgumentParser(prog="python -m bench.reductions_ab",
-                                description=__doc__.splitlines()[0])
-    p.add_argument("--only", default="W2,W5", help="workloads (default: W2,W5)")
-    p.add_argument("--quick", action="store_true", help="fewer timing rounds")
-    args = p.parse_args(argv)
-    plan = timing.QUICK if args.quick else timing.FULL
-    print("\n".join(element_rows(plan)), end="\n\n")
-    print("\n".join(workload_rows(tuple(args.only.split(",")), plan)))
+    vecmath_ab.ab_main(argv, "python -m bench.reductions_ab", __doc__, element_rows,
+                       workload_rows)
 
 
 if __name__ == "__main__":

@@ -132,15 +132,20 @@ def _bound(tool, w, args):
     return b
 
 
-def main(argv: list[str]) -> None:
-    p = argparse.ArgumentParser(prog="python -m bench.vecmath_ab",
-                                description=__doc__.splitlines()[0])
+def ab_main(argv: list[str], prog: str, doc: str, elements, workloads) -> None:
+    """The command line of an A/B bench: its per-element table (`elements(plan)`), then its
+    workload table (`workloads(names, plan)`)."""
+    p = argparse.ArgumentParser(prog=prog, description=doc.splitlines()[0])
     p.add_argument("--only", default="W2,W5", help="workloads (default: W2,W5)")
     p.add_argument("--quick", action="store_true", help="fewer timing rounds")
     args = p.parse_args(argv)
     plan = timing.QUICK if args.quick else timing.FULL
-    print("\n".join(element_rows(plan)), end="\n\n")
-    print("\n".join(workload_rows(tuple(args.only.split(",")), plan)))
+    print("\n".join(elements(plan)), end="\n\n")
+    print("\n".join(workloads(tuple(args.only.split(",")), plan)))
+
+
+def main(argv: list[str]) -> None:
+    ab_main(argv, "python -m bench.vecmath_ab", __doc__, element_rows, workload_rows)
 
 
 if __name__ == "__main__":
