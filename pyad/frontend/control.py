@@ -1,10 +1,11 @@
 """Frontend, statements: assignments, if/elif/else, break, continue and return from anywhere,
 lowered to structured `If` regions (loops: loops.py).
 
-Exits are data: `break`, `continue` and `return` (and `raise`, raising.py) set flags in the environment (`%brk`,
-`%cont`, `%ret`, with the returned value in `%retval`), and the statements after one that
-may exit run inside `if not exiting`. Merging the environments of two branches, and the
-loop-carried values of a loop, then carry the flags like any other variable.
+Exits are data: `break`, `continue` and `return` (and `raise`, raising.py) set flags in the
+environment (`%brk`, `%cont`, `%ret`, with the returned value in `%retval`), and the
+statements after one that may exit run inside `if not exiting`. Merging the environments of
+two branches, and the loop-carried values of a loop, then carry the flags like any other
+variable.
 
 Definite assignment follows CPython's paths: a path that has certainly left (its environment
 holds `%left`, the kinds of exit it took) never reaches a later read, so a name it lacks is

@@ -7,10 +7,10 @@ bounds): `assert test, msg` raises AssertionError when `test` is false, like CPy
 not raise.
 
 The exception's class is one of the builtin classes native code can name (`RAISABLE`, a
-subset of the error kinds of codegen/abi.py), resolved at compile time; the message is fixed when compiling:
-a string literal as it is, an f-string with its replacement fields shown as their source text
-(`f"n={n}"` gives "n={n}"), any other expression as its source text. The location of the
-statement follows the message, as for every error of compiled code.
+subset of the error kinds of codegen/abi.py), resolved at compile time; the message is fixed
+when compiling: a string literal as it is, an f-string with its replacement fields shown as
+their source text (`f"n={n}"` gives "n={n}"), any other expression as its source text. The
+location of the statement follows the message, as for every error of compiled code.
 """
 from __future__ import annotations
 

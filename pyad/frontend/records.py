@@ -123,9 +123,9 @@ def not_an_array(ctx, v: Record, node: ast.AST):
                          "function with the attributes it needs, and return new values")
     if v.kind == "dict":
         return ctx.error(node, "of a dict's methods only `copy`, `get`, `values` and, in a "
-                         "`for` or a comprehension, `keys` and `items` compile", cls=PyadTypeError, hint="read entries as "
-                         "`p['key']`; instead of assigning into a dict, build a new one: "
-                         "`p = {**p, 'key': value}`")
+                         "`for` or a comprehension, `keys` and `items` compile",
+                         cls=PyadTypeError, hint="read entries as `p['key']`; instead of "
+                         "assigning into a dict, build a new one: `p = {**p, 'key': value}`")
     return ctx.error(node, f"a {v.describe()} is read-only in compiled code and has no "
                      "methods", cls=PyadTypeError, hint="read fields as `p.attr`; build a new "
                      "container instead of assigning into one")
