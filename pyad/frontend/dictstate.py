@@ -66,8 +66,6 @@ def _why_not(node: ast.Name, parents: dict, in_nested: bool) -> str:
     if isinstance(node.ctx, ast.Store):
         if isinstance(up, ast.Assign) and len(up.targets) == 1 and _fresh(up.value):
             return ""
-        if isinstance(up, ast.Subscript):   # `d[k] = v` stores through the name
-            return ""
         return "it is bound to something other than a new dict (write `d = {...}`, " \
             "`d = dict(...)` or `d = other.copy()`)"
     if isinstance(up, ast.Subscript) and up.value is node:

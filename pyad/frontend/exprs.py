@@ -93,8 +93,9 @@ class Expressions:
         ops = self.lw.arrayops
         if type(node.ops[0]) in (ast.Is, ast.IsNot) and len(node.ops) == 1:
             return self.static_test(node)
-        if records.string_comparison(node) is not None:   # keys of a dict loop
-            return self.ctx.b.const(records.string_comparison(node), BOOL)
+        decided = records.string_comparison(node)   # keys of a dict loop (dictiter.py)
+        if decided is not None:
+            return self.ctx.b.const(decided, BOOL)
         if type(node.ops[0]) in (ast.In, ast.NotIn) and len(node.ops) == 1 and \
                 isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
             d = self.expr(node.comparators[0])    # 'key' in d: known when compiling

@@ -271,8 +271,9 @@ def string_comparison(test: ast.expr) -> bool | None:
 def static_truth(lw, test: ast.expr) -> bool | None:
     """The value of `test` when it is decided at compile time (see the module docstring),
     else None."""
-    if string_comparison(test) is not None:
-        return string_comparison(test)
+    decided = string_comparison(test)
+    if decided is not None:
+        return decided
     match test:
         case ast.Compare(ops=[ast.Is() | ast.IsNot() as op], comparators=[right]):
             a, b = _operand(lw, test.left), _operand(lw, right)

@@ -184,3 +184,12 @@ def test_refusals_are_located():
     _refused(two_arguments, "takes one message")
     _refused(memory, "cannot raise `MemoryError`")
     _refused(not_a_class, "needs an exception class")
+
+
+def test_every_raisable_class_is_an_error_kind_of_native_code():
+    """raising.RAISABLE names classes the code generator must find in abi.ERROR_KINDS (a
+    missing one would be an internal error at the raise, not the user's exception)."""
+    from pyad.codegen import abi
+    from pyad.frontend import raising
+    assert set(raising.RAISABLE) <= set(abi.ERROR_KINDS)
+    assert not {"MemoryError", "RecursionError"} & set(raising.RAISABLE)
