@@ -215,6 +215,15 @@ def tapecut(e, s, t, offset):
     e.b.call(cut, [e.ctx, offset])
 
 
+def tapepeak(e, s, t):
+    """ctx.tape_peak = max(ctx.tape_peak, top - base)."""
+    bld = e.b
+    peak_p = _tape_field(e, abi.CTX_TAPE_PEAK)
+    used = tapemark(e, s, t)
+    peak = bld.load(peak_p, typ=abi.I64)
+    bld.store(bld.select(bld.icmp_unsigned(">", used, peak), used, peak), peak_p)
+
+
 _KIND = {name: k for k, name in enumerate(abi.ERROR_KINDS) if name}
 
 
@@ -228,7 +237,7 @@ def identity(e, s, t, a, *rest):
 
 
 CUSTOM = {
-    "push": push, "pop": pop, "tapemark": tapemark, "tapecut": tapecut, "raise_if": raise_if, "stopgrad": identity, "custom_vjp": identity,
+    "push": push, "pop": pop, "tapemark": tapemark, "tapecut": tapecut, "tapepeak": tapepeak, "raise_if": raise_if, "stopgrad": identity, "custom_vjp": identity,
     "div": div, "floordiv": floordiv, "mod": mod, "ipow": ipow, "neg": neg, "not": not_,
     "tofloat": tofloat, "toint": toint, "tobool": tobool, "abs": abs_, "sign": sign,
     "max": _pick(">"), "min": _pick("<"), "strongzero": strongzero,

@@ -2,10 +2,14 @@
 
 A loop qualifies when its only active carried value `e` merely accumulates (`e = e + term`,
 `e -= term`, possibly through inner loops that do the same, and `e` is read nowhere else) and
-its body stores into no active array. Then the adjoint of `e` is the same in every reverse
-trip (the cotangent `ct` of the loop's result), the reverse trips are independent of each
-other, and every contribution is linear in `ct`. So each forward trip runs its own reverse
-right away, with cotangent 1, reading the trip's values where they are: nothing is taped.
+its body stores into no active array but scratch arrays private to its trips (private.py:
+each trip writes before it reads them, and their adjoints are zero again after each trip's
+reverse). Then the adjoint of `e` is the same in every reverse trip (the cotangent `ct` of
+the loop's result), the reverse trips are independent of each other, and every contribution
+is linear in `ct`. So each forward trip runs its own reverse
+right away, with cotangent 1, reading the trip's values where they are: nothing is taped
+across trips (inner loops that tape pop it within the trip; `tapepeak` notes the tape's
+size before the pops, for `tape_bytes`).
 
 - When `ct` is a known constant (an inner loop reversed inside such a fused trip), the
   contributions are made directly (accumulated into the shadows in use and into extra
@@ -31,25 +35,29 @@ from .close import Prefixed, export, substitute
 
 def fusable(s: While, rv, cts: list) -> int | None:
     """The index of the loop's one active carried value if the loop qualifies, else None.
-    `rv` is the Reverser (its active values, known cotangents and loop depth)."""
+    `rv` is the Reverser (its active values, known cotangents, loop depth and the arrays
+    private to each loop's trips)."""
     active = rv.active
     act = [k for k, o in enumerate(s.outs) if o.name in active]
     if len(act) != 1 or s.outs[act[0]].type != F64 or not _pass_through(s, act[0]):
         return None
+
+    def shared(a: Var) -> bool:  # an active array the trips may share (not private.py's)
+        return a.name in active and not rv.is_private(s, a)
     ct = cts[act[0]]
     temps = ct is None or ct.name not in rv.known
     if temps and rv.depth > 0 and any(isinstance(st, Op) and st.op == "load"
-                                      and st.args[0].name in active for st in walk(s.body)):
+                                      and shared(st.args[0]) for st in walk(s.body)):
         return None  # temporary shadows only at the top level (allocated once per call)
     defined = {p.name for p in s.body.params} | {o.name for st in walk(s.body) for o in st.outs}
     for st in walk(s.body):
         if not isinstance(st, Op):
             continue
-        if st.op in ("store", "accum") and st.args[0].name in active:
+        if st.op in ("store", "accum") and shared(st.args[0]):
             return None  # the reverse reads shadows: its trips depend on each other
-        if st.op in VIEW_OPS and st.args[0].name in active:
+        if st.op in VIEW_OPS and shared(st.args[0]):
             return None  # shadow views inside the body would bypass the temporaries
-        if st.op == "load" and st.args[0].name in active and st.args[0].name in defined:
+        if st.op == "load" and shared(st.args[0]) and st.args[0].name in defined:
             return None
         if OPS[st.op].whole_array and any(a.name in active for a in st.args):
             return None  # whole-array adjoints add into shadows: not made for cotangent 1
@@ -71,14 +79,28 @@ def reverse_fused(rv, s: While, k: int, ct: Var, adj: dict, b: Builder) -> None:
     acc_b = [Var(names.fresh("acc"), F64) for _ in outer]
     acc_next = [rb.add(a, local[n]) for a, n in zip(acc_b, outer)]
     outs = tuple(Var(names.fresh("acc"), F64) for _ in outer)
-    note = ("reversed inside this loop (it accumulates ", s.outs[k], "): nothing taped"
-            + ("" if known is not None else "; contributions scaled by the cotangent after it"))
+    pushes = any(isinstance(st, Op) and st.op in ("push", "callfwd") for st in walk(body))
+    peak = (Op((), "tapepeak", (), (), s.loc),) if pushes else ()  # before the pops
     fwd = While(s.outs + outs, s.inits + tuple(z.outs[0] for z in zeros),
                 Block(s.cond.params + tuple(acc_c), s.cond.body, s.cond.results),
-                Block(body.params + tuple(acc_b), body.body + tuple(rb.stmts),
-                      body.results + tuple(acc_next)), s.loc, note)
+                Block(body.params + tuple(acc_b), body.body + peak + tuple(rb.stmts),
+                      body.results + tuple(acc_next)), s.loc,
+                _note(rv, s, k, known, pushes))
     rv.subst[id(s)] = Prefixed(tuple(pre) + tuple(zeros), fwd)
     _contributions(rv, s, k, ct, known, outer, outs, temps, adj, b)
+
+
+def _note(rv, s: While, k: int, known: float | None, pushes: bool) -> tuple:
+    """The comment `f.grad_ir()` prints above the loop."""
+    private = {st.args[0].name: st.args[0] for st in walk(s.body) if isinstance(st, Op)
+               and st.op in ("load", "store") and rv.is_private(s, st.args[0])}
+    note: list = ["reversed inside this loop (it accumulates ", s.outs[k]]
+    for j, a in enumerate(private.values()):
+        note += [", " if j else "; private to its trips: ", a]
+    note.append("): " + ("each trip pops what it taped" if pushes else "nothing taped"))
+    if known is None:
+        note.append("; contributions scaled by the cotangent after it")
+    return tuple(note)
 
 
 def _temporaries(rv, s: While) -> tuple[dict[str, Var], list]:
@@ -86,7 +108,8 @@ def _temporaries(rv, s: While) -> tuple[dict[str, Var], list]:
     there, scaled by ct afterwards), and the statements allocating them."""
     pb = Builder(rv.names, s.loc)
     loaded = {st.args[0].name: st.args[0] for st in walk(s.body)
-              if isinstance(st, Op) and st.op == "load" and st.args[0].name in rv.active}
+              if isinstance(st, Op) and st.op == "load" and st.args[0].name in rv.active
+              and not rv.is_private(s, st.args[0])}  # private arrays: shadows stay inside
     temps: dict[str, Var] = {}
     for name, a in loaded.items():
         dims = [pb.emit("dim", a, attrs=(d,), type=I64) for d in range(ndim_of(a.type))]

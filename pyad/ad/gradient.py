@@ -16,6 +16,7 @@ from ..ir.memory import AliasClasses, final_loads
 from ..ir.opt import cse_block, dce_block
 from .activity import active_values, is_float_array
 from .checkpoint import Budget
+from .private import private_arrays
 from .rerun import loops_written_after
 from .close import close, substitute
 from .reverser import Reverser
@@ -55,7 +56,8 @@ def differentiate(func: Func, wrt: tuple[int, ...], strong_zeros: bool = True,
                              names)
     defs = {o.name: st for st in walk(aug) if isinstance(st, Op) for o in st.outs}
     rv = Reverser(names, active, shadow, classes, defs, rereadable, strong_zeros, budget=budget,
-                  written_after=loops_written_after(aug, classes) if budget else {})
+                  written_after=loops_written_after(aug, classes) if budget else {},
+                  private=private_arrays(aug, classes))
     bb = Builder(names)
     adj: dict[str, Var] = {}
     cts = _seed_cotangents(rv, func, adj, bb)

@@ -45,6 +45,12 @@ class Reverser:
     subst: dict = field(default_factory=dict)  # id(stmt) -> its forward version
     budget: Budget | None = None  # the tape budget taped loops checkpoint under
     written_after: dict[int, frozenset[str]] = field(default_factory=dict)  # by id(loop)
+    private: dict[int, frozenset[str]] = field(default_factory=dict)  # by id(loop): private.py
+
+    def is_private(self, s: While, v: Var) -> bool:
+        """Whether array `v` is private to the trips of loop `s` (private.py)."""
+        return v.name in self.classes.parent \
+            and self.classes.find(v.name) in self.private.get(id(s), ())
 
     # ------------------------------------------------------------------ shared helpers
     @staticmethod

@@ -62,6 +62,8 @@ def _block(block: Block, env: dict, tape: list) -> tuple:
             elif s.op == "tapecut":
                 del tape[env[s.args[0].name] // 8:]
                 continue
+            elif s.op == "tapepeak":  # the compiled code's tape_bytes; nothing to keep here
+                continue
             elif s.op == "raise_if":
                 if env[s.args[0].name]:
                     raise getattr(builtins, s.attrs[0])(s.attrs[1])

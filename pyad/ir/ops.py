@@ -164,6 +164,9 @@ _ROWS: list[OpDef] = [
     OpDef("tapecut", {(I64,): VOID}, None, ZERO, ("custom",),
           "drop the AD tape above its first `a` bytes (a tapemark), noting the peak",
           effect=True),
+    OpDef("tapepeak", {(): VOID}, None, ZERO, ("custom",),
+          "note the bytes on the AD tape now in its peak (a loop reversed inside its trips "
+          "pops what each trip pushed: pyad/ad/fused.py)", effect=True),
     OpDef("raise_if", {(BOOL,): VOID}, None, ZERO, ("custom",),
           "raise exception attrs[0] (a builtins name) with message attrs[1] when the "
           "argument is true", effect=True),
