@@ -1,8 +1,9 @@
 """Simplifying passes on IR blocks: dead-code elimination, constant folding and CSE.
 
 All ops are pure except those marked `effect` in the op table (tape pushes and pops, error
-checks, array stores), which are never removed, merged or evaluated at compile time; array
-loads and allocations (`memory` rows) are never merged either. An op whose results
+checks, array stores), which are never removed, merged or evaluated at compile time;
+allocations and other `memory` rows are never merged either, and a load only with an
+earlier load of the same element when nothing may have written memory in between. An op whose results
 are unused is removed, and an If whose results are unused loses those results (and is
 removed when none is left and it has no effects). An op that can raise (division, int
 conversion) is removed too when unused: like Numba, pyad does not keep work alive only for
@@ -134,35 +135,63 @@ def invariant_carried(func: Func) -> Func:
     return Func(func.name, rename_block(block, mapping), func.filename, func.arg_names)
 
 
+#: effects that touch no array memory: a load may be reused across them
+_NO_MEMORY_EFFECT = frozenset({"push", "pop", "tapemark", "tapecut", "tapepeak", "raise_if"})
+
+
+def clobbers(s: Stmt) -> bool:
+    """Whether `s` may write array memory (a store, an accumulation, a native call, or a
+    statement holding one)."""
+    if isinstance(s, Op):
+        row = OPS[s.op]
+        return row.memory == "write" or s.op in ("call", "callfwd", "callbwd") \
+            or row.effect and s.op not in _NO_MEMORY_EFFECT
+    return any(clobbers(t) for b in blocks_of(s) for t in walk(b))
+
+
 def cse_block(block: Block, known: dict | None = None) -> Block:
     """Common-subexpression elimination: an op repeated with the same arguments reuses the
-    first result (ops are pure). Values of enclosing blocks are visible in nested ones."""
+    first result (ops are pure). Values of enclosing blocks are visible in nested ones.
+    A load repeated (same array value, same indices) with no write to memory in between
+    reuses the first load too; into a loop's blocks only when the loop writes nothing."""
     return _cse(block, dict(known or {}), {})
 
 
 def _cse(block: Block, known: dict, merged: dict[str, Var]) -> Block:
     """`block` with repeated ops removed; `merged` maps each removed result to the value
-    that replaces it (names are unique in a function, so one map serves every block)."""
+    that replaces it (names are unique in a function, so one map serves every block).
+    `known` maps op keys to their first result; loads are keyed ("load", ...) and dropped
+    from it at the first statement that may write memory."""
     known = dict(known)  # what this block computes is not visible after it
     body: list[Stmt] = []
 
     def r(v: Var) -> Var:
         return merged.get(v.name, v)
 
+    def forget_loads() -> None:
+        for key in [k for k in known if k[0] == "load"]:
+            del known[key]
+
     for s in block.body:
         if isinstance(s, If):
             then, orelse = _cse(s.then, known, merged), _cse(s.orelse, known, merged)
             body.append(If(s.outs, r(s.cond), then, orelse, s.loc))
+            if clobbers(s):
+                forget_loads()
             continue
         if isinstance(s, While):
             inits = tuple(map(r, s.inits))
+            if clobbers(s):  # a later trip may see what an earlier one wrote
+                forget_loads()
             cond, loop_body = _cse(s.cond, known, merged), _cse(s.body, known, merged)
             body.append(While(s.outs, inits, cond, loop_body, s.loc, rename_note(s.note, r)))
             continue
         s = Op(s.outs, s.op, tuple(map(r, s.args)), s.attrs, s.loc)
         key = (s.op, tuple(a.name for a in s.args), s.attrs, tuple(o.type for o in s.outs))
-        if OPS[s.op].effect or OPS[s.op].memory or len(s.outs) != 1:
-            body.append(s)  # loads are not merged: a store may come between them
+        if clobbers(s):
+            forget_loads()
+        if s.op != "load" and (OPS[s.op].effect or OPS[s.op].memory or len(s.outs) != 1):
+            body.append(s)
             continue
         if key in known:
             merged[s.outs[0].name] = known[key]
