@@ -130,7 +130,7 @@ def _reverse_inside(rv, s: While, k: int, known: float | None,
     local: dict[str, Var] = {}
     if body.results[k].name in rv.active:
         rv.accumulate(rb, local, body.results[k], unit)
-    with rv.shadows(temps), rv.inside_loop():
+    with rv.shadows(temps), rv.inside_loop(), rv.reversing_trip_of(s):
         rv.reverse(body.body, local, rb)
     body = substitute(body, rv.subst)
     top = {p.name for p in body.params} | {o.name for st in body.body for o in st.outs}

@@ -30,9 +30,11 @@ from ..ir.ops import CHEAP
 _FILL_OPS = CHEAP | {"store", "raise_if"}
 
 
-def refills(body: Block, classes, rereadable: set[str], defs: dict) -> tuple[list, set]:
+def refills(body: Block, classes, rereadable: set[str], defs: dict,
+            may_write=lambda a: True) -> tuple[list, set]:
     """The fill loops of `body` (in order) and the names of the loads after them that may be
-    re-read once the fills are re-run. `defs` maps every name of the function to its Op."""
+    re-read once the fills are re-run. `defs` maps every name of the function to its Op;
+    `may_write(A)` says whether the reverse may write array A (Reverser.may_refill)."""
     fills: list[While] = []
     extra: set[str] = set()
 
@@ -41,7 +43,7 @@ def refills(body: Block, classes, rereadable: set[str], defs: dict) -> tuple[lis
 
     for pos, st in enumerate(body.body):
         target = _fill_target(st, rereadable, defs) if isinstance(st, While) else None
-        if target is None:
+        if target is None or not may_write(target):
             continue
         c = cls(target.name)
         if any(t.op in WRITE_OPS and cls(t.args[0].name) == c

@@ -47,10 +47,27 @@ class Reverser:
     written_after: dict[int, frozenset[str]] = field(default_factory=dict)  # by id(loop)
     private: dict[int, frozenset[str]] = field(default_factory=dict)  # by id(loop): private.py
 
+    fused_in: list[While] = field(default_factory=list)  # loops whose trip is being reversed
+
     def is_private(self, s: While, v: Var) -> bool:
         """Whether array `v` is private to the trips of loop `s` (private.py)."""
         return v.name in self.classes.parent \
             and self.classes.find(v.name) in self.private.get(id(s), ())
+
+    def may_refill(self, a: Var) -> bool:
+        """Whether the reverse sweep may re-run a fill of array `a` (refill.py). Inside the
+        trip of a loop reversed trip by trip (fused.py), the next forward trip runs after
+        that reverse and must find memory as the forward left it: only arrays private to
+        the loop's trips, which the next trip fills again before reading, may be refilled."""
+        return not self.fused_in or self.is_private(self.fused_in[-1], a)
+
+    @contextmanager
+    def reversing_trip_of(self, s: While) -> Iterator[None]:
+        self.fused_in.append(s)
+        try:
+            yield
+        finally:
+            self.fused_in.pop()
 
     # ------------------------------------------------------------------ shared helpers
     @staticmethod

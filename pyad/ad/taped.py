@@ -34,7 +34,7 @@ def reverse_taped(rv, s: While, act: list[int], cts: list, adj: dict[str, Var],
     """Emit into `b` the reverse loop of `s` and record its forward loop in `rv.subst`.
     `act` are the indices of its active f64 carried values, `cts` their cotangents."""
     b.loc = s.loc
-    fills, late = refills(s.body, rv.classes, rv.rereadable, rv.defs)
+    fills, late = refills(s.body, rv.classes, rv.rereadable, rv.defs, rv.may_refill)
     late -= rv.rereadable
     rv.rereadable |= late
     trip = _reverse_trip(rv, s, act, fills)

@@ -152,10 +152,32 @@ def short_fill(x, w):
     return s
 
 
+def refill_shared_inactive(x, w):
+    """The outer loop is reversed trip by trip; the inner loop's reverse could re-run the
+    fill of sc (inactive, cheap), but the next forward trip reads sc before its fills
+    (t0): re-running the fill inside the trip would change what it reads. Before the fix
+    value_and_grad returned 66.34 here where CPython gives 73.94."""
+    n = len(w)
+    sc = np.zeros(n)
+    s = 0.0
+    for i in range(len(x)):
+        t0 = sc[0] + sc[n - 1]
+        q = x[i]
+        for k in range(3):
+            for j in range(n):
+                sc[j] = float(i + k + j)
+            u = 0.0
+            for j in range(n):
+                u += sc[j] * w[j]
+            q = q * math.sin(u) + sc[n - 1]
+        s += q + t0 * x[i]
+    return s
+
+
 PRIVATE = [(fill_then_update, "%sc"), (new_each_trip, "%acc"), (nested_private, "%h"),
            (while_outer, "%sc")]
 SHARED = [read_before_fill, partial_fill, strided_fill, conditional_store, read_after_loop,
-          short_fill]
+          short_fill, refill_shared_inactive]
 
 
 def _args():
