@@ -22,7 +22,7 @@ from ..ir.builder import Builder, NameGen
 from ..errors import PyadInternalError
 from ..ir.nodes import BOOL, F64, I64, Block, If, Op, Stmt, Var, While, free_vars, is_array, \
     ndim_of
-from ..ir.memory import AliasClasses
+from ..ir.memory import AliasClasses, final_loads
 from ..ir.opt import has_effects
 from ..ir.ops import OPS
 from . import fused, taped
@@ -63,10 +63,15 @@ class Reverser:
 
     @contextmanager
     def reversing_trip_of(self, s: While) -> Iterator[None]:
+        """Reversing a trip of `s` at its end (fused.py): loads of memory that nothing
+        writes later in the trip may be re-read too (the next trip has not run yet)."""
+        extra = final_loads(s.body, self.classes) - self.rereadable
         self.fused_in.append(s)
+        self.rereadable |= extra
         try:
             yield
         finally:
+            self.rereadable -= extra
             self.fused_in.pop()
 
     # ------------------------------------------------------------------ shared helpers
