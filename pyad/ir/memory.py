@@ -96,9 +96,83 @@ def written_after(block: Block, classes: AliasClasses) -> Iterator[tuple[Op, set
 def final_loads(block: Block, classes: AliasClasses) -> set[str]:
     """Names of the loads whose array is not written again once the load has run. The
     memory such a load read still holds the same value when the reverse sweep runs, so the
-    reverse sweep may re-read it."""
-    return {s.outs[0].name for s, after in written_after(block, classes)
-            if s.op == "load" and classes.find(s.args[0].name) not in after}
+    reverse sweep may re-read it.
+
+    Alias classes join the arrays a loop makes each trip with the ones it carries, so a
+    store into this trip's new array would count as a write of last trip's, which the
+    trip reads (`u = u + dt * f(u)`). A store through an allocation made in a loop's body
+    (or a view of it) writes the array of the trip it runs in: it cannot write what an
+    earlier trip made, which is all that a load through a carried value of that loop, or
+    any load outside the loop, can read."""
+    defs = {o.name: st for st in walk(block) if isinstance(st, Op) for o in st.outs}
+    made_in = {}  # alloc name -> the innermost loop whose body makes it
+
+    def write_key(t: Op) -> tuple:
+        root = _view_root(t.args[0].name, defs)
+        loop = made_in.get(root)
+        c = classes.find(t.args[0].name)
+        return ("c", c) if loop is None else ("new", c, id(loop))
+
+    def keys(s: Stmt) -> set:
+        stmts = [s] if isinstance(s, Op) else [t for b in blocks_of(s) for t in walk(b)]
+        return {write_key(t) for t in stmts if isinstance(t, Op) and t.op in WRITE_OPS}
+
+    def note_allocs(blk: Block, loop) -> None:
+        for st in blk.body:
+            if isinstance(st, Op) and st.op == "alloc" and loop is not None:
+                made_in[st.outs[0].name] = loop
+            elif isinstance(st, While):
+                note_allocs(st.body, st)
+            elif isinstance(st, If):
+                note_allocs(st.then, loop)
+                note_allocs(st.orelse, loop)
+
+    note_allocs(block, None)
+    final: set[str] = set()
+
+    def visit(blk: Block, later: set, loops: dict) -> None:
+        suffix = [set() for _ in range(len(blk.body) + 1)]
+        for i in range(len(blk.body) - 1, -1, -1):
+            suffix[i] = suffix[i + 1] | keys(blk.body[i])
+        for i, s in enumerate(blk.body):
+            after = later | suffix[i + 1]
+            if isinstance(s, Op):
+                if s.op == "load" and _rereadable(s, after, classes, loops, defs):
+                    final.add(s.outs[0].name)
+            elif isinstance(s, If):
+                visit(s.then, after, loops)
+                visit(s.orelse, after, loops)
+            else:
+                around, inner = after | keys(s), {**loops, id(s): s}
+                visit(s.cond, around, inner)
+                visit(s.body, around, inner)
+
+    visit(block, set(), {})
+    return final
+
+
+def _view_root(name: str, defs: dict) -> str:
+    st = defs.get(name)
+    while st is not None and st.op in VIEW_OPS:
+        name = st.args[0].name
+        st = defs.get(name)
+    return name
+
+
+def _rereadable(load: Op, after: set, classes: AliasClasses, loops: dict, defs: dict) -> bool:
+    """Whether none of the writes `after` the load (write_key's) may write what it read;
+    `loops`: the loops around the load, by id."""
+    c = classes.find(load.args[0].name)
+    if ("c", c) in after:
+        return False
+    root = _view_root(load.args[0].name, defs)
+    for key in after:
+        if key[0] == "new" and key[1] == c and key[2] in loops:
+            loop = loops[key[2]]  # the load runs in a trip of the loop that makes the array
+            carried = {p.name for p in loop.body.params + loop.cond.params}
+            if root not in carried:
+                return False  # it may read this trip's array
+    return True
 
 
 def points_to(block: Block) -> dict[str, set[str]]:
