@@ -6,10 +6,11 @@ its body stores into no active array but scratch arrays private to its trips (pr
 each trip writes before it reads them, and their adjoints are zero again after each trip's
 reverse). Then the adjoint of `e` is the same in every reverse trip (the cotangent `ct` of
 the loop's result), the reverse trips are independent of each other, and every contribution
-is linear in `ct`. So each forward trip runs its own reverse
-right away, with cotangent 1, reading the trip's values where they are: nothing is taped
-across trips (inner loops that tape pop it within the trip; `tapepeak` notes the tape's
-size before the pops, for `tape_bytes`).
+is linear in `ct`. So each forward trip runs its own reverse right away, with cotangent 1,
+reading the trip's values where they are: nothing is taped across trips (inner loops that
+tape pop it within the trip; `tapepeak` notes the tape's size before the pops, for
+`tape_bytes`). Inside a trip's reverse, loads of memory nothing writes later in the trip
+are re-read, and fills are re-run only for private arrays (Reverser.reversing_trip_of).
 
 - When `ct` is a known constant (an inner loop reversed inside such a fused trip), the
   contributions are made directly (accumulated into the shadows in use and into extra

@@ -46,7 +46,6 @@ class Reverser:
     budget: Budget | None = None  # the tape budget taped loops checkpoint under
     written_after: dict[int, frozenset[str]] = field(default_factory=dict)  # by id(loop)
     private: dict[int, frozenset[str]] = field(default_factory=dict)  # by id(loop): private.py
-
     fused_in: list[While] = field(default_factory=list)  # loops whose trip is being reversed
 
     def is_private(self, s: While, v: Var) -> bool:
