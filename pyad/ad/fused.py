@@ -180,27 +180,69 @@ def _uses(block: Block, counts: Counter) -> Counter:
 
 def _pass_through(s: While, k: int) -> bool:
     """Whether carried value k of `s` only accumulates: its next value is the param plus or
-    minus terms that do not read it (possibly through inner loops of the same kind), every
-    value on that chain is read exactly once, and the condition does not read it."""
+    minus terms that do not read it (possibly through inner loops of the same kind, and
+    through branches each of which adds terms or none: `if c: e -= t`), every value on
+    that chain is read only by the next link, and the condition does not read it."""
     if _uses(s.cond, Counter())[s.cond.params[k].name]:
         return False
+    target = s.body.params[k].name
+    links: Counter = Counter({s.body.results[k].name: 1})  # uses of chain values by the chain
+    origin = _origin(s.body, s.body.results[k].name, links, _depends(s.body, {target}))
     counts = _uses(s.body, Counter())
-    defs = {o.name: st for st in s.body.body for o in st.outs}
-    name, target = s.body.results[k].name, s.body.params[k].name
-    while name != target:
-        if counts[name] != 1:
-            return False
-        st = defs.get(name)
+    return origin == target and all(counts[v] == n for v, n in links.items())
+
+
+def _depends(block: Block, dep: set[str]) -> set[str]:
+    """`dep` and the names of `block` (nested ones too) computed from a name in it."""
+    for st in block.body:
+        if isinstance(st, Op):
+            if any(a.name in dep for a in st.args):
+                dep.update(o.name for o in st.outs)
+        elif isinstance(st, If):
+            _depends(st.then, dep)
+            _depends(st.orelse, dep)
+            dep.update(o.name for j, o in enumerate(st.outs) if st.cond.name in dep
+                       or {st.then.results[j].name, st.orelse.results[j].name} & dep)
+        else:
+            for _ in range(2):  # a carried value reached in the first pass feeds the second
+                for j, v in enumerate(st.inits):
+                    if v.name in dep or st.body.results[j].name in dep:
+                        dep.update((st.cond.params[j].name, st.body.params[j].name,
+                                    st.outs[j].name))
+                _depends(st.cond, dep)
+                _depends(st.body, dep)
+    return dep
+
+
+def _origin(block: Block, name: str, links: Counter, dep: set[str]) -> str | None:
+    """Follow the accumulation chain from `name` back through `block` to the value it
+    starts from (defined outside `block`), counting in `links` each use the chain makes of
+    its values; None when a link is not an accumulation. `dep`: the values computed from
+    the accumulator, which tell which operand of an addition continues the chain."""
+    defs = {o.name: st for st in block.body for o in st.outs}
+    while name in defs:
+        st = defs[name]
         if isinstance(st, Op) and st.op in ("add", "sub") and st.outs[0].type == F64:
             a, c = st.args
-            if a.name != target and st.op == "add" and c.name == target:
-                a = c
-            name = a.name
+            if a.name in dep and c.name in dep or st.op == "sub" and a.name not in dep:
+                return None  # a term reads the chain, or the chain is subtracted
+            name = a.name if a.name in dep else c.name
         elif isinstance(st, While):
             j = next(j for j, o in enumerate(st.outs) if o.name == name)
             if is_array(st.outs[j].type) or not _pass_through(st, j):
-                return False
+                return None
             name = st.inits[j].name
+        elif isinstance(st, If) and st.cond.name not in dep:
+            j = next(j for j, o in enumerate(st.outs) if o.name == name)
+            starts = set()
+            for b in (st.then, st.orelse):
+                links[b.results[j].name] += 1  # the branch yields it
+                starts.add(_origin(b, b.results[j].name, links, dep))
+            if len(starts) != 1 or None in starts:
+                return None
+            name = starts.pop()
+            continue  # the branches counted their uses of it
         else:
-            return False
-    return counts[target] == 1
+            return None
+        links[name] += 1
+    return name
