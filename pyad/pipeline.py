@@ -52,6 +52,7 @@ def simplify(func: Func) -> Func:
     func = fold_known(func)                 # known sizes, comparisons, shape checks folded
     func = scalarize(func)                  # small arrays of known shape become scalars
     func = opt.cse(func)
+    func = opt.dead_carried(func)           # loop-carried values only the loop itself reads
     func = opt.dce(func)                    # unused values removed
     return verify(func)
 

@@ -14,7 +14,8 @@ it, nothing outside L uses it (but for its size), and either
 - the first statement of L's body that touches it fills it completely: a loop
   `for j in range(n)` (from 0, step 1) over a 1-D array of length n whose body stores
   `A[j] = v` once at its top level and touches A nowhere else; or that first statement is
-  an inner loop it is private to, and no other statement of L's body touches it.
+  an inner loop it is private to, or a branch whose blocks each satisfy this rule in
+  turn (`if i != j: fill, then use`), and no other statement of L's body touches it.
 
 Then no trip reads what another trip wrote, and the adjoint of such an array is all zero
 between trips (the reverse of the fill clears every element a trip's reverse may have added
@@ -24,7 +25,7 @@ can still run each trip's reverse right after the trip (fused.py).
 from __future__ import annotations
 
 from ..ir.memory import VIEW_OPS, AliasClasses
-from ..ir.nodes import Block, Op, Stmt, While, blocks_of, ndim_of, walk
+from ..ir.nodes import Block, If, Op, Stmt, While, blocks_of, ndim_of, walk
 from ..ir.loops import range_bounds
 
 
@@ -85,15 +86,26 @@ def _private(loop: While, c: str, alloc: Op, touching: set[int], classes: AliasC
         return False  # used outside the body (after the loop, or by its condition)
     if id(alloc) in inside:
         return True   # a new array each trip
-    touches = [st for st in loop.body.body if any(id(t) in touching for t in _stmts(st))]
+    return bool(touching) and _writes_first(loop.body, c, alloc, touching, classes, defs, found)
+
+
+def _writes_first(block: Block, c: str, alloc: Op, touching: set[int], classes: AliasClasses,
+                  defs: dict, found: dict[int, frozenset[str]]) -> bool:
+    """Whether every element of class `c` that `block` reads, `block` wrote before: its
+    first statement touching c fills it completely, or is an inner loop c is private to,
+    or a branch both of whose blocks write first, and in the last two cases no later
+    statement touches c."""
+    touches = [st for st in block.body if any(id(t) in touching for t in _stmts(st))]
     if not touches:
-        return False
-    first = touches[0]
-    if not isinstance(first, While):
-        return False
-    if c in found.get(id(first), ()) and len(touches) == 1:
         return True
-    return _fills(first, alloc, touching, classes, defs)
+    first, alone = touches[0], len(touches) == 1
+    if isinstance(first, While):
+        return alone and c in found.get(id(first), ()) \
+            or _fills(first, alloc, touching, classes, defs)
+    if isinstance(first, If) and alone:
+        return all(_writes_first(b, c, alloc, touching, classes, defs, found)
+                   for b in (first.then, first.orelse))
+    return False
 
 
 def _stmts(st: Stmt) -> list[Stmt]:

@@ -135,6 +135,64 @@ def invariant_carried(func: Func) -> Func:
     return Func(func.name, rename_block(block, mapping), func.filename, func.arg_names)
 
 
+def dead_carried(func: Func) -> Func:
+    """Drop the loop-carried values nothing needs: a slot whose result is unused after the
+    loop and whose params feed only the slot's own next value (an array element turned into
+    a scalar that every trip rewrites before reading, or a value passed around unchanged in
+    some branches). Plain DCE keeps them: each trip's value is used by the next trip."""
+    live = {r.name for r in func.block.results}
+    while True:
+        size = len(live)
+        _mark(func.block, live)
+        if len(live) == size:
+            break
+    return Func(func.name, _drop_slots(func.block, live), func.filename, func.arg_names)
+
+
+def _mark(block: Block, live: set[str]) -> None:
+    """Add to `live` the names the needed statements of `block` read (one pass)."""
+    for s in reversed(block.body):
+        if isinstance(s, Op):
+            if OPS[s.op].effect or any(o.name in live for o in s.outs):
+                live.update(a.name for a in s.args)
+        elif isinstance(s, If):
+            if any(o.name in live for o in s.outs) or has_effects(s):
+                live.add(s.cond.name)
+                for j, o in enumerate(s.outs):
+                    if o.name in live:
+                        live.update((s.then.results[j].name, s.orelse.results[j].name))
+                _mark(s.then, live)
+                _mark(s.orelse, live)
+        else:
+            for k, o in enumerate(s.outs):
+                slot = (o, s.cond.params[k], s.body.params[k])
+                if any(v.name in live for v in slot):
+                    live.update(v.name for v in slot)
+                    live.update((s.inits[k].name, s.body.results[k].name))
+            if any(o.name in live for o in s.outs) or has_effects(s):
+                live.update(r.name for r in s.cond.results)
+                _mark(s.cond, live)
+                _mark(s.body, live)
+
+
+def _drop_slots(block: Block, live: set[str]) -> Block:
+    body: list[Stmt] = []
+    for s in block.body:
+        if isinstance(s, If):
+            s = If(s.outs, s.cond, _drop_slots(s.then, live), _drop_slots(s.orelse, live), s.loc)
+        elif isinstance(s, While):
+            keep = [k for k, o in enumerate(s.outs) if o.name in live]
+
+            def pick(t: tuple) -> tuple:
+                return tuple(t[k] for k in keep)
+            cond, loop = _drop_slots(s.cond, live), _drop_slots(s.body, live)
+            s = While(pick(s.outs), pick(s.inits), Block(pick(cond.params), cond.body,
+                                                         cond.results),
+                      Block(pick(loop.params), loop.body, pick(loop.results)), s.loc, s.note)
+        body.append(s)
+    return Block(block.params, tuple(body), block.results)
+
+
 #: effects that touch no array memory: a load may be reused across them
 _NO_MEMORY_EFFECT = frozenset({"push", "pop", "tapemark", "tapecut", "tapepeak", "raise_if"})
 

@@ -65,6 +65,25 @@ def cond_reads(x, w):
     return s
 
 
+def pairs_scratch(pos, m):
+    """The W4 all-pairs spelling: the difference in a 3-vector scratch array under the
+    branch. The array becomes three scalars (scalarize), which the loops would carry from
+    trip to trip were they not dropped as dead (opt.dead_carried)."""
+    n = pos.shape[0]
+    dv = np.zeros(3)
+    e = 0.0
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                for c in range(3):
+                    dv[c] = pos[i, c] - pos[j, c]
+                r2 = 0.01
+                for c in range(3):
+                    r2 += dv[c] * dv[c]
+                e -= 0.5 * m[i] * m[j] / math.sqrt(r2)
+    return e
+
+
 def flips(x, w):
     """A branch subtracts the sum from a term: its adjoint changes sign, not an
     accumulation."""
@@ -81,7 +100,7 @@ _rng = np.random.default_rng(0)
 _X, _W = _rng.uniform(-1.0, 1.0, 7), _rng.uniform(-1.0, 1.0, 7)
 _POS, _M = _rng.uniform(-1.0, 1.0, (5, 3)), _rng.uniform(0.5, 1.0, 5)
 CASES = [(masked_sum, (_X, _W), True), (huber, (3.0 * _X, _W), True),
-         (pairs, (_POS, _M), True), (not_accum, (_X, _W), False),
+         (pairs, (_POS, _M), True), (pairs_scratch, (_POS, _M), True), (not_accum, (_X, _W), False),
          (cond_reads, (_X, _W), False), (flips, (_X, _W), False)]
 
 

@@ -174,10 +174,37 @@ def refill_shared_inactive(x, w):
     return s
 
 
+def branch_fill(x, w):
+    """The fill and its uses under a branch (the W4 all-pairs spelling's shape)."""
+    sc = np.zeros(len(w))
+    s = 0.0
+    for i in range(len(x)):
+        if x[i] > -0.5:
+            for j in range(len(w)):
+                sc[j] = x[i] - w[j]
+            for j in range(len(w)):
+                s += sc[j] * sc[j] * x[i]
+    return s
+
+
+def branch_stale(x, w):
+    """One branch fills sc, the other reads what an earlier trip left: not private."""
+    sc = np.zeros(len(w))
+    s = 0.0
+    for i in range(len(x)):
+        if x[i] > 0.0:
+            for j in range(len(w)):
+                sc[j] = x[i] * w[j]
+        else:
+            for j in range(len(w)):
+                s += math.sin(sc[j]) * x[i]
+    return s
+
+
 PRIVATE = [(fill_then_update, "%sc"), (new_each_trip, "%acc"), (nested_private, "%h"),
-           (while_outer, "%sc")]
+           (while_outer, "%sc"), (branch_fill, "%sc")]
 SHARED = [read_before_fill, partial_fill, strided_fill, conditional_store, read_after_loop,
-          short_fill, refill_shared_inactive]
+          short_fill, refill_shared_inactive, branch_stale]
 
 
 def _args():
