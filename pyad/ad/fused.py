@@ -18,6 +18,10 @@ are re-read, and fills are re-run only for private arrays (Reverser.reversing_tr
 - Otherwise the contributions with cotangent 1 go into temporary shadow arrays (allocated
   before the loop, at the top level of the function only) and extra carried values, and the
   reverse sweep adds `ct` times them where the loop is reversed.
+- Inside a loop the reverse sweep tapes, where temporary shadows would be needed, a loop
+  whose loads can all be repeated runs again in the reverse sweep instead, each trip
+  followed by its reverse with the cotangent `ct` known there (`rerun_in_reverse`): its
+  forward run tapes nothing (issue 17's "re-run a trip from its live-in values").
 
 Addition order differs from the taped reverse (forward trip order), so results may differ in
 the last bits from a loop that does not qualify; they are exact derivatives all the same.
@@ -30,7 +34,7 @@ from ..ir.builder import Builder
 from ..ir.nodes import F64, I64, Block, If, Op, Var, While, free_vars, is_array, ndim_of, rename_block, walk
 from ..ir.loops import for_each
 from ..ir.memory import VIEW_OPS
-from ..ir.ops import OPS
+from ..ir.ops import CHEAP, OPS
 from .close import Prefixed, export, substitute
 
 
@@ -38,27 +42,56 @@ def fusable(s: While, rv, cts: list) -> int | None:
     """The index of the loop's one active carried value if the loop qualifies, else None.
     `rv` is the Reverser (its active values, known cotangents, loop depth and the arrays
     private to each loop's trips)."""
+    k = _accumulating(s, rv)
+    if k is None:
+        return None
+    ct = cts[k]
+    temps = ct is None or ct.name not in rv.known
+    if temps and rv.depth > 0 and any(isinstance(st, Op) and st.op == "load"
+                                      and _shared(rv, s, st.args[0]) for st in walk(s.body)):
+        return None  # temporary shadows only at the top level (allocated once per call)
+    return k
+
+
+def rerunnable(s: While, rv) -> int | None:
+    """Like `fusable`, for a loop that can run again in the reverse sweep, each trip
+    followed by its reverse (`rerun_in_reverse`): every load of its body reads memory
+    nothing writes afterwards, or an array private to its trips. Chosen only where it
+    saves tape that would outlive a trip of an enclosing loop (not inside a trip reversed
+    at its end) and where a taped reverse would tape something (the body computes a float
+    the plan does not recompute: exp, sqrt, a division, ...)."""
+    k = _accumulating(s, rv)
+    ops = [st for blk in (s.cond, s.body) for st in walk(blk) if isinstance(st, Op)]
+    if k is None or rv.fused_in or not any(st.outs and st.outs[0].type == F64
+                                           and st.op not in CHEAP for st in ops):
+        return None
+    if any(st.op == "load" and st.outs[0].name not in rv.rereadable
+           and not rv.is_private(s, st.args[0]) for st in ops):
+        return None
+    return k
+
+
+def _shared(rv, s: While, a: Var) -> bool:
+    """An active array the trips of `s` may share (not private to them: private.py)."""
+    return a.name in rv.active and not rv.is_private(s, a)
+
+
+def _accumulating(s: While, rv) -> int | None:
+    """The index of the loop's one active carried value when it only accumulates and the
+    body writes no active array its trips share, else None."""
     active = rv.active
     act = [k for k, o in enumerate(s.outs) if o.name in active]
     if len(act) != 1 or s.outs[act[0]].type != F64 or not _pass_through(s, act[0]):
         return None
-
-    def shared(a: Var) -> bool:  # an active array the trips may share (not private.py's)
-        return a.name in active and not rv.is_private(s, a)
-    ct = cts[act[0]]
-    temps = ct is None or ct.name not in rv.known
-    if temps and rv.depth > 0 and any(isinstance(st, Op) and st.op == "load"
-                                      and shared(st.args[0]) for st in walk(s.body)):
-        return None  # temporary shadows only at the top level (allocated once per call)
     defined = {p.name for p in s.body.params} | {o.name for st in walk(s.body) for o in st.outs}
     for st in walk(s.body):
         if not isinstance(st, Op):
             continue
-        if st.op in ("store", "accum") and shared(st.args[0]):
+        if st.op in ("store", "accum") and _shared(rv, s, st.args[0]):
             return None  # the reverse reads shadows: its trips depend on each other
-        if st.op in VIEW_OPS and shared(st.args[0]):
+        if st.op in VIEW_OPS and _shared(rv, s, st.args[0]):
             return None  # shadow views inside the body would bypass the temporaries
-        if st.op == "load" and shared(st.args[0]) and st.args[0].name in defined:
+        if st.op == "load" and _shared(rv, s, st.args[0]) and st.args[0].name in defined:
             return None
         if OPS[st.op].whole_array and any(a.name in active for a in st.args):
             return None  # whole-array adjoints add into shadows: not made for cotangent 1
@@ -70,7 +103,26 @@ def reverse_fused(rv, s: While, k: int, ct: Var, adj: dict, b: Builder) -> None:
     contributions to the adjoints of the values it reads from outside."""
     known = rv.known.get(ct.name)
     temps, pre = _temporaries(rv, s) if known is None else ({}, [])
-    rb, local, body = _reverse_inside(rv, s, k, known, temps)
+    zeros, loop, outer = _trip_loop(rv, s, k, known, temps, None)
+    rv.subst[id(s)] = Prefixed(tuple(pre) + tuple(zeros), loop)
+    _contributions(rv, s, k, ct, known, outer, loop.outs[len(s.outs):], temps, adj, b)
+
+
+def rerun_in_reverse(rv, s: While, k: int, ct: Var, adj: dict, b: Builder) -> None:
+    """Emit into `b` the loop run again, each trip followed by its reverse with cotangent
+    `ct`, and add what it gives to the adjoints of the values it reads from outside. The
+    forward sweep runs the loop as the primal does: nothing is taped for it."""
+    zeros, loop, outer = _trip_loop(rv, s, k, None, {}, ct)
+    rv.subst[id(s)] = s  # its inner loops' forward versions are in the re-run only
+    outs = b.inline(Block((), tuple(zeros) + (loop,), loop.outs[len(s.outs):]), [])
+    _contributions(rv, s, k, ct, 1.0, outer, tuple(outs), {}, adj, b)
+
+
+def _trip_loop(rv, s: While, k: int, known: float | None, temps: dict,
+               seed: Var | None) -> tuple[list[Op], While, list[str]]:
+    """`s` with each trip's reverse after the trip: (the zeros its extra carried values
+    start from, the loop, the outer names whose adjoints those carry)."""
+    rb, local, body = _reverse_inside(rv, s, k, known, temps, seed)
     inner = {p.name for p in body.params} | {o.name for st in walk(body) for o in st.outs}
     local.pop(body.params[k].name, None)  # passes straight through: adj(init) += ct below
     outer = [n for n in local if n not in inner]  # in the order the reverse met them
@@ -82,24 +134,25 @@ def reverse_fused(rv, s: While, k: int, ct: Var, adj: dict, b: Builder) -> None:
     outs = tuple(Var(names.fresh("acc"), F64) for _ in outer)
     pushes = any(isinstance(st, Op) and st.op in ("push", "callfwd") for st in walk(body))
     peak = (Op((), "tapepeak", (), (), s.loc),) if pushes else ()  # before the pops
-    fwd = While(s.outs + outs, s.inits + tuple(z.outs[0] for z in zeros),
-                Block(s.cond.params + tuple(acc_c), s.cond.body, s.cond.results),
-                Block(body.params + tuple(acc_b), body.body + peak + tuple(rb.stmts),
-                      body.results + tuple(acc_next)), s.loc,
-                _note(rv, s, k, known, pushes))
-    rv.subst[id(s)] = Prefixed(tuple(pre) + tuple(zeros), fwd)
-    _contributions(rv, s, k, ct, known, outer, outs, temps, adj, b)
+    loop = While(s.outs + outs, s.inits + tuple(z.outs[0] for z in zeros),
+                 Block(s.cond.params + tuple(acc_c), s.cond.body, s.cond.results),
+                 Block(body.params + tuple(acc_b), body.body + peak + tuple(rb.stmts),
+                       body.results + tuple(acc_next)), s.loc,
+                 _note(rv, s, k, known, pushes, seed is not None))
+    return zeros, loop, outer
 
 
-def _note(rv, s: While, k: int, known: float | None, pushes: bool) -> tuple:
+def _note(rv, s: While, k: int, known: float | None, pushes: bool, rerun: bool) -> tuple:
     """The comment `f.grad_ir()` prints above the loop."""
     private = {st.args[0].name: st.args[0] for st in walk(s.body) if isinstance(st, Op)
                and st.op in ("load", "store") and rv.is_private(s, st.args[0])}
-    note: list = ["reversed inside this loop (it accumulates ", s.outs[k]]
+    note: list = ["run again in the reverse sweep, each trip reversed after it (it "
+                  "accumulates " if rerun else "reversed inside this loop (it accumulates ",
+                  s.outs[k]]
     for j, a in enumerate(private.values()):
         note += [", " if j else "; private to its trips: ", a]
     note.append("): " + ("each trip pops what it taped" if pushes else "nothing taped"))
-    if known is None:
+    if known is None and not rerun:
         note.append("; contributions scaled by the cotangent after it")
     return tuple(note)
 
@@ -119,15 +172,17 @@ def _temporaries(rv, s: While) -> tuple[dict[str, Var], list]:
     return temps, pb.stmts
 
 
-def _reverse_inside(rv, s: While, k: int, known: float | None,
-                    temps: dict) -> tuple[Builder, dict, Block]:
-    """The body's reverse with cotangent 1 (or the known constant), written inside the
-    forward body; (its builder, the adjoints flowing out, the forward body with values
-    the reverse reads from its branches exported)."""
+def _reverse_inside(rv, s: While, k: int, known: float | None, temps: dict,
+                    seed: Var | None = None) -> tuple[Builder, dict, Block]:
+    """The body's reverse with cotangent 1 (or the known constant, or `seed`), written
+    inside the forward body; (its builder, the adjoints flowing out, the forward body with
+    values the reverse reads from its branches exported)."""
     names, body = rv.names, s.body
     rb = Builder(names, s.loc)
-    unit = rb.const(1.0 if known is None else known)
-    rv.known[unit.name] = 1.0 if known is None else known
+    unit = seed
+    if seed is None:
+        unit = rb.const(1.0 if known is None else known)
+        rv.known[unit.name] = 1.0 if known is None else known
     local: dict[str, Var] = {}
     if body.results[k].name in rv.active:
         rv.accumulate(rb, local, body.results[k], unit)

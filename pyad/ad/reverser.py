@@ -251,6 +251,11 @@ class Reverser:
             if cts[k] is not None:
                 fused.reverse_fused(self, s, k, cts[k], adj, b)
             return
+        k = fused.rerunnable(s, self)
+        if k is not None:  # one that re-reads all it loads: run again in the reverse sweep
+            if cts[k] is not None:
+                fused.rerun_in_reverse(self, s, k, cts[k], adj, b)
+            return
         taped.reverse_taped(self, s, act, cts, adj, b)
 
 
