@@ -24,11 +24,11 @@ def pytest_collection_modifyitems(config, items):
 def _group_node_ids(items) -> None:
     """Give the tests of an `xdist_group` the node id `ID@name`, from which xdist's
     LoadGroupScheduling reads the group (what xdist's own hook means to do)."""
-    from _pytest.nodeid import NodeId  # import-time: only under xdist's loadgroup
+    from _pytest.nodeid import NodeId  # pytest 9's node ids; needed under loadgroup only
     for item in items:
         mark = item.get_closest_marker("xdist_group")
         if mark is None or item.nodeid.rfind("@") > item.nodeid.rfind("]"):
-            continue  # not grouped, or grouped already (a pytest xdist can rename)
+            continue  # not grouped, or renamed already (by an xdist whose hook works)
         name = mark.args[0] if mark.args else mark.kwargs.get("name", "default")
         item._id = NodeId.parse(f"{item.nodeid}@{name}")
 
