@@ -22,7 +22,8 @@ from pyad.codegen.aot.header import cdef
 
 from .tools import CXX, EXAMPLE, cc, example_args, nm, pyad_compile, requires_toolchain
 
-pytestmark = requires_toolchain
+# one worker compiles the module's libraries (fixtures) for all its tests (tests/conftest.py)
+pytestmark = [requires_toolchain, pytest.mark.xdist_group("aot_library")]
 
 
 # ------------------------------------------------------------------------- the C example

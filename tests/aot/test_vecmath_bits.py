@@ -13,7 +13,8 @@ from pyad.codegen.aot.header import cdef
 from ..modules import load_module
 from .tools import nm, pyad_compile, requires_toolchain
 
-pytestmark = requires_toolchain
+# one worker compiles the module's libraries (fixtures) for all its tests (tests/conftest.py)
+pytestmark = [requires_toolchain, pytest.mark.xdist_group("aot_vecmath_bits")]
 
 NAMES = ("exp", "expm1", "log", "log1p", "tanh")
 SOURCE = "import math\n\nimport numpy as np\n" + "".join(f'''

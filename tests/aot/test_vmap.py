@@ -19,7 +19,8 @@ from pyad.codegen.aot.header import cdef
 
 from .tools import CXX, cc, nm, pyad_compile, requires_toolchain
 
-pytestmark = requires_toolchain
+# one worker compiles the module's libraries (fixtures) for all its tests (tests/conftest.py)
+pytestmark = [requires_toolchain, pytest.mark.xdist_group("aot_vmap")]
 
 SOURCE = '''\
 import numpy as np

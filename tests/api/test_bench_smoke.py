@@ -9,6 +9,9 @@ from bench import timing
 from bench.runner import Config, run
 from bench.workloads import WORKLOADS
 
+# one worker builds the `results` fixture (the whole bench run) for every test (tests/conftest.py)
+pytestmark = pytest.mark.xdist_group("bench_smoke")
+
 SMOKE = timing.Plan(rounds=3, batch_s=1e-3, budget_s=0.01)
 
 
