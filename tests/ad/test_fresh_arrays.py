@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import pyad
-from pyad.api.check import interp_value_and_grad
+
+from ..gradients import check_against_python
 
 
 def euler_new_array(u, w, steps):
@@ -86,15 +87,7 @@ FUNCS = [euler_new_array, loop_new_array, rewrite_after_read, through_branch,
 @pytest.mark.parametrize("fn", FUNCS, ids=lambda f: f.__name__)
 def test_new_array_per_trip(fn):
     rng = np.random.default_rng(3)
-    u, w = rng.uniform(-1.0, 1.0, 5), rng.uniform(-1.0, 1.0, 5)
-    f = pyad.jit_grad(fn, argnums=(0, 1))
-    pyad.check_grad(f, u, w, 3)
-    value, grads = f.value_and_grad(u, w, 3)
-    assert value == pytest.approx(fn(u, w, 3), rel=1e-12)
-    iv, ig = interp_value_and_grad(f, u, w, 3)
-    assert iv == pytest.approx(value, rel=1e-12)
-    for g, h in zip(grads, ig):
-        np.testing.assert_allclose(h, g, rtol=1e-11, atol=1e-14)
+    check_against_python(fn, rng.uniform(-1.0, 1.0, 5), rng.uniform(-1.0, 1.0, 5), 3)
 
 
 @pytest.mark.parametrize("fn", [euler_new_array, loop_new_array], ids=lambda f: f.__name__)
