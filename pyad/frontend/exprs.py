@@ -27,6 +27,8 @@ BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
           ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow"}
 CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq",
           ast.NotEq: "ne"}
+LOGICAL_BINOPS = {ast.BitAnd: "logical_and", ast.BitOr: "logical_or",
+                  ast.BitXor: "logical_xor"}
 _OPERATOR_NAMES = {ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
                    ast.LShift: "<<", ast.RShift: ">>", ast.Invert: "~"}
 _CMP_SPELLING = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
@@ -208,6 +210,9 @@ class Expressions:
             return ops.dot(a, b, node, batched=True)
         if type(op) in BINOPS and (ops.is_arrayish(a) or ops.is_arrayish(b)):
             return ops.binop(op, a, b, node)
+        if type(op) in LOGICAL_BINOPS:
+            return self.bool_operator(LOGICAL_BINOPS[type(op)], _OPERATOR_NAMES[type(op)],
+                                      [a, b], node)
         if type(op) not in BINOPS:
             sym = _OPERATOR_NAMES.get(type(op), type(op).__name__)
             raise self.ctx.error(node, f"unsupported operator `{sym}`",
@@ -226,6 +231,8 @@ class Expressions:
         v = self.expr(node.operand)
         if isinstance(node.op, ast.Not):
             return self.ctx.b.emit("not", self.truth(v, node.operand))
+        if isinstance(node.op, ast.Invert) and self.lw.arrayops.is_arrayish(v):
+            return self.bool_operator("logical_not", "~", [v], node)   # ~mask
         if self.lw.arrayops.is_arrayish(v):
             return self.lw.arrayops.unary(node.op, v, node)
         v = self.scalar(v, node)
@@ -233,7 +240,25 @@ class Expressions:
             return self.ctx.b.neg(self.ctx.convert(v, arith(v.type)))
         if isinstance(node.op, ast.UAdd):
             return self.ctx.convert(v, arith(v.type))
-        raise self.ctx.error(node, f"unsupported operator `{_OPERATOR_NAMES[type(node.op)]}`")
+        raise self.ctx.error(node, f"unsupported operator `{_OPERATOR_NAMES[type(node.op)]}`"
+                             " on a number", hint="`~` takes bool arrays (masks) here, as "
+                             "np.logical_not; for a bool write `not v`")
+
+    def bool_operator(self, name: str, sym: str, operands: list, node: ast.AST) -> Value:
+        """`m1 & m2`, `m1 | m2`, `m1 ^ m2` of bools and bool arrays, `~m` of a bool array:
+        NumPy's logical functions (pyad has no bitwise operations on ints; `~` of a Python
+        bool is the int -2, so `~` takes arrays only)."""
+        ops = self.lw.arrayops
+        for v in operands:
+            elem = ops.lift(v).elem if ops.is_arrayish(v) else self.scalar(v, node).type
+            if elem != BOOL:
+                raise self.ctx.error(node, f"unsupported operator `{sym}` on "
+                                     f"{'an int' if elem == I64 else 'a float'}"
+                                     f"{' array' if ops.is_arrayish(v) else ''}",
+                                     hint=f"pyad supports `{sym}` on bool arrays (masks) "
+                                     "and bools only, as np." + name + "; no bitwise "
+                                     "operations on ints")
+        return self.lw.logical.call(name, node, operands, {})
 
     def boolop(self, node: ast.BoolOp, values: list[ast.expr]) -> Value:
         """`a and b`: b if a is truthy else a;  `a or b`: a if a is truthy else b."""
