@@ -21,7 +21,7 @@ from .. import pytree
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
 from . import dictstate, raising, records
-from .context import PyList, Undefined, is_value, location_of, unify
+from .context import Compound, PyList, Undefined, is_value, location_of, unify
 from .lists import is_list
 from .closures import is_function
 from .context import Lazy
@@ -217,10 +217,11 @@ class Statements:
                     raise ctx.error(node, f"`{word}` outside a loop")
                 ctx.env[BRK if isinstance(node, ast.Break) else CONT] = ctx.b.const(True, BOOL)
             case ast.Return():
-                if node.value is None:
+                if node.value is None and ctx.parent is None:
                     raise ctx.error(node, "return without a value",
                                     hint="return a number or a tuple of numbers")
-                ctx.env[RETVAL] = self.lw.arrayops.materialize(ex.expr(node.value))
+                value = pytree.NONE if node.value is None else ex.expr(node.value)  # a helper
+                ctx.env[RETVAL] = self.lw.arrayops.materialize(value)
                 ctx.env[RET] = ctx.b.const(True, BOOL)
             case ast.Raise():   # leaves the function, like a return without a value
                 raising.lower_raise(self.lw, node)
@@ -459,8 +460,11 @@ class Statements:
         b = self.ctx.b
         if name in FLAGS:
             return b.const(False, BOOL)
+        if isinstance(like, pytree.Record):   # a dict, namedtuple... (None: itself)
+            return like.with_children(self.default(name, e) for e in like.children)
         if isinstance(like, tuple):
-            return tuple(self.default(name, e) for e in like)
+            items = tuple(self.default(name, e) for e in like)
+            return like.rebuild(items) if isinstance(like, Compound) else items
         if is_array(like.type):  # a placeholder: an empty array
             zero = b.const(0, I64)
             return b.emit("alloc", *([zero] * ndim_of(like.type)), type=like.type)
