@@ -204,7 +204,7 @@ class ArrayLowering:
             v = self.scalar_for(value, elem_type(a.type), target)
             ctx.b.emit("store", a, *idx, v)
             return
-        view = self.basic_index(a, items, target)  # a[i] = ..., a[lo:hi] = ..., a[:, j] = ...
+        view = self.basic_index(a, items, target)  # a[i] = ..., a[lo:hi] = ..., a[:, j] = .
         self.lw.arrayops.assign_into(view, value, target)
 
     def aug_store(self, node: ast.AugAssign) -> None:

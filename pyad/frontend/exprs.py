@@ -30,8 +30,9 @@ CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq"
 LOGICAL_BINOPS = {ast.BitAnd: "logical_and", ast.BitOr: "logical_or",
                   ast.BitXor: "logical_xor"}
 _OPERATOR_NAMES = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
-                   ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
-                   ast.LShift: "<<", ast.RShift: ">>", ast.Invert: "~"}
+                   ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&",
+                   ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>",
+                   ast.Invert: "~"}
 _CMP_SPELLING = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
 
 
