@@ -92,24 +92,6 @@ def test_bool_operators_on_masks_and_math_degrees():
     check_against_python(degrees_radians, 40.7, -74.0)
 
 
-@pytest.mark.parametrize("params,expr,args,message", [
-    ("x, n", "x * (n ^ 3)", (1.5, 2), "unsupported operator `\\^` on an int"),
-    ("x, n", "x * (~n)", (1.5, 2), "unsupported operator `~` on a number"),
-    ("x", "np.sum((x > 0) & x)", (X,), "unsupported operator `&` on a float array"),
-    ("x, n", "len((x,) * n)", (1.5, 2), "needs an int n known when compiling"),
-    ("x, n", "sum([x * k for k in range(n)] * 2)", (1.5, 2), "`\\*` of a list whose length"),
-    ("x", "len((x,) + [x])", (1.5,), "can only concatenate a tuple to a tuple"),
-    ("x", "sum([lambda t, k=k: t * k for k in range(3)][0](x) for _ in range(1))", (1.5,),
-     "a list of functions needs a length known when compiling"),
-])
-def test_refusals_are_located(tmp_path, params, expr, args, message):
-    src = f"import math\nimport numpy as np\n\n\ndef f({params}):\n    return {expr}\n"
-    f = load_module(tmp_path / "refused_probe.py", src).f
-    with pytest.raises(pyad.PyadError, match=message) as info:
-        pyad.jit_grad(f)(*args)
-    assert info.value.line == 6, info.value
-
-
 # ----------------------------------------------------------------------- stores, .item()
 
 def store_index_once(x):
