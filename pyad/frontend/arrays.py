@@ -107,11 +107,16 @@ class ArrayLowering:
         """`a[...]`: an element (all dimensions indexed by ints) or a view: `row`, `col`
         and `slice` for a[i], a[:, j], a[lo:hi]; the general `view` for the rest of basic
         indexing (slices with steps on any axis, `None`/`np.newaxis`, ints after slices)."""
-        nd = ndim_of(a.type)
-        items = self.subscript_items(node.slice, nd)
+        items = self.subscript_items(node.slice, ndim_of(a.type))
         values = self.fancy_values(items)
         if values is not None:
             return self.lw.indexing.fancy(a, items, values, node)
+        return self.basic_index(a, items, node)
+
+    def basic_index(self, a: Var, items: list[ast.expr], node: ast.Subscript):
+        """`a[items]` without index arrays, the items' values lowered by `fancy_values`
+        (so a store's target `a[f(i), :]` evaluates `f(i)` once)."""
+        nd = ndim_of(a.type)
         real = [it for it in items if not self.lw.indexing.is_newaxis(it)]
         if len(real) > nd:
             raise self.ctx.error(node, f"too many indices for a {nd}-D array",
@@ -199,7 +204,7 @@ class ArrayLowering:
             v = self.scalar_for(value, elem_type(a.type), target)
             ctx.b.emit("store", a, *idx, v)
             return
-        view = self.index(a, target)  # a[i] = ..., a[lo:hi] = ..., a[:, j] = ...
+        view = self.basic_index(a, items, target)  # a[i] = ..., a[lo:hi] = ..., a[:, j] = .
         self.lw.arrayops.assign_into(view, value, target)
 
     def aug_store(self, node: ast.AugAssign) -> None:
@@ -217,7 +222,7 @@ class ArrayLowering:
             ix.fancy_store(a, items, values, new, t)
             return
         if len(items) != ndim_of(a.type) or any(isinstance(it, ast.Slice) for it in items):
-            current = self.index(a, t)
+            current = self.basic_index(a, items, t)
             new = ex.binop(node.op, current, ex.expr(node.value), node)
             self.lw.arrayops.assign_into(current, new, t)
             return
@@ -309,7 +314,11 @@ class ArrayLowering:
         """`a.copy()`, `a.sum(axis=...)`, ...: the numpy function applied to `a`."""
         ex = self.lw.exprs
         f = node.func
-        a = self.array(ex.expr(f.value), f.value)
+        a = ex.expr(f.value)
+        if f.attr == "item" and not node.args and not node.keywords \
+                and not self.lw.arrayops.is_arrayish(a):
+            return ex.scalar(a, f.value)   # np.sum(x).item(), x[0].item(): the number itself
+        a = self.array(a, f.value)
         if f.attr == "copy":
             if node.args or node.keywords:
                 raise self.ctx.error(node, "a.copy() takes no arguments", cls=PyadTypeError)

@@ -105,11 +105,17 @@ class CallLowering:
         return values
 
     def default_value(self, value: Any, fname: str, pname: str, node: ast.AST):
+        """A parameter's default: a number, None, a tuple of numbers, or (like a global) an
+        array frozen as a constant, a tuple or namedtuple of numbers and arrays; not a list
+        or dict (mutable: CPython shares one between calls)."""
         constant = self.lw.exprs.constant
-        if isinstance(value, (bool, int, float)):
+        if value is None or isinstance(value, (bool, int, float)):
             return constant(value, node)
         if isinstance(value, tuple) and all(isinstance(v, (bool, int, float)) for v in value):
             return tuple(constant(v, node) for v in value)
+        if type(value).__name__ == "ndarray" or (pytree.as_node(value) is not None
+                                                 and not isinstance(value, (list, dict))):
+            return self.lw.exprs.static_value(Static(value, pname), node)
         raise self.ctx.error(node, f"the default value of parameter `{pname}` of `{fname}` "
                              f"({type(value).__name__}) cannot be used in compiled code",
                              hint="pass it explicitly, or make the default a number")

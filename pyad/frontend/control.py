@@ -21,7 +21,7 @@ from .. import pytree
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
 from . import dictstate, raising, records
-from .context import PyList, Undefined, is_value, location_of, unify
+from .context import Compound, PyList, Undefined, is_value, location_of, unify
 from .lists import is_list
 from .closures import is_function
 from .context import Lazy
@@ -217,10 +217,11 @@ class Statements:
                     raise ctx.error(node, f"`{word}` outside a loop")
                 ctx.env[BRK if isinstance(node, ast.Break) else CONT] = ctx.b.const(True, BOOL)
             case ast.Return():
-                if node.value is None:
+                if node.value is None and ctx.parent is None:
                     raise ctx.error(node, "return without a value",
                                     hint="return a number or a tuple of numbers")
-                ctx.env[RETVAL] = self.lw.arrayops.materialize(ex.expr(node.value))
+                value = pytree.NONE if node.value is None else ex.expr(node.value)  # a helper
+                ctx.env[RETVAL] = self.lw.arrayops.materialize(value)
                 ctx.env[RET] = ctx.b.const(True, BOOL)
             case ast.Raise():   # leaves the function, like a return without a value
                 raising.lower_raise(self.lw, node)
@@ -297,6 +298,8 @@ class Statements:
         elif isinstance(target, (ast.Tuple, ast.List)):
             if any(isinstance(t, ast.Starred) for t in target.elts):
                 target, value = self.starred(target, value)
+            elif isinstance(value, Var) and is_array(value.type):
+                value = self.array_rows(target, value, len(target.elts), 0)
             if not isinstance(value, tuple):
                 raise ctx.error(target, "cannot unpack a number", cls=PyadTypeError)
             if len(value) != len(target.elts):
@@ -331,22 +334,7 @@ class Statements:
         elts[k] = elts[k].value
         plain = ast.Tuple(elts, ast.Store(), **location_of(target))
         if isinstance(value, Var) and is_array(value.type):
-            n = ctx.b.emit("dim", value, attrs=(0,), type=I64)
-            short = ctx.b.lt(n, ctx.b.const(len(elts) - 1, I64))
-            ctx.b.emit("raise_if", short, attrs=("ValueError", "not enough values to "
-                                                 f"unpack (expected at least {len(elts) - 1})"))
-            tmp = ctx.temp("unpack")
-            at = lambda i: self.lw.exprs.expr(ast.Subscript(  # noqa: E731
-                ast.Name(tmp, ast.Load()), i, ast.Load(), **location_of(target)))
-            ctx.env[tmp] = value
-            try:
-                num = lambda c: ast.Constant(c)  # noqa: E731
-                head = [at(num(i)) for i in range(k)]
-                middle = at(ast.Slice(num(k), num(-n_after) if n_after else None, None))
-                tail = [at(num(i - n_after)) for i in range(n_after)]
-            finally:
-                del ctx.env[tmp]
-            return plain, (*head, middle, *tail)
+            return plain, self.array_rows(target, value, len(elts) - 1, n_after, k)
         if isinstance(value, PyList) or isinstance(value, tuple) and not is_list(value):
             items = tuple(value)
             if len(items) < len(elts) - 1:
@@ -356,6 +344,36 @@ class Statements:
             return plain, (*items[:k], middle, *items[len(items) - n_after:])
         raise ctx.error(target, "starred assignment unpacks a tuple, a list of known length "
                         "or an array here", cls=PyadTypeError)
+
+    def array_rows(self, target: ast.expr, value: Var, count: int, n_after: int,
+                   star: int | None = None) -> tuple:
+        """The rows of an array unpacked into `count` names (NumPy unpacks an array like a
+        sequence of its rows), checked against its length when it runs: exactly `count`
+        rows, or at least `count` with a starred name at position `star`, which gets the
+        slice of the rows between the first `star` and the last `n_after`."""
+        ctx = self.ctx
+        n = ctx.b.emit("dim", value, attrs=(0,), type=I64)
+        want = ctx.b.const(count, I64)
+        expected = f"expected at least {count}" if star is not None else f"expected {count}"
+        ctx.b.emit("raise_if", ctx.b.lt(n, want),
+                   attrs=("ValueError", f"not enough values to unpack ({expected})"))
+        if star is None:
+            ctx.b.emit("raise_if", ctx.b.lt(want, n),
+                       attrs=("ValueError", f"too many values to unpack ({expected})"))
+        tmp = ctx.temp("unpack")
+        at = lambda i: self.lw.exprs.expr(ast.Subscript(  # noqa: E731
+            ast.Name(tmp, ast.Load()), i, ast.Load(), **location_of(target)))
+        ctx.env[tmp] = value
+        try:
+            num = lambda c: ast.Constant(c)  # noqa: E731
+            if star is None:
+                return tuple(at(num(i)) for i in range(count))
+            head = [at(num(i)) for i in range(star)]
+            middle = at(ast.Slice(num(star), num(-n_after) if n_after else None, None))
+            tail = [at(num(i - n_after)) for i in range(n_after)]
+        finally:
+            del ctx.env[tmp]
+        return (*head, middle, *tail)
 
     def named(self, v: Var, name: str, mark: tuple[Builder, int]) -> Var:
         """Give the value just computed for `name = ...` a readable SSA name: only the op
@@ -442,8 +460,11 @@ class Statements:
         b = self.ctx.b
         if name in FLAGS:
             return b.const(False, BOOL)
+        if isinstance(like, pytree.Record):   # a dict, namedtuple... (None: itself)
+            return like.with_children(self.default(name, e) for e in like.children)
         if isinstance(like, tuple):
-            return tuple(self.default(name, e) for e in like)
+            items = tuple(self.default(name, e) for e in like)
+            return like.rebuild(items) if isinstance(like, Compound) else items
         if is_array(like.type):  # a placeholder: an empty array
             zero = b.const(0, I64)
             return b.emit("alloc", *([zero] * ndim_of(like.type)), type=like.type)

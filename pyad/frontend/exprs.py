@@ -17,19 +17,28 @@ import numpy as np
 
 from ..errors import PyadSyntaxError, PyadTypeError
 from . import dictiter, records
-from .context import PyList, RangeVal, Static, Undefined, Value, arith, unify
+from .context import DynList, PyList, RangeVal, Static, Undefined, Value, arith, unify
 from .closures import FuncRef, Partial, is_function
 from .lists import is_list
 from ..ir.nodes import BOOL, F64, I64, Block, If, Var, is_array
-from ..pytree import Record
+from ..pytree import NONE, Record
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
           ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow"}
 CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq",
           ast.NotEq: "ne"}
-_OPERATOR_NAMES = {ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
-                   ast.LShift: "<<", ast.RShift: ">>", ast.Invert: "~"}
+LOGICAL_BINOPS = {ast.BitAnd: "logical_and", ast.BitOr: "logical_or",
+                  ast.BitXor: "logical_xor"}
+_OPERATOR_NAMES = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+                   ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&",
+                   ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>",
+                   ast.Invert: "~"}
 _CMP_SPELLING = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+
+
+def _is_tuple(v: Any) -> bool:
+    """A plain tuple value (not a list or another Compound): its length is known."""
+    return type(v) is tuple
 
 
 class Expressions:
@@ -113,6 +122,8 @@ class Expressions:
     # ------------------------------------------------------------------ leaves
     def constant(self, value: Any, node: ast.AST) -> Var:
         b = self.ctx.b
+        if value is None:   # a compile-time value: `w is None` is decided when compiling
+            return NONE
         if isinstance(value, bool):
             return b.const(value, BOOL)
         if isinstance(value, int):
@@ -170,12 +181,14 @@ class Expressions:
             return tuple(self.constant(x, node) for x in s.obj)
         if type(s.obj) is np.ndarray:
             return self.lw.arrays.constant(s.obj, s.name, node)
-        tree = records.constant(self, s.obj, node)  # a dict, namedtuple... of numbers
+        tree = records.constant(self, s.obj, s.name, node)  # a dict, namedtuple... of
+        # numbers and arrays
         if tree is not None:
             return tree
         raise self.ctx.error(node, f"`{s.name}` ({type(s.obj).__name__}) cannot be used as a "
                              "value in a compiled function",
-                             hint="only numbers, bools, tuples of them and NumPy arrays are "
+                             hint="only numbers, bools, NumPy arrays, and tuples, lists, "
+                             "dicts (string keys), namedtuples and dataclasses of them are "
                              "values")
 
     def subscript(self, node: ast.Subscript) -> Value:
@@ -201,6 +214,9 @@ class Expressions:
     # ------------------------------------------------------------------ operators
     def binop(self, op: ast.operator, a: Value, b: Value, node: ast.AST) -> Var:
         ops = self.lw.arrayops
+        if _is_tuple(a) or _is_tuple(b) or (is_list(a) or is_list(b)) and not (
+                ops.is_arrayish(a) or ops.is_arrayish(b)):
+            return self.tuple_binop(op, a, b, node)
         if (ops.is_arrayish(a) or ops.is_arrayish(b)) and (is_list(a) or is_list(b)):
             # NumPy makes a list operand of an array operator an array: `x * [1.0, -1.0]`
             a, b = (self.lw.arrays.array(v, node) if is_list(v) else v for v in (a, b))
@@ -208,6 +224,9 @@ class Expressions:
             return ops.dot(a, b, node, batched=True)
         if type(op) in BINOPS and (ops.is_arrayish(a) or ops.is_arrayish(b)):
             return ops.binop(op, a, b, node)
+        if type(op) in LOGICAL_BINOPS:
+            return self.bool_operator(LOGICAL_BINOPS[type(op)], _OPERATOR_NAMES[type(op)],
+                                      [a, b], node)
         if type(op) not in BINOPS:
             sym = _OPERATOR_NAMES.get(type(op), type(op).__name__)
             raise self.ctx.error(node, f"unsupported operator `{sym}`",
@@ -222,10 +241,43 @@ class Expressions:
         convert = self.ctx.convert
         return self.ctx.b.emit(name, convert(a, t), convert(b, t))
 
+    def tuple_binop(self, op: ast.operator, a, b, node: ast.AST) -> tuple:
+        """`t1 + t2` and `t * n`, `n * t` (n an int known when compiling) of tuples and of
+        lists of known length: the tuple (a new list) CPython makes."""
+        seq = lambda v: _is_tuple(v) or isinstance(v, PyList)  # noqa: E731
+        if isinstance(op, ast.Add) and seq(a) and seq(b) and type(a) is type(b):
+            return a + b if _is_tuple(a) else PyList(tuple(a) + tuple(b), self.ctx)
+        if isinstance(op, ast.Mult) and seq(a) != seq(b):
+            t, n = (a, b) if seq(a) else (b, a)
+            if isinstance(n, Var) and n.type in (I64, BOOL) and n.name in self.ctx.literals:
+                out = tuple(t) * max(int(self.ctx.literals[n.name]), 0)
+                return out if _is_tuple(t) else PyList(out, self.ctx)
+            if isinstance(n, Var) and n.type in (I64, BOOL):
+                raise self.ctx.error(node, "a tuple repeated `t * n` needs an int n known "
+                                     "when compiling (a literal, or a helper's parameter "
+                                     "given one)", cls=PyadTypeError,
+                                     hint="a tuple's length is fixed when compiling; for a "
+                                     "run-time count use a list or an array")
+        if any(isinstance(v, DynList) for v in (a, b)):
+            raise self.ctx.error(node, f"`{_OPERATOR_NAMES[type(op)]}`"
+                                 " of a list whose length is known at run time only",
+                                 cls=PyadTypeError, hint="grow one list with xs.extend(ys), "
+                                 "or use np.concatenate of arrays")
+        if isinstance(op, ast.Add) and seq(a) and seq(b):
+            raise self.ctx.error(node, "can only concatenate a tuple to a tuple and a list "
+                                 "to a list", cls=PyadTypeError)
+        kind = "list" if is_list(a) or is_list(b) else "tuple"
+        raise self.ctx.error(node, f"a {kind} cannot be used as a number here",
+                             cls=PyadTypeError, hint="unpack it first: `a, b = t`, or index "
+                             "it: `t[0]` (a tuple or list supports t1 + t2 and t * n, n an "
+                             "int)")
+
     def unaryop(self, node: ast.UnaryOp) -> Var:
         v = self.expr(node.operand)
         if isinstance(node.op, ast.Not):
             return self.ctx.b.emit("not", self.truth(v, node.operand))
+        if isinstance(node.op, ast.Invert) and self.lw.arrayops.is_arrayish(v):
+            return self.bool_operator("logical_not", "~", [v], node)   # ~mask
         if self.lw.arrayops.is_arrayish(v):
             return self.lw.arrayops.unary(node.op, v, node)
         v = self.scalar(v, node)
@@ -233,7 +285,25 @@ class Expressions:
             return self.ctx.b.neg(self.ctx.convert(v, arith(v.type)))
         if isinstance(node.op, ast.UAdd):
             return self.ctx.convert(v, arith(v.type))
-        raise self.ctx.error(node, f"unsupported operator `{_OPERATOR_NAMES[type(node.op)]}`")
+        raise self.ctx.error(node, f"unsupported operator `{_OPERATOR_NAMES[type(node.op)]}`"
+                             " on a number", hint="`~` takes bool arrays (masks) here, as "
+                             "np.logical_not; for a bool write `not v`")
+
+    def bool_operator(self, name: str, sym: str, operands: list, node: ast.AST) -> Value:
+        """`m1 & m2`, `m1 | m2`, `m1 ^ m2` of bools and bool arrays, `~m` of a bool array:
+        NumPy's logical functions (pyad has no bitwise operations on ints; `~` of a Python
+        bool is the int -2, so `~` takes arrays only)."""
+        ops = self.lw.arrayops
+        for v in operands:
+            elem = ops.lift(v).elem if ops.is_arrayish(v) else self.scalar(v, node).type
+            if elem != BOOL:
+                raise self.ctx.error(node, f"unsupported operator `{sym}` on "
+                                     f"{'an int' if elem == I64 else 'a float'}"
+                                     f"{' array' if ops.is_arrayish(v) else ''}",
+                                     hint=f"pyad supports `{sym}` on bool arrays (masks) "
+                                     "and bools only, as np." + name + "; no bitwise "
+                                     "operations on ints")
+        return self.lw.logical.call(name, node, operands, {})
 
     def boolop(self, node: ast.BoolOp, values: list[ast.expr]) -> Value:
         """`a and b`: b if a is truthy else a;  `a or b`: a if a is truthy else b."""

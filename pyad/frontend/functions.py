@@ -140,8 +140,10 @@ class Functions:
             if not is_function(f):
                 raise ctx.error(node.func, "this value is not a function", cls=PyadTypeError)
             return self.lw.closures.call(f, node)
-        if isinstance(node.func, ast.Attribute) and ctx.is_local(node.func.value):
-            return self.method_call(node)
+        if isinstance(node.func, ast.Attribute) and (
+                ctx.is_local(node.func.value)
+                or type(ctx.resolve_static(node.func.value).obj).__name__ == "ndarray"):
+            return self.method_call(node)   # of a local, or of a global array: ORIGIN.copy()
         if isinstance(node.func, ast.Attribute) and node.func.attr == "at" \
                 and getattr(ctx.resolve_static(node.func.value).obj, "__name__", "") == "add" \
                 and type(ctx.resolve_static(node.func.value).obj).__name__ == "ufunc":
@@ -161,8 +163,8 @@ class Functions:
     def method_call(self, node: ast.Call) -> Value:
         """`xs.append(v)` on a list, `a.sum()` on an array (the receiver evaluated once)."""
         ctx, f = self.ctx, node.func
-        if isinstance(f.value, ast.Name):
-            receiver = ctx.env.get(f.value.id)
+        if isinstance(f.value, ast.Name) and f.value.id in ctx.env:
+            receiver = ctx.env[f.value.id]
             if is_list(receiver):
                 return self.lw.lists.method_call(receiver, node)
             if isinstance(receiver, records.Record) and receiver.kind == "dict":
@@ -229,6 +231,8 @@ class Functions:
                 raise ctx.error(an, f"`{fn.name}` takes numbers, not arrays",
                                 cls=PyadTypeError, hint="use the numpy function (np.exp, "
                                 "np.sqrt, ...) for whole arrays")
+        if fn.obj in (math.radians, math.degrees) and len(args) == 1:
+            return self.lw.logical.simple(fn.obj.__name__, ctx.convert(args[0], F64))
         spelling = spelling_of(fn.obj)
         if spelling is None:
             raise ctx.error(node.func, f"call to unsupported function `{fn.name}`",

@@ -24,6 +24,7 @@ import ast
 from typing import Any
 
 from ..errors import PyadTypeError
+from .closures import is_function
 from .context import DynList, PyList, Value, arith, located, unify
 from ..ir.loops import for_each
 from ..ir.nodes import BOOL, F64, I64, Block, If, Op, Var, array_type, elem_type, is_array, \
@@ -137,6 +138,12 @@ class Lists:
         kinds = tuple(items) + tuple(like)
         ranks = {ndim_of(v.type) if isinstance(v, Var) and is_array(v.type) else 0
                  if isinstance(v, Var) else -1 for v in kinds}
+        if any(is_function(v) for v in kinds):
+            raise ctx.error(node, "a list of functions needs a length known when compiling, "
+                            "and this one's length is known at run time only",
+                            cls=PyadTypeError, hint="write a display `[f, g, h]`, or a "
+                            "comprehension over a tuple: `[lambda t, k=k: t * k for k in "
+                            "(1, 2, 3)]`")
         if -1 in ranks or len(ranks) > 1 or max(ranks, default=0) > 2:
             raise ctx.error(node, "a list whose length changes at run time (appended to in "
                             "a loop, or of different lengths after an `if`) holds numbers, "

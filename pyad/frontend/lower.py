@@ -50,7 +50,7 @@ from .norms import Norms
 from .linalg import LinearAlgebra
 from .numpyfuncs import NumpyFunctions
 from .indexing import Indexing
-from .context import Context, DynList, PyList, Source, Value
+from .context import Context, DynList, PyList, Source, Value, location_of
 from .recover import display_name
 from .exprs import Expressions
 from .functions import Functions
@@ -203,6 +203,11 @@ class Lowering:
             refused = refused_statement(body)
             if refused is not None:  # the reason the paths do not all return
                 raise self.ctx.unsupported(refused)
+            if self.ctx.parent is not None:   # an inlined helper: None, as in CPython
+                end = body[-1] if body else self.fdef
+                body = body + [ast.Return(ast.Constant(None, **location_of(end)),
+                                          **location_of(end))]
+        if not always_returns(body):
             raise self.ctx.error(self.fdef, f"function {self.fdef.name} does not return a "
                                  "value on every path", hint="end every path with a return "
                                  "statement returning a number or a tuple of numbers")

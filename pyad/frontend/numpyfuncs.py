@@ -168,23 +168,36 @@ class NumpyFunctions:
     # ------------------------------------------------------------------ elementwise
     def clip(self, node: ast.Call, args: list, kw: dict):
         """np.clip(a, lo, hi): np.minimum(np.maximum(a, lo), hi); a bound None is absent.
-        The bounds may be keywords: a_min/a_max, or NumPy 2.1's min/max."""
+        NumPy's rules for the bounds: the function takes a_min and a_max (positional or
+        keywords) both or neither, and NumPy 2.1's min=/max= only without them; the method
+        `a.clip(min, max)` takes either bound alone, positional or min=/max=."""
         self.check(node, args, kw, (1, 2, 3), ("a_min", "a_max", "min", "max"))
-        args, positional = list(args), len(args)
-        for k, names in ((1, ("a_min", "min")), (2, ("a_max", "max"))):
-            given = [n for n in names if n in kw]
-            if positional == 2 and k == 2 and not given:   # as NumPy: a_max is missing
-                break
-            if len(args) <= k:
-                args.append(self.lw.arrays.argument(kw[given[0]], "clip") if given else None)
-            elif given:
-                raise self.ctx.error(node, f"np.clip got {given[0]} twice", cls=PyadTypeError)
-        if len(args) != 3:
-            raise self.ctx.error(node, "np.clip takes an array and two bounds",
-                                 cls=PyadTypeError)
-        if args[1] is None and args[2] is None:
-            raise self.ctx.error(node, "np.clip: one of the bounds must be given",
-                                 cls=PyadTypeError)
+        method = len(args) > len(node.args)   # a method's receiver is not in node.args
+        given = {k: v for k, v in zip(("min", "max") if method else ("a_min", "a_max"),
+                                      args[1:])}
+        for k, v in kw.items():
+            if k in given:
+                raise self.ctx.error(node, f"clip() got multiple values for argument '{k}'",
+                                     cls=PyadTypeError)
+            given[k] = self.lw.arrays.argument(v, "clip")
+        if method and ({"a_min", "a_max"} & set(given)):
+            raise self.ctx.error(node, "the method a.clip() takes min= and max=, not "
+                                 "a_min=/a_max=", cls=PyadTypeError)
+        old = [k for k in ("a_min", "a_max") if k in given]
+        if len(old) == 1:
+            missing = "a_max" if old == ["a_min"] else "a_min"
+            raise self.ctx.error(node, f"clip() missing 1 required positional argument: "
+                                 f"'{missing}'", cls=PyadTypeError,
+                                 hint="give both bounds (None for an absent one), as NumPy "
+                                 "requires: np.clip(a, lo, None), or min=/max= alone")
+        if old and ({"min", "max"} & set(given)):
+            raise self.ctx.error(node, "passing `min` or `max` keyword argument when `a_min` "
+                                 "and `a_max` are provided is forbidden", cls=PyadTypeError)
+        args = [args[0], given.get("a_min", given.get("min")),
+                given.get("a_max", given.get("max"))]
+        if args[1] is None and args[2] is None:   # NumPy 2: a copy of a
+            ops = self.lw.arrayops
+            return ops.lift(args[0]) if ops.is_arrayish(args[0]) else args[0]
         def fn(name, operands):
             apply = self.lw.functions.apply
             return self.lw.arrayops.elementwise(

@@ -133,16 +133,19 @@ def not_an_array(ctx, v: Record, node: ast.AST):
 
 # ----------------------------------------------------------------------------- making records
 
-def constant(exprs, obj: Any, node: ast.AST) -> Any:
+def constant(exprs, obj: Any, name: str, node: ast.AST) -> Any:
     """A global container (nested dicts with string keys, namedtuples, dataclasses, lists,
-    tuples) of numbers as a compile-time value of constants, else None."""
+    tuples) of numbers and NumPy arrays as a compile-time value of constants (the arrays
+    frozen as global arrays are, read-only), else None."""
     if pytree.as_node(obj) is None:
         return None
     leaves, treedef = pytree.tree_flatten(obj)
-    if not all(isinstance(v, (bool, int, float)) for v in leaves) \
-            or not pytree.has_str_keys(treedef):
+    if not all(isinstance(v, (bool, int, float)) or type(v).__name__ == "ndarray"
+               for v in leaves) or not pytree.has_str_keys(treedef):
         return None
-    return _as_value(pytree.unflatten(treedef, [exprs.constant(v, node) for v in leaves]))
+    return _as_value(pytree.unflatten(treedef, [
+        exprs.constant(v, node) if isinstance(v, (bool, int, float))
+        else exprs.lw.arrays.constant(v, name, node) for v in leaves]))
 
 
 

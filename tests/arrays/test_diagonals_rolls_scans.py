@@ -149,7 +149,6 @@ def test_clip_with_one_bound(shape):
     ("np.roll(x, (1, 2, 3), axis=(0, 1))", "shift and axis have different lengths"),
     ("np.cumulative_sum(x)", "needs an axis"),
     ("np.cov(x, x)", "np.cov takes one array"),
-    ("np.clip(x, None, None)", "one of the bounds must be given"),
 ])
 def test_what_numpy_refuses_is_refused_at_the_call(src, message, tmp_path):
     assert_refused(tmp_path, "x", f"np.sum({src})", (np.ones((2, 3)),), message)

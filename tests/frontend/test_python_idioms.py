@@ -72,6 +72,15 @@ REFUSED = [
     ("x", "[x, x][1:int(x)]", (1.5,), "slicing a list needs integer-literal bounds"),
     ("x", "x(2.0)", (1.5,), "`x` is not a function"),
     ("x", "math.sin + x", (1.5,), "a function cannot be used as a number"),
+    # found by the domain corpus (tests/frontend/test_found_by_corpus.py)
+    ("x, n", "x * (n ^ 3)", (1.5, 2), "unsupported operator `\\^` on an int"),
+    ("x, n", "x * (~n)", (1.5, 2), "unsupported operator `~` on a number"),
+    ("x", "np.sum((x > 0) & x)", (np.ones(3),), "unsupported operator `&` on a float array"),
+    ("x, n", "len((x,) * n)", (1.5, 2), "needs an int n known when compiling"),
+    ("x, n", "sum([x * k for k in range(n)] * 2)", (1.5, 2), "`\\*` of a list whose length"),
+    ("x", "len((x,) + [x])", (1.5,), "can only concatenate a tuple to a tuple"),
+    ("x", "sum([lambda t, k=k: t * k for k in range(3)][0](x) for _ in range(1))", (1.5,),
+     "a list of functions needs a length known when compiling"),
 ]
 
 
