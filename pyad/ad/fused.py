@@ -115,7 +115,7 @@ def rerun_in_reverse(rv, s: While, k: int, ct: Var, adj: dict, b: Builder) -> No
     zeros, loop, outer = _trip_loop(rv, s, k, None, {}, ct)
     rv.subst[id(s)] = s  # its inner loops' forward versions are in the re-run only
     outs = b.inline(Block((), tuple(zeros) + (loop,), loop.outs[len(s.outs):]), [])
-    _contributions(rv, s, k, ct, 1.0, outer, tuple(outs), {}, adj, b)
+    _contributions(rv, s, k, ct, 1.0, outer, tuple(outs), {}, adj, b)  # 1.0: ct is in them
 
 
 def _trip_loop(rv, s: While, k: int, known: float | None, temps: dict,
