@@ -25,8 +25,8 @@ can still run each trip's reverse right after the trip (fused.py).
 from __future__ import annotations
 
 from ..ir.memory import VIEW_OPS, AliasClasses
-from ..ir.nodes import Block, If, Op, Stmt, While, blocks_of, ndim_of, walk
-from ..ir.loops import range_bounds
+from ..ir.nodes import Block, If, Op, Stmt, While, blocks_of, walk
+from ..ir.loops import fills_whole
 
 
 def private_arrays(block: Block, classes: AliasClasses) -> dict[int, frozenset[str]]:
@@ -47,7 +47,7 @@ def private_arrays(block: Block, classes: AliasClasses) -> dict[int, frozenset[s
                 visit(st.body)  # inner loops first: a class private to one may be to st
                 found[id(st)] = frozenset(c for c in scratch
                                           if _private(st, c, scratch[c], touching[c],
-                                                      classes, defs, found))
+                                                      defs, found))
                 visit(st.cond)
             elif not isinstance(st, Op):
                 for b in (st.then, st.orelse):
@@ -79,18 +79,18 @@ def _classes(st: Op, classes: AliasClasses, scratch: dict) -> set[str]:
             for c in (classes.find(a.name),) if c in scratch}
 
 
-def _private(loop: While, c: str, alloc: Op, touching: set[int], classes: AliasClasses,
-             defs: dict, found: dict[int, frozenset[str]]) -> bool:
+def _private(loop: While, c: str, alloc: Op, touching: set[int], defs: dict,
+             found: dict[int, frozenset[str]]) -> bool:
     inside = {id(st) for st in walk(loop.body)}
     if not touching <= inside:
         return False  # used outside the body (after the loop, or by its condition)
     if id(alloc) in inside:
         return True   # a new array each trip
-    return bool(touching) and _writes_first(loop.body, c, alloc, touching, classes, defs, found)
+    return bool(touching) and _writes_first(loop.body, c, alloc, touching, defs, found)
 
 
-def _writes_first(block: Block, c: str, alloc: Op, touching: set[int], classes: AliasClasses,
-                  defs: dict, found: dict[int, frozenset[str]]) -> bool:
+def _writes_first(block: Block, c: str, alloc: Op, touching: set[int], defs: dict,
+                  found: dict[int, frozenset[str]]) -> bool:
     """Whether every element of class `c` that `block` reads, `block` wrote before: its
     first statement touching c fills it completely, or is an inner loop c is private to,
     or a branch both of whose blocks write first, and in the last two cases no later
@@ -101,9 +101,9 @@ def _writes_first(block: Block, c: str, alloc: Op, touching: set[int], classes: 
     first, alone = touches[0], len(touches) == 1
     if isinstance(first, While):
         return alone and c in found.get(id(first), ()) \
-            or _fills(first, alloc, touching, classes, defs)
+            or _fills(first, alloc, touching, defs)
     if isinstance(first, If) and alone:
-        return all(_writes_first(b, c, alloc, touching, classes, defs, found)
+        return all(_writes_first(b, c, alloc, touching, defs, found)
                    for b in (first.then, first.orelse))
     return False
 
@@ -113,33 +113,9 @@ def _stmts(st: Stmt) -> list[Stmt]:
     return [st] + [t for b in blocks_of(st) for t in walk(b)]
 
 
-def _fills(loop: While, alloc: Op, touching: set[int], classes: AliasClasses,
-           defs: dict) -> bool:
+def _fills(loop: While, alloc: Op, touching: set[int], defs: dict) -> bool:
     """Whether `loop` writes every element of the 1-D array `alloc` makes and touches it
     only by that store (module docstring)."""
-    bounds = range_bounds(loop)
-    array = alloc.outs[0]
-    if bounds is None or ndim_of(array.type) != 1:
-        return False
-    k, lo, hi, step = bounds
-    if _const(defs, lo) != 0 or (step if isinstance(step, int) else _const(defs, step)) != 1:
-        return False
     mine = [st for st in walk(loop.body) if id(st) in touching]
-    if len(mine) != 1 or all(st is not mine[0] for st in loop.body.body):
-        return False
-    st = mine[0]
-    if st.op != "store" or len(st.args) != 3 or st.args[0] != array:
-        return False
-    norm = defs.get(st.args[1].name)
-    if norm is None or norm.op != "normidx" or norm.args[0] != loop.body.params[k]:
-        return False
-    length = defs.get(hi.name)
-    return alloc.args[0] == hi or (
-        length is not None and length.op == "dim" and length.attrs == (0,)
-        and length.args[0].name in classes.parent
-        and classes.find(length.args[0].name) == classes.find(array.name))
-
-
-def _const(defs: dict, v) -> object:
-    st = defs.get(v.name)
-    return st.attrs[0] if st is not None and st.op == "const" else None
+    return len(mine) == 1 and any(st is mine[0] for st in loop.body.body) \
+        and mine[0].args[0] == alloc.outs[0] and fills_whole(loop, mine[0], defs)

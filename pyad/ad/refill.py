@@ -19,8 +19,8 @@ later read of A in the body sees the same values again.
 """
 from __future__ import annotations
 
-from ..ir.nodes import Block, Op, Stmt, While, blocks_of, ndim_of, walk
-from ..ir.loops import range_bounds
+from ..ir.nodes import Block, Op, Stmt, While, blocks_of, walk
+from ..ir.loops import fills_whole
 from ..ir.memory import WRITE_OPS
 from ..ir.ops import CHEAP
 
@@ -61,37 +61,15 @@ def _ops(s: Stmt) -> list[Op]:
     return [t for b in blocks_of(s) for t in walk(b) if isinstance(t, Op)]
 
 
-def _const(defs: dict, v) -> object:
-    st = defs.get(v.name)
-    return st.attrs[0] if st is not None and st.op == "const" else None
-
-
 def _fill_target(s: While, rereadable: set[str], defs: dict):
     """The array `s` fills completely, or None."""
-    bounds = range_bounds(s)
-    if bounds is None:
-        return None
-    k, lo, hi, step = bounds
-    if _const(defs, lo) != 0 or (step if isinstance(step, int) else _const(defs, step)) != 1:
-        return None
     ops = [t for t in walk(s.body) if isinstance(t, Op)]
     if len(ops) != len(list(walk(s.body))) or any(t.op not in _FILL_OPS for t in ops):
         return None  # an inner loop or branch, or an op dearer than the tape it would save
     stores = [t for t in ops if t.op == "store"]
-    if len(stores) != 1 or len(stores[0].args) != 3:
+    if len(stores) != 1 or not fills_whole(s, stores[0], defs):
         return None
-    a, idx, _ = stores[0].args
-    norm = defs.get(idx.name)
-    if norm is None or norm.op != "normidx" or norm.args[0] != s.body.params[k] \
-            or ndim_of(a.type) != 1:
-        return None
-    made, length = defs.get(a.name), defs.get(hi.name)
-    if made is None or made.op != "alloc" or made in ops:
-        return None  # a view or a parameter, or allocated inside the fill
-    whole = made.args[0] == hi or (length is not None and length.op == "dim"
-                                   and length.args[0] == a and length.attrs == (0,))
-    if not whole:
-        return None
+    a = stores[0].args[0]
     for t in ops:
         if t.op == "load" and (t.outs[0].name not in rereadable or t.args[0] == a):
             return None

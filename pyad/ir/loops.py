@@ -144,3 +144,29 @@ def range_bounds(s: While) -> tuple[int, Var, Var, Var | int] | None:
     k = params.index(i.name)
     counter = loop_counters(s).get(s.body.params[k].name)
     return None if counter is None else (k, counter[0], hi, counter[1])
+
+
+def fills_whole(s: While, store: Op, defs: dict) -> bool:
+    """Whether `store`, a statement of loop `s`'s body, writes every element of a 1-D array
+    allocated before the loop: `s` is `for j in range(n)` (from 0, step 1, no early exit)
+    and `store` is `A[j] = v` with A allocated as `np.zeros(n)` (or n is `len(A)`).
+    `defs` maps names to the Ops defining them."""
+    bounds = range_bounds(s)
+    if bounds is None or store.op != "store" or len(store.args) != 3:
+        return False
+    k, lo, hi, step = bounds
+    if _const(defs, lo) != 0 or (step if isinstance(step, int) else _const(defs, step)) != 1:
+        return False
+    a, idx, _ = store.args
+    norm, made, length = defs.get(idx.name), defs.get(a.name), defs.get(hi.name)
+    if norm is None or norm.op != "normidx" or norm.args[0] != s.body.params[k] \
+            or made is None or made.op != "alloc" or len(made.args) != 1 \
+            or any(made is t for t in walk(s.body)):
+        return False  # not at the counter; a view, a parameter, or made inside the loop
+    return made.args[0] == hi or (length is not None and length.op == "dim"
+                                  and length.args[0] == a and length.attrs == (0,))
+
+
+def _const(defs: dict, v: Var) -> object:
+    st = defs.get(v.name)
+    return st.attrs[0] if st is not None and st.op == "const" else None
