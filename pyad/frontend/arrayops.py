@@ -17,6 +17,7 @@ size 1 is 0.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import Callable
 
 from ..errors import PyadTypeError
@@ -54,8 +55,20 @@ class ArrayOps:
         if not isinstance(v, Lazy):
             return v
         out = self.lw.arrays.new_array(v.elem, v.dims)
-        self.each(v.dims, lambda idx: self.ctx.b.emit("store", out, *idx, v.gen(idx)))
+        own: list[int] = []
+
+        def store(idx: list[Var]) -> None:
+            b = self.ctx.b
+            b.emit("store", out, *idx, v.gen(idx))
+            own.append(id(b.stmts[-1]))
+        self.each(v.dims, store)
+        if v.shares is not None:
+            self.ctx.shared_copies[out.name] = (frozenset(own), *v.shares)
         return out
+
+    def viewing(self, lz: Lazy, source: Var, what: str) -> Lazy:
+        """`lz` marked as what NumPy returns as a view of `source` (made by `what`)."""
+        return replace(lz, shares=(source, what, self.ctx.b.loc))
 
     def each(self, dims: list[Var], body: Callable[[list[Var]], None]) -> None:
         """A loop nest over `dims` whose body emits into the loop's builder."""

@@ -135,7 +135,7 @@ class Composites:
         if len(args) != 2:
             raise self.ctx.error(node, "np.vdot takes two arrays", cls=PyadTypeError)
         nf = self.lw.numpyfuncs
-        flat = [nf.ravel(node, [self.lw.arrays.array(self.lw.arrayops.materialize(x), node)],
+        flat = [nf.flatten(node, [self.lw.arrays.array(self.lw.arrayops.materialize(x), node)],
                          {}) for x in args]
         b = self.ctx.b
         b.emit("raise_if", b.ne(flat[0].dims[0], flat[1].dims[0]), attrs=(

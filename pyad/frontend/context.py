@@ -50,10 +50,13 @@ def located(nodes: list, at: ast.AST) -> list:
 @dataclass
 class Lazy:
     """An elementwise array expression not yet stored: `gen(idx)` emits its element at
-    `idx` into the current builder."""
+    `idx` into the current builder. `shares`, when set, is the array NumPy's result would
+    be a view of, how it was made (`a.reshape(...)`) and where: pyad's is a new array, so
+    lower.py refuses a write into one that the other would see (ir/sharing.py)."""
     elem: str
     dims: list[Var]
     gen: Callable[[list[Var]], Var]
+    shares: tuple[Var, str, Loc] | None = None
 
     @property
     def type(self) -> str:
@@ -243,6 +246,10 @@ class Context:
         #: would not reach the list, so lower.py refuses it); shared like `literals`
         self.row_copies: dict[str, tuple[frozenset[int], Loc]] = \
             parent.row_copies if parent is not None else {}
+        #: arrays NumPy would make views (a Lazy's `shares`), by name: the stores that
+        #: filled the copy, the array it would view, how it was made and where
+        self.shared_copies: dict[str, tuple[frozenset[int], Var, str, Loc]] = \
+            parent.shared_copies if parent is not None else {}
         if fn.__closure__:
             self.closure = {name: cell.cell_contents for name, cell
                             in zip(fn.__code__.co_freevars, fn.__closure__)}

@@ -351,7 +351,8 @@ class Creation:
                 full[j] = v
             full[axis1], full[axis2] = bb.add(i, r0), bb.add(i, c0)
             return lz.gen(full)
-        return Lazy(lz.elem, [d[j] for j in others] + [n], gen)
+        return self.lw.arrayops.viewing(Lazy(lz.elem, [d[j] for j in others] + [n], gen), a,
+                                        "np.diagonal(a)")
 
 
 def _only_dtype(node: ast.Call) -> ast.Call:

@@ -52,7 +52,8 @@ class Gathers:
         self._nargs(node, args, 2, "an array and a shape")
         ops = self.lw.arrayops
         dims = self.lw.arrays.shape_arg(args[1], node.args[1])
-        return ops.broadcast_to(ops.lift(ops.materialize(args[0])), dims, node)
+        a = ops.materialize(args[0])
+        return ops.viewing(ops.broadcast_to(ops.lift(a), dims, node), a, "np.broadcast_to(a, shape)")
 
     def take(self, node: ast.Call, args: list, kw: dict):
         """np.take(a, indices, axis): a[(:,) * axis + (indices,)]; without an axis only

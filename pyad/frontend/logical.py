@@ -165,7 +165,8 @@ class Logical:
             raise self.ctx.error(node, f"unsupported keyword argument `{extra.pop()}`")
         if len(args) not in ((1, 2) if name == "flip" else (1,)):
             raise self.ctx.error(node, f"np.{name} takes one array", cls=PyadTypeError)
-        lz = ops.lift(ops.materialize(args[0]))
+        a = ops.materialize(args[0])
+        lz = ops.lift(a)
         nd = len(lz.dims)
         if name == "flip":
             at = node.args[1] if len(args) == 2 else kw.get("axis")
@@ -185,4 +186,4 @@ class Logical:
             one = b.const(1, I64)
             return lz.gen([b.sub(b.sub(lz.dims[k], one), i) if k in flipped else i
                            for k, i in enumerate(idx)])
-        return Lazy(lz.elem, lz.dims, gen)
+        return ops.viewing(Lazy(lz.elem, lz.dims, gen), a, f"np.{name}(a)")

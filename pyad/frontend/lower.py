@@ -61,6 +61,7 @@ from .iteration import Iteration
 from .closures import Closures, local_names
 from . import records
 from ..ir.nodes import Block, Func, Var
+from ..ir import sharing
 from ..ir.memory import constant_writes, param_writes, writes_into
 
 
@@ -153,6 +154,17 @@ class Lowering:
                 ctx.env[arg.arg] = v
         self.result = self.returned(self.body())
         block = Block(tuple(params), tuple(ctx.b.stmts), tuple(pytree.leaves(self.result)))
+        self.refuse_writes(block)
+        # runtime errors name the file as located errors do (a notebook cell as `Cell In[3]`)
+        names = tuple(x.arg for x in a.args) if treedef is None else \
+            tuple(p.name for p in params)
+        return Func(self.fdef.name, block, display_name(ctx.src.filename), names)
+
+    def refuse_writes(self, block: Block) -> None:
+        """Refuse the writes whose effect would differ from CPython's: into arguments, into
+        global arrays, into copies of list rows, and writes that NumPy's views would show
+        and pyad's copies do not (ir/sharing.py)."""
+        ctx = self.ctx
         for store, param in param_writes(block):
             raise ctx.src.error_at(
                 store.loc, f"cannot assign into argument array `{param.name}`: a "
@@ -174,10 +186,18 @@ class Lowering:
                     "rows as copies, so the write would not reach the list",
                     cls=PyadTypeError, hint="keep the rows in a 2-D array (np.zeros((n, m)))"
                     " and write `rows[i, j] = v`, or build the row before appending it")
-        # runtime errors name the file as located errors do (a notebook cell as `Cell In[3]`)
-        names = tuple(x.arg for x in a.args) if treedef is None else \
-            tuple(p.name for p in params)
-        return Func(self.fdef.name, block, display_name(ctx.src.filename), names)
+        for name, (own, source, what, made_at) in ctx.shared_copies.items():
+            found = sharing.conflicts(block, name, source.name, own)
+            if found is not None:
+                write, read = found
+                seen = f"the read at line {read.loc.line}" if read is not None and \
+                    read.loc is not None else "the returned value"
+                raise ctx.src.error_at(
+                    write.loc, f"this write would be seen through a view in NumPy but not in "
+                    f"pyad: NumPy's `{what}` at line {made_at.line} may share memory with "
+                    f"`a`, pyad's result is a new array, so {seen} would differ from NumPy's",
+                    cls=PyadTypeError, hint=f"copy explicitly, `{what}.copy()`, or do the "
+                    "write before it")
 
     def returned(self, v: Value) -> Value:
         """The compiled function's result: lists come back as lists (fixed length) or as

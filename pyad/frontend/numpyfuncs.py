@@ -390,8 +390,8 @@ class NumpyFunctions:
                 for d in dims]
         b.emit("raise_if", b.ne(self.product(dims), size), attrs=(
             "ValueError", "cannot reshape the array into the requested shape"))
-        return Lazy(lz.elem, dims, lambda idx: lz.gen(self.unravel(
-            self.ravel_index(idx, dims), lz.dims)))
+        return self.lw.arrayops.viewing(Lazy(lz.elem, dims, lambda idx: lz.gen(self.unravel(
+            self.ravel_index(idx, dims), lz.dims))), a, "a.reshape(...)")
 
     def permute(self, name: str, node: ast.Call, args: list, kw: dict):
         """np.transpose(a, axes) (and a.transpose(*axes)), np.swapaxes(a, i, j),
@@ -441,21 +441,26 @@ class NumpyFunctions:
             return self.ctx.b.emit("transpose", a)
         lz = ops.lift(a)
         inverse = [perm.index(k) for k in range(nd)]
-        return Lazy(lz.elem, [lz.dims[k] for k in perm],
-                    lambda idx: lz.gen([idx[inverse[k]] for k in range(nd)]))
+        return ops.viewing(Lazy(lz.elem, [lz.dims[k] for k in perm],
+                           lambda idx: lz.gen([idx[inverse[k]] for k in range(nd)])), a,
+                           f"np.{name}(a, ...)")
 
     def _axis_arg(self, node: ast.expr, at: ast.AST):
         return self.lw.arrayops.constant_arg(node, (int, tuple, list, type(None)),
                                              "axes must be constant integers")
 
-    def ravel(self, node: ast.Call, args: list, kw: dict) -> Lazy:
+    def flatten(self, node: ast.Call, args: list, kw: dict) -> Lazy:
+        """The elements of an array in row-major order, a new 1-D array."""
         self.check(node, args, kw, (1,), ())
         a = self.lw.arrays.array(args[0], node.args[0] if node.args else node)
         lz = self.lw.arrayops.lift(a)
         return Lazy(lz.elem, [self.product(lz.dims)],
                     lambda idx: lz.gen(self.unravel(idx[0], lz.dims)))
 
-    flatten = ravel
+    def ravel(self, node: ast.Call, args: list, kw: dict) -> Lazy:
+        """a.flatten(), where NumPy may return a view of `a`."""
+        a = self.lw.arrays.array(args[0], node.args[0] if node.args else node)
+        return self.lw.arrayops.viewing(self.flatten(node, [a], kw), a, "a.ravel()")
 
     def product(self, dims: list[Var]) -> Var:
         b = self.ctx.b
