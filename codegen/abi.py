@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from pyad.errors import StrongZeros
+
 I1 = ir.IntType(1)
 I8 = ir.IntType(8)
 I32 = ir.IntType(32)
@@ -48,10 +50,11 @@ ERROR_KINDS = (
     "FloatingPointError",
     "LookupError",
     "KeyError",
+    "StrongZeros",   # pyad.errors.StrongZeros: the wrapper runs its `retry` (never the user's)
 )
 ERR_ZERO_DIVISION, ERR_VALUE, ERR_INDEX, ERR_MEMORY, ERR_RECURSION, ERR_OVERFLOW, ERR_RUNTIME, \
     ERR_LINALG, ERR_ASSERTION, ERR_TYPE, ERR_NOT_IMPLEMENTED, ERR_ARITHMETIC, ERR_FLOATING_POINT, \
-    ERR_LOOKUP, ERR_KEY = range(1, 16)
+    ERR_LOOKUP, ERR_KEY, ERR_STRONG_ZEROS = range(1, 17)
 
 
 def exception_class(name: str) -> type:
@@ -59,6 +62,8 @@ def exception_class(name: str) -> type:
     if name == "LinAlgError":
         import numpy.linalg
         return numpy.linalg.LinAlgError
+    if name == "StrongZeros":
+        return StrongZeros
     import builtins
     return getattr(builtins, name)
 

@@ -67,7 +67,8 @@ def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpe
             pywrap.emit_wrapper(module, fn, name=w.name,
                                 params=params[:len(params) - len(w.shadows)], outs=outs,
                                 result=w.result, doc=w.doc, pyname=pyname or w.name,
-                                release_gil=pywrap.has_loop(fn), shadows=w.shadows)
+                                release_gil=pywrap.has_loop(fn), shadows=w.shadows,
+                                retry=w.retry is not None)
     if shared is None:
         lib = jit.compile_module(module, entries, fastmath=fastmath, name=name, timings=timings)
     else:
@@ -109,5 +110,5 @@ def _pycall_wrappers(lib, fns: dict, wrappers: list[WrapperSpec], pyname: str | 
         raw.owner = lib  # the code lives as long as the callable
         callables[w.name] = PyWrapper(raw, params[:len(params) - len(w.shadows)], w.shadows,
                                       w.result, name=pyname or w.name, fallback=w.fallback,
-                                      pickle_as=w.pickle_as)
+                                      pickle_as=w.pickle_as, retry=w.retry)
     return callables

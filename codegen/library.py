@@ -18,7 +18,8 @@ import os
 import threading
 import weakref
 
-__all__ = ["COMPILE_LOCK", "LIVE", "CodeOwner", "CompiledLibrary", "FALLBACK_ITEM", "register",
+__all__ = ["COMPILE_LOCK", "LIVE", "CodeOwner", "CompiledLibrary", "FALLBACK_ITEM", "RETRY_ITEM",
+           "register",
            "load_shared"]
 
 #: Serializes all llvmlite binding work (parse, optimize, codegen, link, unload).
@@ -99,18 +100,21 @@ def _capsule_destructor(capsule):  # called from the capsule's tp_dealloc; must 
 ctypes.pythonapi.Py_IncRef(ctypes.py_object(_capsule_destructor))
 
 
-#: the index of the fallback in a CodeOwner (read by the native wrappers: python/pyobj.py)
-FALLBACK_ITEM = 3
+#: the indices of the fallback and the retry in a CodeOwner (read by the native wrappers:
+#: python/pyobj.py)
+FALLBACK_ITEM, RETRY_ITEM = 3, 4
 
 
 class CodeOwner(tuple):
-    """``(capsule, library, pickle_as, fallback)``: what a Python function made from a library
+    """``(capsule, library, pickle_as, fallback, retry)``: what a Python function made from a library
     holds as ``__self__``. It keeps the code and the CompiledLibrary alive; ``.library`` is the
     CompiledLibrary. ``pickle_as`` is None or ``(weakref to obj, attr)``: the function then
     pickles as ``getattr(obj, attr)`` (a builtin function pickles as
     ``getattr(__self__, __name__)``; this ``__self__`` reduces to an :class:`_Entry`).
     ``fallback`` (item :data:`FALLBACK_ITEM`) is what the native wrapper calls with its
-    arguments when it cannot take them itself, or None."""
+    arguments when it cannot take them itself, or None; ``retry`` (item :data:`RETRY_ITEM`)
+    what it calls with them when its kernel asks for a run with strong zeros (error kind
+    StrongZeros, pyad/ad/gradient.py), or None."""
 
     __slots__ = ()
 
@@ -179,13 +183,15 @@ class CompiledLibrary:
             raise KeyError(f"{name!r} is not exported by JIT library {self.name!r} "
                            f"(exports: {sorted(self._addresses)})") from None
 
-    def code_owner(self, pickle_as: tuple | None = None, fallback=None) -> CodeOwner:
+    def code_owner(self, pickle_as: tuple | None = None, fallback=None,
+                   retry=None) -> CodeOwner:
         """A new owner object to use as ``m_self`` of a Python function whose PyMethodDef or
         code lives in this library. `pickle_as` = ``(obj, attr)`` lets the function pickle as
         ``getattr(obj, attr)`` (obj is held weakly); otherwise pickling raises TypeError.
-        `fallback` is the callable its native wrapper falls back to (or None)."""
+        `fallback` is the callable its native wrapper falls back to (or None), `retry` the
+        one it calls when its kernel asks for strong zeros (or None)."""
         target = None if pickle_as is None else (weakref.ref(pickle_as[0]), pickle_as[1])
-        return CodeOwner((self._code, self, target, fallback))
+        return CodeOwner((self._code, self, target, fallback, retry))
 
     def keep_alive(self, obj: object) -> None:
         """Keep `obj` alive as long as this library (for objects whose raw pointer is stored in

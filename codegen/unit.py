@@ -61,14 +61,17 @@ class WrapperSpec:
     over the kernel's outs (and shadows), `doc` its docstring, `fallback` what it calls with
     arguments it cannot take, `pickle_as` (obj, attr) how it pickles (library.CodeOwner),
     `shadows` the array arguments it makes zero shadows for (the kernel's trailing array
-    params)."""
-    __slots__ = ("name", "kernel", "result", "doc", "fallback", "pickle_as", "shadows")
+    params), `retry` what it calls with its arguments when the kernel asks for strong zeros
+    (pyad/ad/gradient.py, `fused_parts`; None: the kernel never does)."""
+    __slots__ = ("name", "kernel", "result", "doc", "fallback", "pickle_as", "shadows",
+                 "retry")
 
     def __init__(self, name: str, kernel: str, result: Any, doc: str = "",
                  fallback: Callable | None = None, pickle_as: tuple | None = None,
-                 shadows: tuple[int, ...] = ()) -> None:
+                 shadows: tuple[int, ...] = (), retry: Callable | None = None) -> None:
         self.name, self.kernel, self.result, self.doc = name, kernel, result, doc
         self.fallback, self.pickle_as, self.shadows = fallback, pickle_as, shadows
+        self.retry = retry
 
 
 class KernelInfo(NamedTuple):
@@ -103,8 +106,8 @@ class Unit:
 
 def make_callables(lib: CompiledLibrary, wrappers: list[WrapperSpec]) -> dict[str, Callable]:
     """The native wrappers of `lib` as Python callables (codegen/python/callables.py)."""
-    return {w.name: make_callable(lib, w.name, w.fallback, pickle_as=w.pickle_as)
-            for w in wrappers}
+    return {w.name: make_callable(lib, w.name, w.fallback, pickle_as=w.pickle_as,
+                                  retry=w.retry) for w in wrappers}
 
 
 def load_unit(path: str, name: str, wrappers: list[WrapperSpec], kernels: dict[str, KernelInfo],

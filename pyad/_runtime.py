@@ -55,7 +55,8 @@ enum pyad_error_kind {
     PYAD_ERR_ARITHMETIC = 12,
     PYAD_ERR_FLOATING_POINT = 13,
     PYAD_ERR_LOOKUP = 14,
-    PYAD_ERR_KEY = 15
+    PYAD_ERR_KEY = 15,
+    PYAD_ERR_STRONG_ZEROS = 16
 };
 
 typedef struct pyad_ctx {

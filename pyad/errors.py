@@ -39,3 +39,9 @@ class PyadTypeError(PyadSyntaxError, TypeError):
 
 class PyadInternalError(PyadError):
     """A bug in pyad itself. Please report it with the function that triggered it."""
+
+
+class StrongZeros(Exception):
+    """Raised by a value-and-gradient kernel compiled without strong zeros when a gradient
+    holds a nan: the caller runs the kernel compiled with them (pyad/ad/gradient.py,
+    `fused_parts`). Never reaches the user."""

@@ -61,20 +61,26 @@ def simplify(func: Func) -> Func:
 class GradientIR:
     g: ad.Gradient          # forward (saves), backward (reads saved values + cotangents)
     fused: Func | None      # forward + backward with cotangent 1.0, for a single float result
+    safe: Func | None = None  # `fused` with strong zeros, when `fused` raises StrongZeros
 
 
 def gradient_ir(func: Func, wrt: tuple[int, ...], budget: ad.Budget | None = None,
-                timings: Timings | None = None) -> GradientIR:
-    """`budget`: taped loops keep their tape under it by checkpointing (ad/checkpoint.py)."""
+                timings: Timings | None = None, inline: bool = False) -> GradientIR:
+    """`budget`: taped loops keep their tape under it by checkpointing (ad/checkpoint.py).
+    The fused kernel runs without strong zeros and asks for `safe` when a gradient holds a
+    nan (ad.fused_parts); `inline` puts `safe` inside it (the C library, which has no
+    Python to compile `safe` on demand)."""
     with phase(timings, "AD"):
         g = ad.differentiate(func, wrt, budget=budget)  # reverse sweep, saved values, CSE, DCE
         verify(g.fwd)
         verify(g.bwd)
-        scalar = len(func.results) == 1 and func.results[0].type == F64
-        fused = native(verify(ad.fused(g, seed=1.0)), timings) if scalar else None
+        fused = safe = None
+        if len(func.results) == 1 and func.results[0].type == F64:
+            fused, safe = (native(verify(f), timings) if f is not None else None
+                           for f in ad.fused_parts(g, seed=1.0, inline=inline))
         g = replace(g, fwd=native(g.fwd, timings), bwd=native(g.bwd, timings))
-        callee_gradients([g.fwd, g.bwd] + ([fused] if fused else []))
-        return GradientIR(g, fused)
+        callee_gradients([g.fwd, g.bwd] + [f for f in (fused, safe) if f is not None])
+        return GradientIR(g, fused, safe)
 
 
 def callee_gradients(funcs: list[Func]) -> None:

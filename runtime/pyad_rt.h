@@ -42,7 +42,10 @@ enum pyad_error_kind {
     PYAD_ERR_ARITHMETIC = 12,
     PYAD_ERR_FLOATING_POINT = 13,
     PYAD_ERR_LOOKUP = 14,
-    PYAD_ERR_KEY = 15
+    PYAD_ERR_KEY = 15,
+    /* a value-and-gradient kernel without strong zeros found a nan in a gradient: the
+     * Python wrapper runs the one with them (pyad/ad/gradient.py); never in a C library */
+    PYAD_ERR_STRONG_ZEROS = 16
 };
 
 /* The per-call context. Generated code reads and writes these fields directly, so the

@@ -33,6 +33,8 @@ STATUS = [
     ("ERR_FLOATING_POINT", "the function's `raise FloatingPointError(...)`"),
     ("ERR_LOOKUP", "the function's `raise LookupError(...)`"),
     ("ERR_KEY", "the function's `raise KeyError(...)`"),
+    ("ERR_STRONG_ZEROS", "never returned by a library function (Python's gradient kernels "
+                         "use it to ask for their version with strong zeros)"),
 ]
 assert len(STATUS) == len(abi.ERROR_KINDS)
 

@@ -166,20 +166,22 @@ _PyCFunction_NewEx.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.py_obje
 
 
 def make_callable(lib: CompiledLibrary, name: str, fallback=None, *, module: str | None = None,
-                  pickle_as: tuple | None = None):
+                  pickle_as: tuple | None = None, retry=None):
     """The Python builtin function for wrapper `name` in `lib`, made by PyCFunction_NewEx.
 
     Its ``__self__`` (m_self) is ``lib.code_owner()``, which holds `lib` and the code, so both
     live as long as the callable (``library_of(f)`` returns `lib`), and `fallback` (a
     callable or None), which the wrapper calls with its arguments when it cannot take them.
     `module` sets ``__module__``. `pickle_as` = ``(obj, attr)`` makes the callable pickle as
-    ``getattr(obj, attr)`` (see CodeOwner).
+    ``getattr(obj, attr)`` (see CodeOwner). `retry` is what a wrapper emitted with `retry`
+    calls with its arguments when the kernel asks for strong zeros.
     """
-    if fallback is not None and not callable(fallback):
-        raise TypeError(f"fallback must be callable, got {type(fallback).__name__}")
+    for what, f in (("fallback", fallback), ("retry", retry)):
+        if f is not None and not callable(f):
+            raise TypeError(f"{what} must be callable, got {type(f).__name__}")
     def_addr = lib.address(def_symbol(name))
     bind(lib)
-    return _PyCFunction_NewEx(def_addr, lib.code_owner(pickle_as, fallback), module)
+    return _PyCFunction_NewEx(def_addr, lib.code_owner(pickle_as, fallback, retry), module)
 
 
 def library_of(func) -> CompiledLibrary:

@@ -17,6 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from pyad import _runtime, pytree
+from pyad.errors import StrongZeros
 from pyad.api.arrays import is_native
 from pyad.ir.nodes import elem_type, is_array, ndim_of
 
@@ -131,10 +132,11 @@ class PyWrapper:
     the result from `result` (ints index the outs, pywrap.Shadow the shadows, None, tuples)."""
 
     def __init__(self, raw: RawKernel, params: Sequence[str], shadows: Sequence[int], result,
-                 *, name: str, fallback=None, pickle_as: tuple | None = None) -> None:
+                 *, name: str, fallback=None, pickle_as: tuple | None = None,
+                 retry=None) -> None:
         self.raw, self.params, self.shadows, self.result = raw, tuple(params), tuple(shadows), result
         self.__name__ = name
-        self.fallback = fallback
+        self.fallback, self.retry = fallback, retry
         self._pickle_as = None if pickle_as is None else (weakref.ref(pickle_as[0]), pickle_as[1])
 
     def __call__(self, *args: Any, **kwargs: Any):
@@ -144,7 +146,13 @@ class PyWrapper:
             raise TypeError(f"{self.__name__}() takes {len(self.params)} arguments of kinds "
                             f"{', '.join(self.params)}")
         shadows = [np.zeros(args[p].shape, np.float64) for p in self.shadows]
-        outs = self.raw(*args, *shadows)
+        try:
+            outs = self.raw(*args, *shadows)
+        except StrongZeros:
+            if self.retry is None:
+                raise RuntimeError("a gradient holds a nan and no kernel with strong zeros "
+                                   "was given") from None
+            return self.retry(*args)
         return self._build(self.result, outs, shadows)
 
     def _build(self, spec, outs: list, shadows: list):

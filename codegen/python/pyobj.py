@@ -12,7 +12,7 @@ import sys
 from llvmlite import ir
 
 from .. import abi
-from ..library import FALLBACK_ITEM
+from ..library import FALLBACK_ITEM, RETRY_ITEM
 from .callables import LAYOUT
 
 if sys.implementation.name != "cpython":  # pragma: no cover
@@ -78,16 +78,42 @@ class WrapperEmitter:
         self.b = ir.IRBuilder(fn.append_basic_block("entry"))
         self._call_fallback: ir.Block | None = None
 
-    def fallback(self):
+    def fallback(self, item: int = FALLBACK_ITEM):
         """The wrapper's fallback: item FALLBACK_ITEM of its ``self`` (the CodeOwner tuple its
         callable was made with; None when it has none), a borrowed reference. Kept per
-        callable, not in the library: one shared object may be loaded by several functions."""
+        callable, not in the library: one shared object may be loaded by several functions.
+        With RETRY_ITEM: the callable that runs the kernel with strong zeros."""
         owner = self.fn.args[0]
         if LAYOUT["tuple_items"] is not None:
-            off = LAYOUT["tuple_items"] + FALLBACK_ITEM * (SSIZE.width // 8)
+            off = LAYOUT["tuple_items"] + item * (SSIZE.width // 8)
             return self.b.load(byte_gep(self.b, owner, off), typ=PTR)
         return self.call("PyTuple_GetItem", PTR, [PTR, SSIZE],
-                         [owner, ir.Constant(SSIZE, FALLBACK_ITEM)])
+                         [owner, ir.Constant(SSIZE, item)])
+
+    def call_retry(self):
+        """PyObject_Vectorcall(retry, original arguments): a new reference or NULL, when
+        the CodeOwner has a retry; else NULL with RuntimeError set."""
+        b = self.b
+        none = extern(self.m, "_Py_NoneStruct")
+        fb = self.fallback(RETRY_ITEM)
+        have, missing, done = self.block("retry"), self.block("no_retry"), self.block("retried")
+        b.cbranch(b.icmp_unsigned("!=", fb, none), have, missing)
+        b.position_at_end(have)
+        args, nargs, kwnames = self.fn.args[1:]
+        got = self.call("PyObject_Vectorcall", PTR, [PTR, PTR, SSIZE, PTR],
+                        [fb, args, nargs, kwnames])
+        b.branch(done)
+        b.position_at_end(missing)
+        exc = b.load(extern(self.m, "PyExc_RuntimeError"), typ=PTR)
+        msg = cstr(self.m, f"{self.name}__noretry", "a gradient holds a nan and no kernel "
+                   "with strong zeros was given")
+        b.call(self.capi("PyErr_SetString", ir.VoidType(), [PTR, PTR]), [exc, msg])
+        b.branch(done)
+        b.position_at_end(done)
+        out = b.phi(PTR)
+        out.add_incoming(got, have)
+        out.add_incoming(self.null(), missing)
+        return out
 
     def block(self, name: str) -> ir.Block:
         return self.fn.append_basic_block(name)

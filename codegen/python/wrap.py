@@ -183,7 +183,7 @@ def _emit_raise(e: WrapperEmitter, ctx, status, exit_blk: ir.Block) -> None:
     sw = b.switch(kind_v, default_blk)
     incoming = []
     for k, exc_name in enumerate(abi.ERROR_KINDS):
-        if exc_name is None:
+        if exc_name in (None, "StrongZeros"):   # StrongZeros without a retry: RuntimeError
             continue
         blk = e.block(f"kind{k}")
         sw.add_case(ir.Constant(I32, k), blk)
@@ -322,7 +322,8 @@ def _validate(kernel: ir.Function, module: ir.Module, name: str, params: list[st
 
 def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: Sequence[str],
                  outs: Sequence[str], result, doc: str = "", pyname: str | None = None,
-                 release_gil: bool = False, shadows: Sequence[int] = ()) -> str:
+                 release_gil: bool = False, shadows: Sequence[int] = (),
+                 retry: bool = False) -> str:
     """Add ``PyObject* <name>(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
     PyObject* kwnames)``, its
     PyMethodDef global ``<name>__def`` to `module`.
@@ -335,7 +336,8 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
     array), a :class:`Shadow`, None (Py_None) or a tuple of such specs (nested tuples
     allowed). `doc` becomes ``__doc__`` (None if empty); `pyname` the ``__name__`` (default:
     `name`). `release_gil` releases the GIL around the kernel call (ignored, i.e. the GIL is
-    kept, if the kernel uses the C API: :func:`uses_python_api`).
+    kept, if the kernel uses the C API: :func:`uses_python_api`). With `retry`, the error
+    kind StrongZeros calls the CodeOwner's retry with the arguments and returns its result.
 
     Returns the PyMethodDef symbol name. It and (with arrays) the numpy slots are data globals of external linkage, which :func:`jit.compile_module` exports
     (:func:`jit.exported_data`); :func:`make_callable` fills the numpy slots.
@@ -381,6 +383,14 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
     ok, err = e.block("ok"), e.block("error")
     b.cbranch(b.icmp_signed("==", status, ir.Constant(I32, 0)), ok, err)
     b.position_at_end(err)
+    if retry:   # the kernel asks for strong zeros: the retry runs the call again
+        again, other = e.block("strong_zeros"), e.block("raise_error")
+        b.cbranch(b.icmp_signed("==", status, ir.Constant(I32, abi.ERR_STRONG_ZEROS)),
+                  again, other)
+        b.position_at_end(again)
+        b.store(e.call_retry(), res)
+        b.branch(exit_blk)
+        b.position_at_end(other)
     _emit_raise(e, ctx, status, exit_blk)
     b.position_at_end(ok)
     _emit_result(e, result, outs, slots, shadow_objs, res, exit_blk)

@@ -20,7 +20,7 @@ The package, in the order a gradient is made (gradient.py calls them):
   re-created, values inside branches exported, the rest saved).
 """
 from .checkpoint import DEFAULT_MAX_TAPE_BYTES, Budget, budget
-from .gradient import Gradient, callee_gradient, differentiate, fused
+from .gradient import Gradient, callee_gradient, differentiate, fused_parts
 
 __all__ = ["DEFAULT_MAX_TAPE_BYTES", "Budget", "budget", "Gradient", "callee_gradient",
-           "differentiate", "fused"]
+           "differentiate", "fused_parts"]

@@ -1,7 +1,8 @@
 """The gradient of a Func: the passes of the AD package in order.
 
     differentiate(func, wrt) -> Gradient(fwd, bwd)
-    fused(gradient)          -> one function: results and gradients (value_and_grad)
+    fused_parts(gradient)    -> one function: results and gradients (value_and_grad), and
+                                its version with strong zeros, run when the first asks
     callee_gradient(callee)  -> forward and backward halves of a natively called function
 """
 from __future__ import annotations
@@ -98,20 +99,24 @@ def _seed_cotangents(rv: Reverser, func: Func, adj: dict[str, Var], b: Builder) 
     return cts
 
 
-def fused(g: Gradient, seed: float) -> Func:
-    """One function computing the (single) result and the gradients, the cotangent being
-    the constant `seed`: the value-and-gradient kernel.
+def fused_parts(g: Gradient, seed: float, inline: bool = False) -> tuple[Func, Func | None]:
+    """(first, safe): functions computing the (single) result and the gradients, the
+    cotangent being the constant `seed`: the value-and-gradient kernel.
 
     Strong zeros cost a compare and a select per contribution, on the hot path; they only
-    matter where a partial derivative is inf or nan. So the kernel first runs a gradient
-    without them, and only when a gradient it computed holds a nan (which strong zeros may
-    remove) runs again with them, from the start (array gradients zeroed first)."""
+    matter where a partial derivative is inf or nan. So `first` computes the gradient
+    without them and, when a gradient it computed holds a nan (which strong zeros may
+    remove), raises StrongZeros (pyad/errors.py); the caller then runs `safe`, the gradient
+    with them, from the start (same params). Compiled apart, `safe` costs nothing until a
+    nan appears (it is about half the compile time of both). `safe` is None when the
+    gradient needs no strong zeros (`first` is then that gradient), or with `inline`:
+    `first` then runs the strong-zero gradient itself, array gradients zeroed first."""
     safe = _glue(g, seed)
     if not any(isinstance(s, Op) and s.op == "strongzero"
                for blk in (g.fwd.block, g.bwd.block) for s in walk(blk)):
-        return safe
+        return safe, None
     fast = _glue(differentiate(g.primal, g.wrt, strong_zeros=False, budget=g.budget), seed)
-    return _with_fallback(fast, safe)
+    return _with_fallback(fast, safe if inline else None), None if inline else safe
 
 
 def _glue(g: Gradient, seed: float) -> Func:
@@ -124,8 +129,9 @@ def _glue(g: Gradient, seed: float) -> Func:
                 g.primal.filename, g.primal.arg_names)
 
 
-def _with_fallback(fast: Func, safe: Func) -> Func:
-    """`fast`, then, if one of its gradients holds a nan, `safe` instead (same params)."""
+def _with_fallback(fast: Func, safe: Func | None) -> Func:
+    """`fast`, then, if one of its gradients holds a nan, `safe` instead (same params), or
+    without `safe` a StrongZeros error (the caller runs `safe`)."""
     names = NameGen({v.name for s in walk(fast.block) for v in s.outs}
                     | {p.name for s in walk(fast.block) for b in blocks_of(s) for p in b.params}
                     | {p.name for p in fast.params})
@@ -140,6 +146,10 @@ def _with_fallback(fast: Func, safe: Func) -> Func:
                           acc[0])])[0]
         else:
             bad = b.select(b.ne(g, g), b.const(True, BOOL), bad)
+    if safe is None:
+        b.emit("raise_if", bad, attrs=("StrongZeros", "nan_in_a_gradient"))  # a word: never shown
+        return Func(fast.name, Block(fast.params, fast.block.body + tuple(b.stmts),
+                                     fast.results), fast.filename, fast.arg_names)
     rerun = Builder(names, b.loc)
     for g in grads:
         if is_array(g.type):

@@ -360,7 +360,7 @@ def _entry(fn: Callable, item: _Item, sig_text: str, path: Path, want_gradient: 
                    func=pipeline.native(func),
                    shape=shape, location=where, wrt=wrt, vmap=vmap)
     if want_gradient and e.mode is not None:
-        e.gradient = pipeline.gradient_ir(func, wrt)
+        e.gradient = pipeline.gradient_ir(func, wrt, inline=True)  # no Python to ask
     return e
 
 

@@ -84,6 +84,14 @@ class Batch:
         self._sums: list[tuple[int, np.ndarray]] = []  # (param index, buffer): `summed`
         self._keep: list[Any] = []  # what the slots point into
 
+    def mark(self) -> tuple[int, int, int]:
+        """The slots so far, for `rewind`."""
+        return len(self.params), len(self.outs), len(self._sums)
+
+    def rewind(self, mark: tuple[int, int, int]) -> None:
+        """Drop the slots added after `mark` (a kernel's run is tried again with others)."""
+        del self.params[mark[0]:], self.outs[mark[1]:], self._sums[mark[2]:]
+
     def _dims(self, values) -> int:
         d = np.array(values, np.int64)
         self._keep.append(d)
@@ -175,8 +183,9 @@ class Batch:
         failing element's error is raised, naming its index. With `summed` parameters the
         elements run in chunks of the buffer's rows, each element's gradient in a zeroed
         row of its own, and the rows are added to row 0 in element order after each chunk
-        (not accumulated in place: a kernel that finds a nan in its gradient zeroes the
-        buffer and runs again with strong zeros, docs/gradients.md). The sum is the same bits
+        (not accumulated in place: a kernel compiled with strong zeros inside zeroes the
+        buffer and runs again with them when it finds a nan in its gradient,
+        docs/gradients.md). The sum is the same bits
         for any number of threads."""
         end = self.n if end is None else end
         rows = min((len(g) - 1 for _, g in self._sums), default=end - begin) or 1

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import arrays as api_arrays
 from .. import pytree
+from ..errors import StrongZeros
 
 
 def _flat(y: Any) -> list[float]:
@@ -118,6 +119,10 @@ def interp_value_and_grad(f, *args, **kwargs) -> tuple:
                  for a in f._convert(spec, leaves))
     shadows = api_arrays.shadows_for(spec.sig, unit.wrt, args)
     from ..ir import interp  # import-time: the interpreter loads with its first use
-    flat = interp.run(unit.fused, args + tuple(shadows))
+    try:
+        flat = interp.run(unit.fused, args + tuple(shadows))
+    except StrongZeros:  # as the wrappers do: again with strong zeros, new shadows
+        shadows = api_arrays.shadows_for(spec.sig, unit.wrt, args)
+        flat = interp.run(unit.safe, args + tuple(shadows))
     grads = api_arrays.gradients(spec.sig, unit.wrt, list(flat[1:]), shadows)
     return flat[0], spec.arrange(unit.argnums, grads)

@@ -1,10 +1,13 @@
 """The gradient units of one signature and one argnums: the fused value-and-gradient kernel
 (cotangent 1.0: `grad`, `value_and_grad`) and the forward/backward pair (`pullback`), each
-compiled, or loaded from the on-disk cache, on first use. The gradient IR is made only when a
+compiled, or loaded from the on-disk cache, on first use. The fused kernel runs without
+strong zeros; when a gradient holds a nan, its wrappers call the one with them ('vg_safe',
+compiled then: ad/gradient.py, `fused_parts`). The gradient IR is made only when a
 unit has to be compiled (or is asked for: `fwd`, `bwd`, `fused`, `g`)."""
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any, Callable
 
 from ..ir.types import F64, is_array
@@ -40,6 +43,7 @@ class GradientUnit:
     fwd = property(lambda self: self.gir.g.fwd)
     bwd = property(lambda self: self.gir.g.bwd)
     fused = property(lambda self: self.gir.fused)
+    safe = property(lambda self: self.gir.safe or self.gir.fused)
 
     @property
     def scalar(self) -> bool:
@@ -59,8 +63,9 @@ class GradientUnit:
 
     # ------------------------------------------------------------------ units
     def _compile(self, which: str):
-        """The 'vg' unit (grad, value_and_grad) or the 'pullback' unit (fwd, bwd), on first
-        use: a user of grad never pays for the pullback kernels, and vice versa."""
+        """The 'vg' unit (grad, value_and_grad), 'vg_safe' (the same with strong zeros) or
+        the 'pullback' unit (fwd, bwd), on first use: a user of grad never pays for the
+        pullback kernels, and vice versa."""
         unit = self._units.get(which)  # compiled already (entries are never replaced)
         if unit is not None:
             return unit
@@ -72,6 +77,10 @@ class GradientUnit:
                 if which == "vg":
                     unit, _ = spec.unit("vg", self.argnums, self._vg_wrappers,
                                         lambda: self._kernels("vg"), dict, look=not self._probed)
+                elif which == "vg_safe":
+                    unit, _ = spec.unit("vg_safe", self.argnums,
+                                        lambda: self._vg_wrappers(retry=False),
+                                        lambda: self._kernels("vg_safe"), dict)
                 else:
                     unit, more = spec.unit("pullback", self.argnums, self._pullback_wrappers,
                                            lambda: self._kernels("pullback"),
@@ -82,13 +91,15 @@ class GradientUnit:
 
     def _kernels(self, which: str) -> list:
         from ..codegen.unit import KernelSpec  # import-time: no LLVM
-        if which == "vg":
-            return [KernelSpec("vg", self.fused)]
+        if which in ("vg", "vg_safe"):
+            return [KernelSpec("vg", self.fused if which == "vg" else self.safe)]
         g = self.g
         return [KernelSpec("fwd", g.fwd, pack_saved=len(g.saved)),
                 KernelSpec("bwd", g.bwd, unpack_saved=len(g.saved))]
 
-    def _vg_wrappers(self) -> list:
+    def _vg_wrappers(self, retry: bool = True) -> list:
+        """The wrappers of the 'vg' unit: `retry`, what they call when the kernel asks for
+        strong zeros (a cached kernel may, so every 'vg' wrapper has one)."""
         from ..codegen.unit import Shadow, WrapperSpec  # import-time: no LLVM
         spec, owner, argnums, wrt = self.spec, self.spec.owner, self.argnums, self.wrt
         # gradients of array arguments accumulate into zero shadows the wrapper makes
@@ -98,10 +109,12 @@ class GradientUnit:
         return [
             WrapperSpec("grad", "vg", gs, f"gradient of {owner.__name__}",
                         weak_call(owner, "_dispatch_grad", argnums, False),
-                        pickle_as=(owner, "grad") if mine else None, shadows=shadows),
+                        pickle_as=(owner, "grad") if mine else None, shadows=shadows,
+                        retry=_safe_call(self, "grad") if retry else None),
             WrapperSpec("value_and_grad", "vg", (0, gs), f"value and gradient of {owner.__name__}",
                         weak_call(owner, "_dispatch_grad", argnums, True),
-                        pickle_as=(owner, "value_and_grad") if mine else None, shadows=shadows),
+                        pickle_as=(owner, "value_and_grad") if mine else None, shadows=shadows,
+                        retry=_safe_call(self, "value_and_grad") if retry else None),
         ]
 
     def _pullback_wrappers(self) -> list:
@@ -134,3 +147,17 @@ class GradientUnit:
     def llvm_ir(self) -> str:
         units = [self._compile("pullback")] + ([self._compile("vg")] if self.scalar else [])
         return "\n".join(u.llvm_ir for u in units)
+
+
+def _safe_call(unit: GradientUnit, which: str) -> Callable:
+    """`which` of the unit's 'vg_safe' kernel (compiled on the first call), called with the
+    arguments a 'vg' wrapper was given. Holds the unit weakly: the wrapper's code owner
+    holds this function, and the unit holds the wrapper."""
+    ref = weakref.ref(unit)
+
+    def safe(*args):
+        unit = ref()
+        if unit is None:
+            raise RuntimeError("the compiled function was collected")
+        return unit._compile("vg_safe").callables[which](*args)
+    return safe

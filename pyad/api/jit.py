@@ -197,9 +197,11 @@ class JitGrad:
     @user_facing
     def grad_ir(self, *args, **kwargs) -> str:
         """The forward and backward IR (and the fused value-and-gradient IR when the result
-        is a single float) for the signature of `args`."""
+        is a single float, followed by its version with strong zeros if it has one) for the
+        signature of `args`."""
         unit = guard(lambda: self.specialization(args, kwargs).gradient(self.argnums))
-        parts = [str(unit.fwd), str(unit.bwd)] + ([str(unit.fused)] if unit.fused else [])
+        parts = [str(unit.fwd), str(unit.bwd)] + [str(f) for f in (unit.fused, unit.gir.safe)
+                                                  if f is not None]
         return "\n".join(parts)
 
     @user_facing

@@ -23,6 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import pytree
+from ..errors import StrongZeros
 from ..ir.types import is_array
 from .batch import Batch, default_threads
 from .boundary import guard, user_facing
@@ -185,16 +186,12 @@ def _primal(spec, batch: Batch, reduce):
 def _gradient(spec, batch: Batch, mode: str, argnums, kleaves: list, reduce):
     gunit = guard(lambda: spec.gradient(argnums))
     guard(lambda: gunit.entry(mode))  # compiled, and checked: a single float result
-    unit = gunit._compile("vg")
-    kernel = unit.kernels["vg"]
-    gil = kernel.needs_gil
-    shadows = {p: batch.summed(np.shape(kleaves[p])) if reduce else
-               batch.accumulator(np.shape(kleaves[p]))
-               for p in gunit.wrt if is_array(spec.sig[p])}
-    # the value, then one gradient per leaf in wrt (for arrays: the shadow, not copied)
-    value, *grads = [batch.result(t) for t in kernel.outs]
-    scalars = dict(zip(gunit.wrt, grads))
-    batch.run(unit.entry("vg"), gil)
+    mark = batch.mark()
+    try:
+        value, scalars, shadows = _run_gradient(gunit, "vg", spec, batch, kleaves, reduce)
+    except StrongZeros:  # a gradient holds a nan: again, with strong zeros
+        batch.rewind(mark)
+        value, scalars, shadows = _run_gradient(gunit, "vg_safe", spec, batch, kleaves, reduce)
     by_leaf = {}
     for p in gunit.wrt:
         if p in shadows:
@@ -204,6 +201,20 @@ def _gradient(spec, batch: Batch, mode: str, argnums, kleaves: list, reduce):
             by_leaf[p] = _reduced(scalars[p], reduce)
     g = spec.arrange(argnums, by_leaf)
     return (_reduced(value, reduce), g) if mode == "value_and_grad" else g
+
+
+def _run_gradient(gunit, which: str, spec, batch: Batch, kleaves: list, reduce):
+    """The batch through unit `which` ('vg' or 'vg_safe'): the values, the scalar
+    gradients by leaf and the array gradients (shadows) by leaf."""
+    unit = gunit._compile(which)
+    kernel = unit.kernels["vg"]
+    shadows = {p: batch.summed(np.shape(kleaves[p])) if reduce else
+               batch.accumulator(np.shape(kleaves[p]))
+               for p in gunit.wrt if is_array(spec.sig[p])}
+    # the value, then one gradient per leaf in wrt (for arrays: the shadow, not copied)
+    value, *grads = [batch.result(t) for t in kernel.outs]
+    batch.run(unit.entry("vg"), kernel.needs_gil)
+    return value, dict(zip(gunit.wrt, grads)), shadows
 
 
 def _reduced(a: np.ndarray, reduce) -> Any:

@@ -12,6 +12,7 @@ import builtins
 
 import numpy as np
 
+from .. import errors
 from .nodes import BOOL, F64, I64, Block, Func, If, Op, While, elem_type, is_array
 from .ops import OPS
 
@@ -66,7 +67,8 @@ def _block(block: Block, env: dict, tape: list) -> tuple:
                 continue
             elif s.op == "raise_if":
                 if env[s.args[0].name]:
-                    raise getattr(builtins, s.attrs[0])(s.attrs[1])
+                    cls = getattr(builtins, s.attrs[0], None) or getattr(errors, s.attrs[0])
+                    raise cls(s.attrs[1])
                 continue
             elif s.op in ("call", "callfwd", "callbwd"):
                 vals = _call(s, [env[a.name] for a in s.args], tape)

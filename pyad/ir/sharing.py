@@ -7,10 +7,11 @@ write through the shared memory, pyad does not. `conflicts` finds such a write a
 the frontend can refuse them (a silent difference from NumPy would be a wrong value).
 
 Order is judged on the structured IR: statement `y` may run after statement `x` when it comes
-later in program order, or when a loop encloses both and the arrays involved are not all new
-in each of its trips (allocated in the body and not carried to the next trip). Branches are
-not told apart (a write in one branch and a read in the other count), which can only refuse
-more.
+later in program order, or when a loop encloses both and the array involved is not new in
+each of its trips (allocated in the body and not carried to the next trip). A read of an
+array that is new in each trip of a loop enclosing the copy and the read sees a write only
+if the write comes between them in that trip. Branches are not told apart (a write in one
+branch and a read in the other count), which can only refuse more.
 """
 from __future__ import annotations
 
@@ -46,12 +47,23 @@ class _Order:
                 return False
         return not any(self.pts.get(p.name, set()) & roots for p in loop.body.params)
 
+    def common_loops(self, x: Stmt, y: Stmt) -> list[While]:
+        return [l for l in self.loops[id(x)] if l in self.loops[id(y)]]
+
     def may_follow(self, x: Stmt, y: Stmt, roots: set[str]) -> bool:
-        """`y` may run after `x` (see the module docstring)."""
+        """`y` may run after `x` on the same arrays `roots` (see the module docstring)."""
         if self.index[id(y)] > self.index[id(x)]:
             return True
-        common = [l for l in self.loops[id(x)] if l in self.loops[id(y)]]
-        return any(not self.fresh_in(l, roots) for l in common)
+        return any(not self.fresh_in(l, roots) for l in self.common_loops(x, y))
+
+    def between(self, made: Stmt, w: Stmt, r: Stmt, read: set[str]) -> bool:
+        """`w` may run after `made` and before `r`, which reads the arrays `read` as they
+        were when `made` ran."""
+        common = self.common_loops(made, r)
+        if common and self.fresh_in(common[-1], read):  # made and read in one trip
+            return common[-1] in self.loops[id(w)] and \
+                self.index[id(made)] < self.index[id(w)] < self.index[id(r)]
+        return self.may_follow(w, r, read)
 
     def writes(self, roots: set[str], own: frozenset[int]) -> list[Op]:
         return [s for s, _ in self.stmts if isinstance(s, Op) and s.op in WRITE_OPS
@@ -74,14 +86,13 @@ def conflicts(block: Block, copy: str, source: str, own: frozenset[int]) \
     if made is None:
         return None
     mine, theirs = {copy}, order.pts.get(source, set())
-    roots = mine | theirs
     returned = set().union(*(order.pts.get(v.name, set()) for v in block.results))
     for written, read in ((mine, theirs), (theirs, mine)):
         for w in order.writes(written, own):
-            if not order.may_follow(made, w, roots):
+            if not order.may_follow(made, w, written):
                 continue
             for r in order.reads(read):
-                if order.may_follow(w, r, roots):
+                if order.between(made, w, r, read):
                     return w, r
             if returned & read:
                 return w, None

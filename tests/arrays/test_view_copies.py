@@ -160,3 +160,33 @@ def flatten_is_a_copy(x):
     read_before_the_write, diagonal_used_up, flatten_is_a_copy])
 def test_uses_numpy_agrees_with_compile(fn):
     check_against_python(fn, np.linspace(0.5, 1.7, 6))
+
+
+def stepped_state_viewed_each_trip(x):
+    u = x * 1.0
+    s = 0.0
+    for t in range(3):
+        u[1:] = u[1:] + 0.1 * u[:-1]      # the state changes first
+        grid = u.reshape(2, 3)           # then a view of it is read in the same trip
+        s += np.sum(grid[0] * grid[1])
+    return s
+
+
+def view_carried_to_the_next_trip(x):
+    u = x * 1.0
+    grid = u.reshape(2, 3)
+    s = 0.0
+    for t in range(3):
+        u[t] = s + 1.0
+        s += np.sum(grid[0])            # NumPy: last trip's view sees this write
+        grid = u.reshape(2, 3)
+    return s
+
+
+def test_a_view_made_after_the_write_in_each_trip_compiles():
+    check_against_python(stepped_state_viewed_each_trip, np.linspace(0.5, 1.7, 6))
+
+
+def test_a_view_read_in_the_next_trip_is_refused():
+    with pytest.raises(pyad.PyadTypeError, match="would be seen through a view in NumPy"):
+        pyad.jit_grad(view_carried_to_the_next_trip)(np.linspace(0.5, 1.7, 6))
