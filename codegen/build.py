@@ -61,14 +61,21 @@ def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpe
     with phase(timings, "LLVM IR emission"):
         for fn, _k in fns.values():
             _called_by_wrappers_only(fn)
-        for w in wrappers:
-            fn, k = fns[w.kernel]
+        # the wrappers of a kernel with a loop share one body (wrap.py, emit_wrappers): half
+        # the wrapper code to optimize; a loop-free kernel is inlined into each of its own
+        # (a shared body costs its calls ~10 ns, more than they take otherwise)
+        groups: dict[tuple, list[WrapperSpec]] = {}
+        for k, w in enumerate(wrappers):
+            one_body = pywrap.has_loop(fns[w.kernel][0])
+            groups.setdefault((w.kernel, w.shadows, w.retry is not None, one_body or k),
+                              []).append(w)
+        for (kernel, shadows, retry, _), ws in groups.items():
+            fn, k = fns[kernel]
             params, outs = k.kinds()
-            pywrap.emit_wrapper(module, fn, name=w.name,
-                                params=params[:len(params) - len(w.shadows)], outs=outs,
-                                result=w.result, doc=w.doc, pyname=pyname or w.name,
-                                release_gil=pywrap.has_loop(fn), shadows=w.shadows,
-                                retry=w.retry is not None)
+            pywrap.emit_wrappers(module, fn, [(w.name, w.result, w.doc) for w in ws],
+                                 params=params[:len(params) - len(shadows)], outs=outs,
+                                 pyname=pyname, release_gil=pywrap.has_loop(fn),
+                                 shadows=shadows, retry=retry)
     if shared is None:
         lib = jit.compile_module(module, entries, fastmath=fastmath, name=name, timings=timings)
     else:

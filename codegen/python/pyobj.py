@@ -99,7 +99,7 @@ class WrapperEmitter:
         have, missing, done = self.block("retry"), self.block("no_retry"), self.block("retried")
         b.cbranch(b.icmp_unsigned("!=", fb, none), have, missing)
         b.position_at_end(have)
-        args, nargs, kwnames = self.fn.args[1:]
+        args, nargs, kwnames = self.fn.args[1:4]
         got = self.call("PyObject_Vectorcall", PTR, [PTR, PTR, SSIZE, PTR],
                         [fb, args, nargs, kwnames])
         b.branch(done)
@@ -192,7 +192,7 @@ class WrapperEmitter:
             keep = self.b.block
             self._call_fallback = blk = self.block("call_fallback")
             self.b.position_at_end(blk)
-            args, nargs, kwnames = self.fn.args[1:]
+            args, nargs, kwnames = self.fn.args[1:4]
             fb = self.fallback()
             self.b.ret(self.call("PyObject_Vectorcall", PTR, [PTR, PTR, SSIZE, PTR],
                                  [fb, args, nargs, kwnames]))

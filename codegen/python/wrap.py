@@ -42,7 +42,7 @@ from ..unit import Shadow
 from .callables import LAYOUT, def_symbol, library_of, make_callable  # noqa: F401
 from .pyobj import LONG, SSIZE, WrapperEmitter, byte_gep, cstr, declare, extern
 
-__all__ = ["emit_wrapper", "has_loop", "uses_python_api", "make_callable", "library_of", "def_symbol", "Shadow",
+__all__ = ["emit_wrapper", "emit_wrappers", "has_loop", "uses_python_api", "make_callable", "library_of", "def_symbol", "Shadow",
            "INPUT_KINDS", "OUTPUT_KINDS", "LAYOUT"]
 
 PTR = abi.PTR
@@ -324,9 +324,22 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
                  outs: Sequence[str], result, doc: str = "", pyname: str | None = None,
                  release_gil: bool = False, shadows: Sequence[int] = (),
                  retry: bool = False) -> str:
-    """Add ``PyObject* <name>(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-    PyObject* kwnames)``, its
-    PyMethodDef global ``<name>__def`` to `module`.
+    """One wrapper (:func:`emit_wrappers` with one entry): the PyMethodDef symbol."""
+    return emit_wrappers(module, kernel, [(name, result, doc)], params=params, outs=outs,
+                         pyname=pyname, release_gil=release_gil, shadows=shadows,
+                         retry=retry)[0]
+
+
+def emit_wrappers(module: ir.Module, kernel: ir.Function, entries: Sequence[tuple],
+                  *, params: Sequence[str], outs: Sequence[str], pyname: str | None = None,
+                  release_gil: bool = False, shadows: Sequence[int] = (),
+                  retry: bool = False) -> list[str]:
+    """For each `entries` item ``(name, result, doc)``, add ``PyObject* <name>(PyObject*
+    self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames)`` and its PyMethodDef
+    global ``<name>__def`` to `module`. Several entries (grad and value_and_grad of one
+    kernel) share one body, ``<first name>__impl``, which takes the entry's number and builds
+    that entry's result: the arguments are checked and converted by one function instead of
+    one per entry (LLVM's time is per instruction).
 
     `params` are the kinds of the Python arguments ('f64', 'i64', 'bool', 'ptr' or an array
     type such as 'f64[2d]', read in place: wrap_arrays.py), passed to the kernel in order after
@@ -339,15 +352,25 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
     kept, if the kernel uses the C API: :func:`uses_python_api`). With `retry`, the error
     kind StrongZeros calls the CodeOwner's retry with the arguments and returns its result.
 
-    Returns the PyMethodDef symbol name. It and (with arrays) the numpy slots are data globals of external linkage, which :func:`jit.compile_module` exports
+    Returns the PyMethodDef symbol names. They and (with arrays) the numpy slots are data
+    globals of external linkage, which :func:`jit.compile_module` exports
     (:func:`jit.exported_data`); :func:`make_callable` fills the numpy slots.
     """
     params, outs, shadows = list(params), list(outs), list(shadows)
-    _validate(kernel, module, name, params, outs, shadows, result)
+    for name, result, _doc in entries:
+        _validate(kernel, module, name, params, outs, shadows, result)
+    name, given = entries[0][0], pyname
     pyname = pyname or name
-    wrap = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, SSIZE, PTR]), name)
+    wrap_t = ir.FunctionType(PTR, [PTR, PTR, SSIZE, PTR])
+    if len(entries) == 1:
+        wrap = ir.Function(module, wrap_t, name)
+    else:
+        wrap = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, SSIZE, PTR, I32]),
+                           f"{name}__impl")
+        wrap.linkage = "internal"
+        wrap.attributes.add("noinline")
     wrap.args[1].name, wrap.args[2].name, wrap.args[3].name = "args", "nargs", "kwnames"
-    e = WrapperEmitter(module, wrap, name, pyname)
+    e = WrapperEmitter(module, wrap, wrap.name, pyname)
     b, null = e.b, e.null()
 
     # -- stack slots (the kernel's context, outputs, array descriptors; shadows; result) -------
@@ -393,7 +416,15 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
         b.position_at_end(other)
     _emit_raise(e, ctx, status, exit_blk)
     b.position_at_end(ok)
-    _emit_result(e, result, outs, slots, shadow_objs, res, exit_blk)
+    if len(entries) == 1:
+        _emit_result(e, entries[0][1], outs, slots, shadow_objs, res, exit_blk)
+    else:  # the entry's own result
+        sw = b.switch(wrap.args[4], exit_blk)
+        for k, (_name, result, _doc) in enumerate(entries):
+            blk = e.block(f"result{k}")
+            sw.add_case(ir.Constant(I32, k), blk)
+            b.position_at_end(blk)
+            _emit_result(e, result, outs, slots, shadow_objs, res, exit_blk)
 
     # -- exit: the tape and arrays of the call die with it (after array results were copied) ---
     b.position_at_end(exit_blk)
@@ -413,11 +444,24 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
         e.call("Py_DecRef", ir.VoidType(), [PTR], [b.load(s, typ=PTR)])
     b.ret(b.load(res, typ=PTR))
 
-    # -- PyMethodDef {ml_name, ml_meth, ml_flags, ml_doc} -------------------------------------
+    symbols = []
+    for k, (name, _result, doc) in enumerate(entries):
+        fn = wrap
+        if len(entries) > 1:  # the entry: the shared body with its number
+            fn = ir.Function(module, wrap_t, name)
+            tb = ir.IRBuilder(fn.append_basic_block("entry"))
+            tb.ret(tb.call(wrap, [*fn.args, ir.Constant(I32, k)], tail=True))
+        symbols.append(_method_def(module, fn, name, given or name, doc))
+    return symbols
+
+
+def _method_def(module: ir.Module, fn: ir.Function, name: str, pyname: str, doc: str) -> str:
+    """The PyMethodDef {ml_name, ml_meth, ml_flags, ml_doc} of wrapper `fn`: its symbol."""
+    null = ir.Constant(PTR, None)
     name_gv = cstr(module, f"{name}__name", pyname)
     doc_gv = cstr(module, f"{name}__doc", doc) if doc else null
     mdef_t = ir.LiteralStructType([PTR, PTR, I32, PTR])
     mdef = ir.GlobalVariable(module, mdef_t, def_symbol(name))
     flags = ir.Constant(I32, METH_FASTCALL | METH_KEYWORDS)
-    mdef.initializer = ir.Constant(mdef_t, [name_gv, wrap, flags, doc_gv])
+    mdef.initializer = ir.Constant(mdef_t, [name_gv, fn, flags, doc_gv])
     return def_symbol(name)

@@ -501,3 +501,41 @@ def test_the_error_kinds_agree_in_abi_the_header_and_the_cffi_declarations():
     assert in_header == in_cdef
     assert [int(v) for _, v in in_header] == list(range(len(abi.ERROR_KINDS)))
     assert [n for n, _ in in_header][abi.ERR_ASSERTION] == "PYAD_ERR_ASSERTION"
+
+
+def test_entries_share_one_body_and_build_their_own_results():
+    """emit_wrappers with two entries: one `__impl` body, each entry its own result; a
+    kernel status StrongZeros calls the retry with the arguments, or raises RuntimeError
+    without one."""
+    m = ir.Module("test_shared")
+    params, outs = ["f64", "f64"], ["f64", "f64"]
+
+    def body(b, ctx, ins, outs_):
+        a, c = ins
+        bad = b.fcmp_ordered("==", a, ir.Constant(F64, 0.0))
+        with b.if_then(bad):
+            b.ret(ir.Constant(I32, abi.ERR_STRONG_ZEROS))
+        b.store(b.fmul(a, c), outs_[0])
+        b.store(b.fadd(a, c), outs_[1])
+        return OK
+    k = make_kernel(m, "k_shared", params, outs, body)
+    syms = pywrap.emit_wrappers(m, k, [("both", (0, 1), "both"), ("second", 1, "")],
+                                params=params, outs=outs, retry=True)
+    assert syms == ["both__def", "second__def"]
+    lib = jit.compile_module(m, syms)
+    assert "both__impl" in lib.llvm_ir
+    calls = []
+
+    def retry(*args):
+        calls.append(args)
+        return "retried"
+    both = pywrap.make_callable(lib, "both", retry=retry)
+    second = pywrap.make_callable(lib, "second")
+    assert both(2.0, 3.0) == (6.0, 5.0) and second(2.0, 3.0) == 5.0
+    assert both.__name__ == "both" and second.__name__ == "second"
+    assert both.__doc__ == "both" and second.__doc__ is None
+    assert both(0.0, 3.0) == "retried" and calls == [(0.0, 3.0)]
+    with pytest.raises(RuntimeError, match="no kernel with strong zeros"):
+        second(0.0, 3.0)
+    with pytest.raises(TypeError):
+        second(1.0)
