@@ -12,6 +12,9 @@ A name `x` bound by `x = <elementwise expression>` in a statement list is deferr
 - every read of `x` is in one later statement of the same list, a simple one (assignment,
   `return`, expression), and none is inside a lambda, nested def or comprehension (which
   could run it many times);
+- a value read more than once there is not put into a list, tuple, dict or set, nor
+  passed to a function of the user's (`L = [x, x]` holds one array twice: each read would
+  make an array of its own);
 - an expression whose elements are computed by a loop (an einsum contraction) is read once
   (`d * d` would run the loop twice).
 Everything else is evaluated where it is bound, as before.
@@ -72,8 +75,25 @@ class Deferral:
         for s in stmts[i + 1:]:
             inside = {id(n) for n in ast.walk(s)} & ids
             if inside:
-                return s if inside == ids and isinstance(s, _SIMPLE) else None
+                if inside != ids or not isinstance(s, _SIMPLE):
+                    return None
+                return s if len(ids) == 1 or not self._kept(s, ids) else None
         return None
+
+    def _kept(self, s: ast.stmt, ids: set[int]) -> bool:
+        """Whether a read (node ids `ids`) in `s` is inside a container display, a starred
+        or keyword argument, or a call of a function of the user's: its array may be kept
+        and compared with the other reads' by identity."""
+        def walk(node: ast.AST, kept: bool) -> bool:
+            if id(node) in ids and kept:
+                return True
+            if isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Starred,
+                                 ast.keyword)):
+                kept = True
+            elif isinstance(node, ast.Call) and not self._pure_call(node):
+                kept = True
+            return any(walk(c, kept) for c in ast.iter_child_nodes(node))
+        return walk(s, False)
 
     def read_count(self, name: str) -> int:
         return len(self.reads.get(name, []))

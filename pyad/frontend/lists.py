@@ -25,7 +25,8 @@ from typing import Any
 
 from ..errors import PyadTypeError
 from .closures import is_function
-from .context import DynList, PyList, Value, arith, located, unify
+from ..pytree import Record
+from .context import Compound, DynList, PyList, Value, arith, located, unify
 from ..ir.loops import for_each
 from ..ir.nodes import BOOL, F64, I64, Block, If, Op, Var, array_type, elem_type, is_array, \
     ndim_of, walk
@@ -215,11 +216,30 @@ class Lists:
                                  hint="build a new list and return it")
 
     def rebind(self, old, new) -> None:
-        """Every name bound to the list `old` now names `new` (lists are values here)."""
+        """Every name bound to the list `old`, and every list, tuple or dict holding it (at
+        any depth), now holds `new` (lists are values here; in CPython they all see the
+        one list change: `r = rows[0]; r[1] = v`, `[[0.0] * 3] * 2`)."""
         env = self.ctx.env
-        for k, v in list(env.items()):
+        memo: dict[int, Any] = {}
+
+        def swap(v):
             if v is old:
-                env[k] = new
+                return new
+            if id(v) in memo:
+                return memo[id(v)]
+            out = v
+            if isinstance(v, tuple) and not isinstance(v, DynList):
+                items = [swap(x) for x in v]
+                if any(a is not b for a, b in zip(items, v)):
+                    out = v.rebuild(items) if isinstance(v, Compound) else tuple(items)
+            elif isinstance(v, Record):
+                children = [swap(x) for x in v.children]
+                if any(a is not b for a, b in zip(children, v.children)):
+                    out = v.with_children(children)
+            memo[id(v)] = out
+            return out
+        for k, v in list(env.items()):
+            env[k] = swap(v)
 
     def method_call(self, lst, node: ast.Call) -> Value:
         ctx, ex = self.ctx, self.lw.exprs
