@@ -4,8 +4,10 @@ being the trace): an elementwise `Lazy`
 over the output's letters whose element is the sum, over the other letters, of the
 operands' product (one reduction loop nest per element, in the letters' order of first
 appearance). Its gradient comes from the loads, like any reduction. Sizes of a letter that
-appears several times are checked at run time (ValueError). `np.tensordot` is the einsum
-of its axes."""
+appears several times are checked at run time (ValueError). An ellipsis ("...ij,...jk->...ik")
+stands for an operand's remaining axes, aligned from the right across operands as NumPy
+does; they become letters of their own (equal sizes, checked like any letter: NumPy would
+also broadcast an axis of size 1). `np.tensordot` is the einsum of its axes."""
 from __future__ import annotations
 
 import ast
@@ -33,17 +35,15 @@ class Einsum:
             raise self.ctx.error(node, "np.einsum takes a constant subscripts string and "
                                  "the operands", cls=PyadTypeError)
         text = spec.value.replace(" ", "")
-        if "." in text:
-            raise self.ctx.error(spec, "np.einsum with an ellipsis is not supported",
-                                 hint="write every axis's letter")
-        if "->" in text:
-            ins, out = text.split("->")
-            terms = ins.split(",")
-        else:   # implicit output: the letters used once, in alphabetical order
-            terms = text.split(",")
-            out = "".join(sorted(x for x in set(text) - {","} if text.count(x) == 1))
         arrays = self.lw.arrays
         ops = [arrays.array(self.lw.exprs.expr(a), a) for a in node.args[1:]]
+        ins, arrow, out = text.partition("->")
+        terms = ins.split(",")
+        if len(terms) == len(ops) and "." in text:
+            terms, out = self.ellipsis(terms, out if arrow else None, ops, spec)
+            arrow = "->"
+        if not arrow:   # implicit output: the letters used once, in alphabetical order
+            out = "".join(sorted(x for x in set(text) - {","} if text.count(x) == 1))
         if len(terms) != len(ops):
             raise self.ctx.error(node, f"np.einsum: {len(terms)} subscripts for {len(ops)} "
                                  "operands", cls=PyadTypeError)
@@ -52,6 +52,35 @@ class Einsum:
                 raise self.ctx.error(arg, f"np.einsum: subscripts {t!r} do not fit a "
                                      f"{ndim_of(a.type)}-D operand", cls=PyadTypeError)
         return self.contract(terms, out, ops, spec)
+
+    def ellipsis(self, terms: list[str], out: str | None, ops: list[Var],
+                 spec: ast.AST) -> tuple[list[str], str]:
+        """`terms` and `out` (None: implicit) with each "..." replaced by letters of its
+        own for the operand's remaining axes, aligned from the right (NumPy's rule); an
+        implicit output puts them first, then the letters used once, sorted."""
+        unused = [c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                  if c not in "".join(terms) + (out or "")]
+        widths = []
+        for t, a in zip(terms, ops):
+            explicit = len(t.replace("...", ""))
+            if t.count("...") > 1 or t.replace("...", "").count(".") or \
+                    "..." in t and explicit > ndim_of(a.type):
+                raise self.ctx.error(spec, f"np.einsum: subscripts {t!r} do not fit a "
+                                     f"{ndim_of(a.type)}-D operand", cls=PyadTypeError)
+            widths.append(ndim_of(a.type) - explicit if "..." in t else 0)
+        width = max(widths)
+        dots = "".join(unused[:width])
+        terms = [t.replace("...", dots[width - w:]) for t, w in zip(terms, widths)]
+        if out is None:
+            text = ",".join(terms)
+            return terms, dots + "".join(sorted(x for x in set(text) - {","} - set(dots)
+                                                if text.count(x) == 1))
+        if out.count("...") > 1 or out.replace("...", "").count(".") or \
+                width and "..." not in out:
+            raise self.ctx.error(spec, f"np.einsum: bad output subscripts {out!r}" + (
+                " (the axes the ellipsis stands for need one in the output too, as in "
+                "NumPy)" if "..." not in out else ""), cls=PyadTypeError)
+        return terms, out.replace("...", dots)
 
     def tensordot(self, node: ast.Call) -> Lazy | Var:
         """np.tensordot(a, b, axes=2): the sum over the last `axes` axes of a and the first

@@ -137,6 +137,13 @@ def contractions(q, xc, A, v):
         np.einsum("ji", A), np.einsum("i,j", v, v), np.einsum("iij->j", np.stack([A, A]).T)
 
 
+def ellipses(T, B, A, v):
+    return np.einsum("...ij,...jk->...ik", T, B), np.einsum("...ij,jk", T, A), \
+        np.einsum("ij...,j->i...", T, v), np.einsum("...i,...i", A, A), \
+        np.einsum("...ii->...i", T), np.einsum("...", v), np.einsum("i...->...", A), \
+        np.einsum("i...,i...->...", A, A)
+
+
 def tensordots(T, A, v):
     return float(np.tensordot(A, A)), np.tensordot(A, v, axes=1), \
         np.tensordot(T, A, axes=([1, 2], [0, 1])), \
@@ -157,6 +164,8 @@ def helper_axis(a, v):
     (contractions, (rng.normal(size=(2, 3, 3)), rng.normal(size=(4, 2, 3)),
                     rng.normal(size=(3, 3)), rng.normal(size=3))),
     (helper_axis, (rng.normal(size=(3, 4)), rng.normal(size=5))),
+    (ellipses, (rng.normal(size=(2, 3, 3)), rng.normal(size=(2, 3, 4)), rng.normal(size=(3, 3)),
+                rng.normal(size=3))),
     (tensordots, (rng.normal(size=(2, 3, 3)), rng.normal(size=(3, 3)), rng.normal(size=3))),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_joining_and_contracting(fn, args):
@@ -170,6 +179,17 @@ def test_joining_and_contracting(fn, args):
     ("np.tensordot(a, np.ones((3, 3, 3)), axes=0)", "arrays have at most 3 dimensions"),
 ])
 def test_tensordot_refusals(tmp_path, expr, message):
+    assert_refused(tmp_path, "a, k", expr, (np.ones((3, 3)), 1), message)
+
+
+@pytest.mark.parametrize("expr, message", [
+    ('np.einsum("...i...", a)', "do not fit a 2-D operand"),
+    ('np.einsum("ijk...", a)', "do not fit a 2-D operand"),
+    ('np.einsum("..i", a)', "do not fit a 2-D operand"),
+    ('np.einsum("...i->......", a)', "bad output subscripts"),
+    ('np.einsum("...i->i", a)', "need one in the output too"),
+])
+def test_einsum_ellipsis_refusals(tmp_path, expr, message):
     assert_refused(tmp_path, "a, k", expr, (np.ones((3, 3)), 1), message)
 
 
