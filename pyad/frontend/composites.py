@@ -10,8 +10,11 @@ from __future__ import annotations
 import ast
 
 from ..errors import PyadTypeError
-from ..ir.nodes import F64, I64, Var, elem_type, is_array, ndim_of
+from ..ir.nodes import BOOL, F64, I64, Var, elem_type, is_array, ndim_of
 from .context import Lazy, arith, unify
+
+#: np.pad's modes other than 'constant' (composites.Composites._padded)
+_PAD_MODES = ("edge", "wrap", "reflect", "symmetric")
 
 
 class Composites:
@@ -286,19 +289,22 @@ class Composites:
         return ops.elementwise(lambda x: apply("numpy.maximum", [apply(
             "numpy.minimum", [x, b.const(1.0)], node), b.const(-1.0)], node), [r], node)
 
-    def pad(self, node: ast.Call, args: list, kw: dict) -> Var:
+    def pad(self, node: ast.Call, args: list, kw: dict) -> Var | Lazy:
         """np.pad(a, pad_width, mode="constant", constant_values=0): a new array of the
         constant with `a` stored into its middle; pad_width an int, a pair (before, after)
-        for every axis, or one pair per axis. Other modes are refused."""
+        for every axis, or one pair per axis. The modes "edge", "wrap", "reflect" and
+        "symmetric" read each element from `a` (a gather: _padded)."""
         self._kw(node, kw, ("mode", "constant_values"))
         nf, arrays, b = self.lw.numpyfuncs, self.lw.arrays, self.ctx.b
         mode = args[2] if len(args) == 3 else nf.const(kw, "mode", "constant", (str,),
                                                        "a string")
-        if len(args) not in (2, 3) or mode != "constant":
-            raise self.ctx.error(node, "np.pad takes an array, pad widths and "
-                                 "mode='constant' here", cls=PyadTypeError, hint="pyad "
-                                 "pads with a constant (constant_values=...); other modes "
-                                 "can be written with np.concatenate of slices")
+        if len(args) not in (2, 3) or mode not in ("constant",) + _PAD_MODES or \
+                mode != "constant" and "constant_values" in kw:
+            raise self.ctx.error(node, "np.pad takes an array, pad widths and a mode of "
+                                 f"{', '.join(('constant',) + _PAD_MODES)} here (only "
+                                 "'constant' takes constant_values)", cls=PyadTypeError,
+                                 hint="other modes can be written with np.concatenate of "
+                                 "slices")
         a = arrays.array(args[0], node.args[0])
         dims = arrays.dims(a)
         width = args[1] if type(args[1]) is tuple else (args[1],)   # NumPy broadcasts it
@@ -317,6 +323,8 @@ class Composites:
         for p in pairs:
             b.emit("raise_if", b.lt(b.min(p[0], p[1]), b.const(0, I64)), attrs=(
                 "ValueError", "index can't contain negative values"))
+        if mode != "constant":
+            return self._padded(a, dims, pairs, mode)
         value = self.lw.exprs.expr(kw["constant_values"]) if "constant_values" in kw \
             else b.const(0, I64)
         elem = elem_type(a.type)
@@ -329,3 +337,32 @@ class Composites:
                         attrs=("s" * len(dims),))
         self.lw.arrayops.assign_into(middle, a, node)
         return out
+
+    def _padded(self, a: Var, dims: list[Var], pairs: list, mode: str) -> Lazy:
+        """`a` padded by reading, for each axis, element j = i - before of it mapped into
+        [0, d): edge clamps j; wrap takes j mod d; symmetric mirrors it with period 2d
+        (the edge repeated), reflect with period 2d - 2 (not repeated; 1 for d = 1), as
+        NumPy's iterated padding does for widths beyond the axis."""
+        b = self.ctx.b
+        zero, one = b.const(0, I64), b.const(1, I64)
+        for d, p in zip(dims, pairs):
+            b.emit("raise_if", b.select(b.eq(d, zero), b.gt(b.add(p[0], p[1]), zero),
+                                        b.const(False, BOOL)),
+                   attrs=("ValueError", f"can't extend an empty axis using mode {mode!r}"))
+
+        def source(i: Var, d: Var, before: Var) -> Var:
+            bb = self.ctx.b
+            j = bb.sub(i, before)
+            if mode == "edge":
+                return bb.max(bb.min(j, bb.sub(d, one)), zero)
+            if mode == "wrap":
+                return bb.emit("mod", j, d)
+            period = bb.add(d, d) if mode == "symmetric" else \
+                bb.max(bb.sub(bb.add(d, d), bb.const(2, I64)), one)
+            k = bb.emit("mod", j, period)
+            back = bb.sub(bb.sub(period, one) if mode == "symmetric" else period, k)
+            return bb.select(bb.lt(k, d), k, back)
+        lz = self.lw.arrayops.lift(a)
+        return Lazy(lz.elem, [b.add(d, b.add(p[0], p[1])) for d, p in zip(dims, pairs)],
+                    lambda idx: lz.gen([source(i, d, p[0]) for i, d, p in
+                                        zip(idx, dims, pairs)]))

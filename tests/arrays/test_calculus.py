@@ -1,4 +1,4 @@
-"""np.gradient, np.trapezoid, np.convolve, np.pad (constant) and np.diff's prepend/append
+"""np.gradient, np.trapezoid, np.convolve, np.pad (constant, edge, wrap, reflect, symmetric) and np.diff's prepend/append
 (pyad/frontend/calculus.py, numpyfuncs.py): values against NumPy, gradients by the harness
 (finite differences, the interpreter, the pullback's dot-product test) on several shapes
 including the smallest each allows, int inputs and non-contiguous layouts; refusals
@@ -50,6 +50,32 @@ def padded_ints(k):
     return np.pad(k, 2, constant_values=7)
 
 
+def pad_modes(a, v):
+    return np.pad(v, 2, mode="edge"), np.pad(v, (1, 5), mode="wrap"), \
+        np.pad(v, 5, mode="reflect"), np.pad(v, (4, 2), "symmetric"), \
+        np.pad(a, ((1, 2), (3, 0)), mode="reflect") * a[0, 0], \
+        np.pad(a, ((2, 1), (0, 4)), mode="symmetric"), np.pad(a, 3, mode="wrap"), \
+        np.pad(a, ((0, 0), (2, 2)), mode="edge")
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (1, 1), (3, 2)])
+def test_pad_modes_read_the_array(shape):
+    a = rng.normal(size=shape)
+    check_function(pad_modes, (a, rng.normal(size=shape[1])))
+    check_function(pad_modes, (relayout(a, "transposed")[0], rng.integers(-3, 3, size=shape[0])))
+
+
+def test_padding_an_empty_axis_raises_valueerror():
+    f = pyad.jit_grad(edge_padded_sum)
+    with pytest.raises(ValueError, match="can't extend an empty axis"):
+        f(np.ones(0))
+    assert f(np.ones(2)) == 4.0
+
+
+def edge_padded_sum(v):
+    return np.sum(np.pad(v, 1, mode="edge"))
+
+
 @pytest.mark.parametrize("shape", [(2, 3), (1, 1)])
 def test_pad_with_a_constant(shape):
     a = rng.normal(size=shape)
@@ -99,7 +125,8 @@ def test_diff_prepend_and_append(n):
     ("np.convolve(x, x)", "two 1-D arrays"),
     ("np.convolve(x[0], x[0], mode='wrap')", "mode must be"),
     ("np.correlate(x[0], x[0])", r"np.convolve\(a, v\[::-1\], mode\)"),
-    ("np.pad(x, 1, mode='edge')", "mode='constant' here"),
+    ("np.pad(x, 1, mode='mean')", "a mode of constant, edge, wrap, reflect, symmetric"),
+    ("np.pad(x, 1, mode='edge', constant_values=2.0)", "only 'constant' takes constant_values"),
     ("np.pad(x, ((1, 1), (1, 1), (1, 1)))", "one \\(before, after\\) pair per axis"),
     ("np.pad(x, (1, (1, 1)))", "one \\(before, after\\) pair per axis"),
 ])
