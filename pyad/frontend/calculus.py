@@ -1,5 +1,5 @@
-"""Frontend, numerical calculus on arrays: `np.gradient` (central differences inside,
-one-sided at the ends: NumPy's edge_order=1 for a uniform spacing), `np.trapezoid` (the
+"""Frontend, numerical calculus on arrays: `np.gradient` (NumPy's differences for even
+spacing or coordinates, edge_order 1 or 2), `np.trapezoid` (the
 trapezoidal rule, `x` or `dx`, along an axis) and `np.convolve` (1-D, modes "full", "same",
 "valid"). Each is written with loads of its operands, so gradients flow through them like
 through any element read."""
@@ -8,8 +8,8 @@ from __future__ import annotations
 import ast
 
 from ..errors import PyadTypeError
-from ..ir.loops import for_range
-from ..ir.nodes import F64, I64, Var, elem_type, ndim_of
+from ..ir.loops import for_range, reduce_each
+from ..ir.nodes import BOOL, F64, I64, Var, elem_type, ndim_of
 from .context import Lazy, arith, unify
 
 
@@ -26,48 +26,138 @@ class Calculus:
         return getattr(self, name)(node, args, kw)
 
     def gradient(self, node: ast.Call, args: list, kw: dict):
-        """np.gradient(f, h=1.0, axis=None): along each axis (a tuple of arrays where there
-        are several axes, as NumPy), (f[i + 1] - f[i - 1]) / (2 h) inside, (f[1] - f[0]) / h and
-        (f[-1] - f[-2]) / h at the ends. One spacing number (the same for every axis);
-        coordinate arrays and edge_order=2 are refused."""
+        """np.gradient(f, *varargs, axis=None, edge_order=1): along each axis (a tuple of
+        arrays where there are several axes, as NumPy), NumPy's second-order differences
+        inside and first- or second-order ones at the ends. `varargs`: none (spacing 1),
+        one spacing number for every axis, or one per axis, each a number or the 1-D
+        coordinates along that axis (NumPy's formulas for uneven spacing; evenly spaced
+        coordinates, checked at run time as NumPy does, use the even formulas)."""
         nf = self.lw.numpyfuncs
-        nf.check(node, args, kw, (1, 2), ("axis", "edge_order"))
-        if nf.const(kw, "edge_order", 1, (int,), "a constant integer") != 1:
-            raise self.ctx.error(kw["edge_order"], "np.gradient: pyad has edge_order=1 only",
+        nf.check(node, args, kw, tuple(range(1, 5)), ("axis", "edge_order"))
+        order = nf.const(kw, "edge_order", 1, (int,), "a constant integer")
+        if order not in (1, 2):
+            raise self.ctx.error(kw["edge_order"], "np.gradient: edge_order must be 1 or 2",
                                  cls=PyadTypeError)
         a = self.lw.arrays.array(args[0], node.args[0])
-        b = self.ctx.b
-        h = b.const(1.0)
-        if len(args) == 2:
-            if self.lw.arrayops.is_arrayish(args[1]):
-                raise self.ctx.error(node.args[1], "np.gradient takes one spacing number "
-                                     "here (not coordinates)", cls=PyadTypeError)
-            h = self.ctx.convert(self.lw.exprs.scalar(args[1], node), F64)
         nd = ndim_of(a.type)
         axis = nf.const(kw, "axis", None, (int, tuple, type(None)),
                         "a constant integer or tuple")
         axes = range(nd) if axis is None else axis if isinstance(axis, tuple) else (axis,)
-        outs = tuple(self.lw.arrayops.materialize(self._along(a, nf.axis_of(a, k, node), h))
-                     for k in axes)
+        axes = [nf.axis_of(a, k, node) for k in axes]
+        spacing = list(zip(args[1:], node.args[1:]))
+        ops = self.lw.arrayops
+        if len(spacing) == 1 and not ops.is_arrayish(spacing[0][0]):
+            spacing = spacing * len(axes)
+        elif not spacing:
+            spacing = [(None, node)] * len(axes)
+        elif len(spacing) != len(axes):
+            raise self.ctx.error(node, "np.gradient takes one spacing number, or one spacing "
+                                 "(a number or 1-D coordinates) per axis", cls=PyadTypeError)
+        outs = tuple(ops.materialize(self._along(a, k, self._spacing(s, at), order))
+                     for k, (s, at) in zip(axes, spacing))
         return outs[0] if len(outs) == 1 else outs
 
-    def _along(self, a: Var, k: int, h: Var) -> Lazy:
+    def _spacing(self, s, at: ast.AST) -> Var:
+        """A spacing argument: an f64 number, or a 1-D f64 array of coordinates."""
+        if s is None:
+            return self.ctx.b.const(1.0)
+        if self.lw.arrayops.is_arrayish(s):
+            x = self.lw.arrays.array(s, at)
+            if ndim_of(x.type) != 1:
+                raise self.ctx.error(at, "np.gradient: coordinates must be 1-D",
+                                     cls=PyadTypeError)
+            return x if elem_type(x.type) == F64 else self.lw.arrays.copy_array(x, F64)
+        return self.ctx.convert(self.lw.exprs.scalar(s, at), F64)
+
+    def _along(self, a: Var, k: int, h: Var, order: int) -> Lazy:
         lz = self.lw.arrayops.lift(a)
         b = self.ctx.b
         n = lz.dims[k]
-        one = b.const(1, I64)
-        b.emit("raise_if", b.lt(n, b.const(2, I64)), attrs=(
+        one, two = b.const(1, I64), b.const(2, I64)
+        b.emit("raise_if", b.lt(n, b.const(order + 1, I64)), attrs=(
             "ValueError", "Shape of array too small to calculate a numerical gradient, at "
             "least (edge_order + 1) elements are required."))
+        coords = h.type != F64
+        if coords:
+            b.emit("raise_if", b.ne(self.lw.arrays.dims(h)[0], n), attrs=(
+                "ValueError", "when 1d, distances must match the length of the "
+                "corresponding dimension"))
+            x = lambda j: b.emit("load", h, j)  # noqa: E731  (emitted where called)
+            first = b.sub(x(one), x(b.const(0, I64)))
+            even = reduce_each(b, [b.sub(n, one)], [b.const(True, BOOL)], lambda bb, i, acc: [
+                bb.select(bb.eq(bb.sub(bb.emit("load", h, bb.add(i[0], one)),
+                                       bb.emit("load", h, i[0])), first), acc[0],
+                          bb.const(False, BOOL))])[0]
+            step = first
 
         def gen(idx):
             bb = self.ctx.b
             i = idx[k]
-            lo, hi = bb.max(bb.sub(i, one), bb.const(0, I64)), bb.min(bb.add(i, one),
-                                                                      bb.sub(n, one))
-            at = lambda j: self.ctx.convert(lz.gen(idx[:k] + [j] + idx[k + 1:]), F64)  # noqa
-            return bb.fdiv(bb.sub(at(hi), at(lo)), bb.mul(bb.tofloat(bb.sub(hi, lo)), h))
+            f = lambda j: self.ctx.convert(lz.gen(idx[:k] + [j] + idx[k + 1:]), F64)  # noqa
+            last = bb.sub(n, one)
+            lo, hi = bb.max(bb.sub(i, one), bb.const(0, I64)), bb.min(bb.add(i, one), last)
+            if not coords:
+                return self._even(bb, f, i, lo, hi, n, h, order)
+            value = self._even(bb, f, i, lo, hi, n, step, order)
+            xs = lambda j: bb.emit("load", h, j)  # noqa: E731
+            uneven = self._uneven(bb, f, xs, i, n, order)
+            # evenly spaced coordinates: NumPy's value (the even formula), the derivative
+            # of the uneven one, which is what moving any coordinate gives
+            same = bb.add(bb.emit("stopgrad", value), bb.sub(uneven, bb.emit("stopgrad",
+                                                                            uneven)))
+            return bb.select(even, same, uneven)
         return Lazy(F64, lz.dims, gen)
+
+    @staticmethod
+    def _even(bb, f, i, lo, hi, n, h: Var, order: int) -> Var:
+        """NumPy's value at i for the even spacing h."""
+        inside = bb.fdiv(bb.sub(f(hi), f(lo)), bb.mul(bb.tofloat(bb.sub(hi, lo)), h))
+        if order == 1:
+            return inside
+        c = lambda v: bb.fdiv(bb.const(v), h)  # noqa: E731
+        zero, one, two = (bb.const(v, I64) for v in (0, 1, 2))
+        last = bb.sub(n, one)
+        start = bb.add(bb.add(bb.mul(c(-1.5), f(zero)), bb.mul(c(2.0), f(one))),
+                       bb.mul(c(-0.5), f(two)))
+        end = bb.add(bb.add(bb.mul(c(0.5), f(bb.sub(last, two))), bb.mul(c(-2.0),
+                                                                         f(bb.sub(last, one)))),
+                     bb.mul(c(1.5), f(last)))
+        return bb.select(bb.eq(i, zero), start, bb.select(bb.eq(i, last), end, inside))
+
+    @staticmethod
+    def _uneven(bb, f, x, i, n, order: int) -> Var:
+        """NumPy's value at i for the coordinates x (loads)."""
+        zero, one, two = (bb.const(v, I64) for v in (0, 1, 2))
+        last = bb.sub(n, one)
+        # the interior stencil around i, its indices kept in [0, n) at the ends (where its
+        # value is not the one selected; n = 2 has no interior)
+        j = bb.max(bb.min(i, bb.sub(last, one)), zero)
+        jm, jp = bb.max(bb.sub(j, one), zero), bb.min(bb.add(j, one), last)
+        d1, d2 = bb.sub(x(j), x(jm)), bb.sub(x(jp), x(j))
+        s = bb.add(d1, d2)
+        inside = bb.add(bb.add(
+            bb.mul(bb.fdiv(bb.neg(d2), bb.mul(d1, s)), f(jm)),
+            bb.mul(bb.fdiv(bb.sub(d2, d1), bb.mul(d1, d2)), f(j))),
+            bb.mul(bb.fdiv(d1, bb.mul(d2, s)), f(jp)))
+        if order == 1:
+            start = bb.fdiv(bb.sub(f(one), f(zero)), bb.sub(x(one), x(zero)))
+            end = bb.fdiv(bb.sub(f(last), f(bb.sub(last, one))),
+                          bb.sub(x(last), x(bb.sub(last, one))))
+        else:
+            e1, e2 = bb.sub(x(one), x(zero)), bb.sub(x(two), x(one))
+            es = bb.add(e1, e2)
+            start = bb.add(bb.add(
+                bb.mul(bb.fdiv(bb.neg(bb.add(bb.add(e1, e1), e2)), bb.mul(e1, es)), f(zero)),
+                bb.mul(bb.fdiv(es, bb.mul(e1, e2)), f(one))),
+                bb.mul(bb.fdiv(bb.neg(e1), bb.mul(e2, es)), f(two)))
+            g1 = bb.sub(x(bb.sub(last, one)), x(bb.sub(last, two)))
+            g2 = bb.sub(x(last), x(bb.sub(last, one)))
+            gs = bb.add(g1, g2)
+            end = bb.add(bb.add(
+                bb.mul(bb.fdiv(g2, bb.mul(g1, gs)), f(bb.sub(last, two))),
+                bb.mul(bb.fdiv(bb.neg(gs), bb.mul(g1, g2)), f(bb.sub(last, one)))),
+                bb.mul(bb.fdiv(bb.add(bb.add(g2, g2), g1), bb.mul(g2, gs)), f(last)))
+        return bb.select(bb.eq(i, zero), start, bb.select(bb.eq(i, last), end, inside))
 
     def trapezoid(self, node: ast.Call, args: list, kw: dict):
         """np.trapezoid(y, x=None, dx=1.0, axis=-1): the sum over `axis` of (y[i + 1] +

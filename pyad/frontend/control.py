@@ -261,9 +261,10 @@ class Statements:
         while isinstance(root, ast.Subscript):
             root = root.value
         held = self.ctx.env.get(root.id) if isinstance(root, ast.Name) else None
-        if isinstance(target.value, ast.Name) or not isinstance(held, (tuple, pytree.Record)) \
-                or isinstance(held, DynList):
+        if isinstance(target.value, ast.Name):
             return held
+        if not isinstance(held, (tuple, pytree.Record)) or isinstance(held, DynList):
+            return None   # an array's element, or a row of a run-time list (read as a copy)
         inner = self.lw.exprs.expr(target.value)
         return inner if is_list(inner) else None
 

@@ -25,6 +25,18 @@ def gradients_nd(a):
         np.gradient(a, axis=(0, 1))
 
 
+def coordinates_1d(v, x):
+    return np.gradient(v, x), np.gradient(v * v, x, edge_order=2), \
+        np.gradient(v, 0.3, edge_order=2), np.gradient(v, np.arange(len(v)) * 0.5), \
+        np.gradient(v, np.arange(len(v)), edge_order=2)
+
+
+def coordinates_nd(a, x, y):
+    gx, gy = np.gradient(a, x, y, edge_order=2)
+    return gx, gy, np.gradient(a, 0.5, y), np.gradient(a, x, axis=0), \
+        np.gradient(a, y, axis=-1, edge_order=1)
+
+
 def trapezoids(a, x):
     return np.trapezoid(a), np.trapezoid(a, dx=0.5, axis=0), np.trapezoid(a, x), \
         np.trapezoid(a[0], x=x), np.trapezoid(a, a, axis=0), np.trapezoid(a, a)
@@ -94,9 +106,27 @@ def test_gradient(n):
     check_function(gradients_nd, (relayout(rng.normal(size=(3, n)), "fortran")[0],))
 
 
+@pytest.mark.parametrize("n", [3, 4, 6])
+def test_gradient_with_coordinates_and_second_order_ends(n):
+    """Bit-equal to NumPy (check_function), uneven and evenly spaced coordinates (NumPy
+    checks at run time and uses the even formulas); the gradient with respect to evenly
+    spaced coordinates is the uneven formula's, which finite differences see."""
+    v, x = rng.normal(size=n), np.sort(rng.normal(size=n))
+    check_function(coordinates_1d, (v, x))
+    check_function(coordinates_1d, (v, np.arange(n) * 0.25))
+    check_function(coordinates_1d, (relayout(v, "negative")[0], x))
+    a = rng.normal(size=(n, 3))
+    check_function(coordinates_nd, (a, x, np.sort(rng.normal(size=3))))
+    check_function(coordinates_nd, (a, np.arange(n) * 1.0, np.array([0.0, 0.5, 1.0])))
+
+
 def test_gradient_of_one_element_raises_valueerror():
     with pytest.raises(ValueError, match="too small to calculate a numerical gradient"):
         pyad.jit_grad(gradients_1d)(np.ones(1))
+    with pytest.raises(ValueError, match="too small to calculate a numerical gradient"):
+        pyad.jit_grad(coordinates_1d)(np.ones(2), np.arange(2.0))   # edge_order=2: 3
+    with pytest.raises(ValueError, match="distances must match the length"):
+        pyad.jit_grad(coordinates_1d)(np.ones(4), np.arange(3.0))
 
 
 @pytest.mark.parametrize("n", [4, 2, 1])
@@ -120,8 +150,10 @@ def test_diff_prepend_and_append(n):
 
 
 @pytest.mark.parametrize("src, message", [
-    ("np.gradient(x, x)", "one spacing number"),
-    ("np.gradient(x, edge_order=2)", "edge_order=1 only"),
+    ("np.gradient(x, x[0])", "one spacing number, or one spacing"),
+    ("np.gradient(x, 1.0, 1.0, 1.0)", "one spacing number, or one spacing"),
+    ("np.gradient(x, x, x)", "coordinates must be 1-D"),
+    ("np.gradient(x, edge_order=3)", "edge_order must be 1 or 2"),
     ("np.convolve(x, x)", "two 1-D arrays"),
     ("np.convolve(x[0], x[0], mode='wrap')", "mode must be"),
     ("np.correlate(x[0], x[0])", r"np.convolve\(a, v\[::-1\], mode\)"),
