@@ -63,7 +63,7 @@ class ArrayOps:
             own.append(id(b.stmts[-1]))
         self.each(v.dims, store)
         if v.shares is not None:
-            self.ctx.shared_copies[out.name] = (frozenset(own), *v.shares)
+            self.ctx.shared_copies.append((frozenset(own), out, *v.shares))
         return out
 
     def viewing(self, lz: Lazy, source: Var, what: str) -> Lazy:

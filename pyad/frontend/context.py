@@ -246,10 +246,14 @@ class Context:
         #: would not reach the list, so lower.py refuses it); shared like `literals`
         self.row_copies: dict[str, tuple[frozenset[int], Loc]] = \
             parent.row_copies if parent is not None else {}
-        #: arrays NumPy would make views (a Lazy's `shares`), by name: the stores that
-        #: filled the copy, the array it would view, how it was made and where
-        self.shared_copies: dict[str, tuple[frozenset[int], Var, str, Loc]] = \
-            parent.shared_copies if parent is not None else {}
+        #: copies CPython would not make (ir/sharing.py): a Lazy's `shares` (NumPy's view)
+        #: stored, or an array appended to a list of run-time length: the stores that
+        #: filled the copy, the copy, the array CPython would share, how (`a.reshape(...)`,
+        #: `xs.append(a)`) and where; lower.py refuses writes that would tell them apart
+        self.shared_copies: list[tuple[frozenset[int], Var, Var, str, Loc]] = \
+            parent.shared_copies if parent is not None else []
+        #: the stores lists.py makes into list buffers (appends, growth), shared likewise
+        self.list_stores: set[int] = parent.list_stores if parent is not None else set()
         if fn.__closure__:
             self.closure = {name: cell.cell_contents for name, cell
                             in zip(fn.__code__.co_freevars, fn.__closure__)}

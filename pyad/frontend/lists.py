@@ -294,6 +294,7 @@ class Lists:
         buf, n = lst.buf, lst.n
         if lst.room:   # sized for every append of the loop being lowered
             b.emit("store", buf, n, ctx.convert(v, elem_type(buf.type)))
+            self.stored_copy(b.stmts[-1:], buf, v)
             return lst.rebuild((buf, b.add(n, b.const(1, I64))))
         dims = arrays.dims(buf)
         full = b.ge(n, dims[0])
@@ -313,6 +314,7 @@ class Lists:
             for_each(grow, [n] + vdims, lambda bb, idx: bb.emit(
                 "store", new, *idx, bb.emit("load", buf, *idx)))
         out = Var(ctx.names.fresh("buf"), buf.type)
+        self.internal(grow.stmts)   # the growth copies the list's own items
         b.stmts.append(If((out,), full, Block((), tuple(grow.stmts), (new,)),
                           Block((), (), (buf,)), b.loc))
         elem = elem_type(buf.type)
@@ -321,10 +323,28 @@ class Lists:
                 with ctx.emitting(bb):
                     x = ctx.convert(bb.emit("load", v, *idx), elem)
                 bb.emit("store", out, n, *idx, x)
+            start = len(b.stmts)
             for_each(b, vdims, put)
+            self.stored_copy(b.stmts[start:], out, v)
         else:
             b.emit("store", out, n, ctx.convert(v, elem))
         return DynList((out, b.add(n, b.const(1, I64))), lst.owner)
+
+    def stored_copy(self, stmts: list, buf: Var, v: Var) -> None:
+        """The stores among `stmts` (nested ones too) copy the array `v` into the list's
+        buffer `buf`, where CPython's list would hold `v` itself: a later write into one
+        that a read of the other would see is refused (lower.py, ir/sharing.py)."""
+        own = self.internal(stmts)
+        if is_array(v.type):
+            self.ctx.shared_copies.append((own, buf, v, "xs.append(a)", self.ctx.b.loc))
+
+    def internal(self, stmts: list) -> frozenset[int]:
+        """The stores among `stmts` (nested ones too), noted as the lists' own writes
+        (appends, growth): not writes of the program's into an appended copy."""
+        own = frozenset(id(s) for s in walk(Block((), tuple(stmts), ()))
+                        if isinstance(s, Op) and s.op == "store")
+        self.ctx.list_stores |= own
+        return own
 
     def extend(self, lst, other: Value, node: ast.AST) -> Var:
         if isinstance(other, tuple) and not isinstance(other, DynList):

@@ -186,18 +186,27 @@ class Lowering:
                     "rows as copies, so the write would not reach the list",
                     cls=PyadTypeError, hint="keep the rows in a 2-D array (np.zeros((n, m)))"
                     " and write `rows[i, j] = v`, or build the row before appending it")
-        for name, (own, source, what, made_at) in ctx.shared_copies.items():
-            found = sharing.conflicts(block, name, source.name, own)
-            if found is not None:
-                write, read = found
-                seen = f"the read at line {read.loc.line}" if read is not None and \
-                    read.loc is not None else "the returned value"
+        for own, copy, source, what, made_at in ctx.shared_copies:
+            found = sharing.conflicts(block, copy.name, source.name, own,
+                                      frozenset(ctx.list_stores))
+            if found is None:
+                continue
+            write, read = found
+            seen = f"the read at line {read.loc.line}" if read is not None and \
+                read.loc is not None else "the returned value"
+            if what.startswith("xs.append"):
                 raise ctx.src.error_at(
-                    write.loc, f"this write would be seen through a view in NumPy but not in "
-                    f"pyad: NumPy's `{what}` at line {made_at.line} may share memory with "
-                    f"`a`, pyad's result is a new array, so {seen} would differ from NumPy's",
-                    cls=PyadTypeError, hint=f"copy explicitly, `{what}.copy()`, or do the "
-                    "write before it")
+                    write.loc, f"this write would be seen through the list in CPython but "
+                    f"not in pyad: `{what}` at line {made_at.line} stores a copy of `a` "
+                    "(the list's length is known at run time only), CPython's list holds `a` "
+                    f"itself, so {seen} would differ from CPython's", cls=PyadTypeError,
+                    hint="append a copy, `xs.append(a.copy())`, or do the write before it")
+            raise ctx.src.error_at(
+                write.loc, f"this write would be seen through a view in NumPy but not in "
+                f"pyad: NumPy's `{what}` at line {made_at.line} may share memory with "
+                f"`a`, pyad's result is a new array, so {seen} would differ from NumPy's",
+                cls=PyadTypeError, hint=f"copy explicitly, `{what}.copy()`, or do the "
+                "write before it")
 
     def returned(self, v: Value) -> Value:
         """The compiled function's result: lists come back as lists (fixed length) or as

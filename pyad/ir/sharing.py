@@ -1,9 +1,10 @@
 """Where a program could tell a copy from a view.
 
 Some NumPy functions return a view of their argument (`a.reshape(...)`, `a.ravel()`,
-`np.diagonal(a)`, `np.broadcast_to(a, ...)`, ...) where pyad computes a new array. The two
-agree until the program writes into one of them and then reads the other: NumPy sees the
-write through the shared memory, pyad does not. `conflicts` finds such a write and read, so
+`np.diagonal(a)`, `np.broadcast_to(a, ...)`, ...) where pyad computes a new array, and a
+list of run-time length stores a copy of an appended array where CPython's list holds the
+array itself. The two agree until the program writes into one of them and then reads the
+other: CPython sees the write through the shared object, pyad does not. `conflicts` finds such a write and read, so
 the frontend can refuse them (a silent difference from NumPy would be a wrong value).
 
 Order is judged on the structured IR: statement `y` may run after statement `x` when it comes
@@ -54,7 +55,18 @@ class _Order:
         """`y` may run after `x` on the same arrays `roots` (see the module docstring)."""
         if self.index[id(y)] > self.index[id(x)]:
             return True
-        return any(not self.fresh_in(l, roots) for l in self.common_loops(x, y))
+        return any(not self.fresh_in(l, roots) and not self.new_in_trip(y, l)
+                   for l in self.common_loops(x, y))
+
+    def new_in_trip(self, w: Stmt, loop: While) -> bool:
+        """`w` writes (a view of) an array allocated in the same trip of `loop`: in a later
+        trip, it is not the array an earlier trip saw."""
+        if not (isinstance(w, Op) and w.op in WRITE_OPS):
+            return False
+        base = w.args[0]
+        while (d := self.defined.get(base.name)) is not None and d.op in VIEW_OPS:
+            base = d.args[0]
+        return d is not None and d.op == "alloc" and loop in self.loops[id(d)]
 
     def between(self, made: Stmt, w: Stmt, r: Stmt, read: set[str]) -> bool:
         """`w` may run after `made` and before `r`, which reads the arrays `read` as they
@@ -76,19 +88,21 @@ class _Order:
         return [s for s, _ in self.stmts if isinstance(s, Op) and reads_from(s)]
 
 
-def conflicts(block: Block, copy: str, source: str, own: frozenset[int]) \
-        -> tuple[Op, Op | None] | None:
+def conflicts(block: Block, copy: str, source: str, own: frozenset[int],
+              internal: frozenset[int] = frozenset()) -> tuple[Op, Op | None] | None:
     """A write and a later read that would tell the array `copy` (filled by the stores
-    `own`, which are not counted) from a view of the array `source`: (write, read), the read
-    None when the array read is the function's result; None if there is none."""
+    `own`, which are not counted; the first of them is where it is made) from a view of the
+    array `source`: (write, read), the read None when the array read is the function's
+    result; None if there is none. Writes in `internal` (a list's own) are not counted
+    either."""
     order = _Order(block)
-    made = order.defined.get(copy)
+    made = next((s for s, _ in order.stmts if id(s) in own), None)
     if made is None:
         return None
-    mine, theirs = {copy}, order.pts.get(source, set())
+    mine, theirs = order.pts.get(copy, {copy}), order.pts.get(source, set())
     returned = set().union(*(order.pts.get(v.name, set()) for v in block.results))
     for written, read in ((mine, theirs), (theirs, mine)):
-        for w in order.writes(written, own):
+        for w in order.writes(written, own | internal):
             if not order.may_follow(made, w, written):
                 continue
             for r in order.reads(read):

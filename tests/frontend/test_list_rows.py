@@ -94,3 +94,79 @@ def test_reading_rows_and_fixed_lists_still_compile():
     x = np.array([3.0, 1.0, 2.0])
     check_against_python(reads_rows, x, 3)
     check_against_python(fixed_list_rows, x)
+
+
+# An array appended to a list of run-time length is stored as a copy, where CPython's list
+# holds the array itself: a write into the array that a later read of the list would see
+# (or the reverse) is refused at the write (pyad/ir/sharing.py).
+
+def appended_then_stepped_in_place(x):
+    traj = []
+    u = x * 1.0
+    for t in range(3):
+        u[:] = u + 0.1 * np.sin(u)     # CPython: every row of traj is u, the last state
+        traj.append(u)
+    return np.sum(np.array(traj))
+
+
+def appended_then_written_in_a_while(x):
+    rows = []
+    n = 0
+    u = x * 1.0
+    while n < 3:
+        rows.append(u)
+        u[0] += 1.0
+        n += 1
+    return np.sum(np.array(rows))
+
+
+def written_after_the_append_in_its_trip(x):
+    rows = []
+    for t in range(3):
+        v = x * t
+        rows.append(v)
+        v[0] = 0.0
+    return np.sum(np.array(rows))
+
+
+@pytest.mark.parametrize("fn", [appended_then_stepped_in_place,
+                                appended_then_written_in_a_while,
+                                written_after_the_append_in_its_trip])
+def test_a_write_into_an_appended_array_is_refused(fn):
+    with pytest.raises(pyad.PyadTypeError, match="would be seen through the list in CPython"
+                       ) as info:
+        pyad.jit_grad(fn)(np.array([3.0, 1.0, 2.0]))
+    assert "xs.append(a.copy())" in str(info.value)
+
+
+def new_state_each_step(x):
+    traj = []
+    u = x * 1.0
+    for t in range(3):
+        u = u + 0.1 * np.sin(u)
+        traj.append(u)
+    return np.sum(np.array(traj) ** 2)
+
+
+def copies_appended(x):
+    traj = []
+    u = x * 1.0
+    for t in range(3):
+        u[:] = u + 0.1 * np.sin(u)
+        traj.append(u.copy())
+    return np.sum(np.array(traj) ** 2)
+
+
+def written_before_the_append(x):
+    rows = []
+    for t in range(3):
+        v = x * t
+        v[0] = 0.5 * x[1]
+        rows.append(v)
+    return np.sum(np.array(rows) ** 2)
+
+
+@pytest.mark.parametrize("fn", [new_state_each_step, copies_appended,
+                                written_before_the_append])
+def test_appends_cpython_agrees_with_compile(fn):
+    check_against_python(fn, np.array([3.0, 1.0, 2.0]))
