@@ -157,7 +157,9 @@ def _safe_call(unit: GradientUnit, which: str) -> Callable:
 
     def safe(*args):
         unit = ref()
-        if unit is None:
-            raise RuntimeError("the compiled function was collected")
+        if unit is None:   # as the wrappers' fallback (boundary.weak_call)
+            raise ReferenceError("the pyad.jit_grad function was deleted: this gradient "
+                                 "holds a nan and the kernel with strong zeros, compiled "
+                                 "from it on demand, cannot be made")
         return unit._compile("vg_safe").callables[which](*args)
     return safe

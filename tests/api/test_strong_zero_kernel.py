@@ -116,3 +116,19 @@ def test_the_cffi_call_path_asks_too(monkeypatch):
     gx, gc = f.grad(x, 0.0)
     assert np.array_equal(gx, [6.0, 0.0, 2.0]) and gc == 0.0
     assert _units(f) == ["vg", "vg_safe"]
+
+
+def test_a_deleted_function_cannot_make_the_second_kernel():
+    """The native gradient outlives its jit_grad object (it holds it weakly, as its
+    fallback does): a nan found later raises ReferenceError, never a wrong gradient."""
+    import gc
+    f = pyad.jit_grad(sqrt_scaled, argnums=0)
+    x = np.array([3.0, 4.0, 1.0])
+    f.grad(x, 2.0)
+    g = f.grad                      # the native callable, installed by the first call
+    assert g is not type(f).grad and np.array_equal(g(x, 2.0), f.grad(x, 2.0))
+    del f
+    gc.collect()
+    assert np.array_equal(g(x, 2.0), [6.0, 8.5, 2.0])   # no nan: the first kernel answers
+    with pytest.raises(ReferenceError, match="jit_grad function was deleted"):
+        g(np.array([3.0, 0.0, 1.0]), 0.0)
