@@ -10,11 +10,11 @@ from __future__ import annotations
 import ast
 
 from . import prelude, records
-from ..pytree import Record
+from ..pytree import NONE, Record
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
 from .context import Lazy, Static, location_of
-from .context import DynList, PyList
+from .context import DynList, PyList, SliceVal
 from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndim_of
 from ..ir.loops import for_each
 
@@ -159,6 +159,9 @@ class ArrayLowering:
             items[:] = [ast.copy_location(ast.Name(f".item{k}", ast.Load()), items[0])
                         for k in range(len(parts))]
             values.update({id(it): v for it, v in zip(items, parts)})
+        for k, it in enumerate(items):
+            if isinstance(values.get(id(it)), SliceVal):   # a slice object: lo:hi:step
+                items[k] = self._slice_item(it, values.pop(id(it)), values)
         for it in items:   # a list of indices (`a[[0, 2]]`) is an index array
             if id(it) in values and isinstance(values[id(it)], (PyList, DynList)):
                 values[id(it)] = self.array(values[id(it)], it)
@@ -166,6 +169,22 @@ class ArrayLowering:
             return {k: ops.materialize(v) for k, v in values.items()}
         self.known = values
         return None
+
+    def _slice_item(self, it: ast.expr, sl: SliceVal, values: dict) -> ast.Slice:
+        """The item `start:stop:step` for the slice object `sl` (the value of `it`): its
+        bounds are compiler names bound to their lowered values (also entered in
+        `values`, read once; a view that reads a bound again finds the name)."""
+        bounds = []
+        for part in sl:
+            if part is NONE:
+                bounds.append(None)
+                continue
+            temp = self.ctx.temp("bound")
+            self.ctx.env[temp] = part
+            name = ast.copy_location(ast.Name(temp, ast.Load()), it)
+            values[id(name)] = part
+            bounds.append(name)
+        return ast.copy_location(ast.Slice(*bounds), it)
 
     def element_index(self, a: Var, items: list[ast.expr]) -> list[Var]:
         dims = self.dims(a)

@@ -118,6 +118,11 @@ class RangeVal(Compound):
     """range(start, stop, step) as a value: (start, stop, step), i64 each (iteration.py)."""
 
 
+class SliceVal(Compound):
+    """slice(start, stop, step) as a value: (start, stop, step), each an int value or NONE
+    (pytree.NONE); indexing with it is indexing with `start:stop:step` (arrays.py)."""
+
+
 def is_value(v: Any) -> bool:
     """Whether an environment entry is a value (not missing, not `Undefined`)."""
     return isinstance(v, (Var, tuple, Record))

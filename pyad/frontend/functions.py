@@ -18,9 +18,10 @@ import math
 from typing import Any
 
 from . import records
+from ..pytree import NONE
 from ..errors import PyadTypeError
 from .arrays import numpy_module
-from .context import PyList, RangeVal, Static, Value, arith, location_of, unify
+from .context import PyList, RangeVal, SliceVal, Static, Value, arith, location_of, unify
 from .lists import is_list
 from .closures import FuncRef, is_function
 from ..ir.nodes import F64, I64, Var, is_array, ndim_of
@@ -198,6 +199,26 @@ class Functions:
             return self.lw.arrays.numpy_call(spelling, node)
         return self.library_call(fn, node)
 
+    def slice_value(self, node: ast.Call) -> SliceVal:
+        """slice(stop), slice(start, stop[, step]): its bounds lowered now (as Python
+        evaluates them), None kept."""
+        ctx, ex = self.ctx, self.lw.exprs
+        if node.keywords or not 1 <= len(node.args) <= 3:
+            raise ctx.error(node, "slice() takes 1 to 3 positional arguments",
+                            cls=PyadTypeError)
+        args = [None, node.args[0]] if len(node.args) == 1 else list(node.args)
+        out = []
+        for a in args + [None] * (3 - len(args)):
+            v = NONE if a is None else ex.expr(a)
+            if v is not NONE:
+                v = ex.scalar(v, a)
+                if v.type == F64:
+                    raise ctx.error(a, "slice indices must be integers or None",
+                                    cls=PyadTypeError, hint="convert with int(...)")
+                v = ctx.convert(v, I64)
+            out.append(v)
+        return SliceVal(out, ctx)
+
     def library_call(self, fn: Static, node: ast.Call) -> Value:
         """`len(...)`, or a math or builtin function of the table, applied to numbers."""
         ctx, ex = self.ctx, self.lw.exprs
@@ -211,6 +232,8 @@ class Functions:
             return self.lw.folds.fold(fn.obj.__name__, node)
         if fn.obj is range:
             return self.lw.iteration.range_value(node)
+        if fn.obj is slice:
+            return self.slice_value(node)
         if fn.obj in (list, tuple):
             return self.sequence(fn.obj, node)
         if fn.obj is dict:
