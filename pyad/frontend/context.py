@@ -47,6 +47,10 @@ def located(nodes: list, at: ast.AST) -> list:
     return nodes
 
 
+#: how lists.py names an array appended to a list of run-time length (`shared_copies`)
+APPENDED = "xs.append(a)"
+
+
 @dataclass
 class Lazy:
     """An elementwise array expression not yet stored: `gen(idx)` emits its element at

@@ -26,7 +26,7 @@ from typing import Any
 from ..errors import PyadTypeError
 from .closures import is_function
 from ..pytree import Record
-from .context import Compound, DynList, PyList, Value, arith, located, unify
+from .context import APPENDED, Compound, DynList, PyList, Value, arith, located, unify
 from ..ir.loops import for_each
 from ..ir.nodes import BOOL, F64, I64, Block, If, Op, Var, array_type, elem_type, is_array, \
     ndim_of, walk
@@ -336,7 +336,7 @@ class Lists:
         that a read of the other would see is refused (lower.py, ir/sharing.py)."""
         own = self.internal(stmts)
         if is_array(v.type):
-            self.ctx.shared_copies.append((own, buf, v, "xs.append(a)", self.ctx.b.loc))
+            self.ctx.shared_copies.append((own, buf, v, APPENDED, self.ctx.b.loc))
 
     def internal(self, stmts: list) -> frozenset[int]:
         """The stores among `stmts` (nested ones too), noted as the lists' own writes

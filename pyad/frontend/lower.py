@@ -50,7 +50,7 @@ from .norms import Norms
 from .linalg import LinearAlgebra
 from .numpyfuncs import NumpyFunctions
 from .indexing import Indexing
-from .context import Context, DynList, PyList, Source, Value, location_of
+from .context import APPENDED, Context, DynList, PyList, Source, Value, location_of
 from .recover import display_name
 from .exprs import Expressions
 from .functions import Functions
@@ -186,15 +186,16 @@ class Lowering:
                     "rows as copies, so the write would not reach the list",
                     cls=PyadTypeError, hint="keep the rows in a 2-D array (np.zeros((n, m)))"
                     " and write `rows[i, j] = v`, or build the row before appending it")
+        order = sharing.Order(block) if ctx.shared_copies else None
         for own, copy, source, what, made_at in ctx.shared_copies:
-            found = sharing.conflicts(block, copy.name, source.name, own,
+            found = sharing.conflicts(order, copy.name, source.name, own,
                                       frozenset(ctx.list_stores))
             if found is None:
                 continue
             write, read = found
             seen = f"the read at line {read.loc.line}" if read is not None and \
                 read.loc is not None else "the returned value"
-            if what.startswith("xs.append"):
+            if what == APPENDED:
                 raise ctx.src.error_at(
                     write.loc, f"this write would be seen through the list in CPython but "
                     f"not in pyad: `{what}` at line {made_at.line} stores a copy of `a` "

@@ -4,8 +4,9 @@ Some NumPy functions return a view of their argument (`a.reshape(...)`, `a.ravel
 `np.diagonal(a)`, `np.broadcast_to(a, ...)`, ...) where pyad computes a new array, and a
 list of run-time length stores a copy of an appended array where CPython's list holds the
 array itself. The two agree until the program writes into one of them and then reads the
-other: CPython sees the write through the shared object, pyad does not. `conflicts` finds such a write and read, so
-the frontend can refuse them (a silent difference from NumPy would be a wrong value).
+other: CPython sees the write through the shared object, pyad does not. `conflicts` finds
+such a write and read, so the frontend can refuse them (a silent difference from CPython
+would be a wrong value).
 
 Order is judged on the structured IR: statement `y` may run after statement `x` when it comes
 later in program order, or when a loop encloses both and the array involved is not new in
@@ -31,8 +32,12 @@ def _positions(block: Block, loops: tuple = ()) -> Iterator[tuple[Stmt, tuple]]:
             yield from _positions(b, inner)
 
 
-class _Order:
+class Order:
+    """The statements of `block` in program order, their loops and the arrays' roots: what
+    `conflicts` reads (made once per function)."""
+
     def __init__(self, block: Block) -> None:
+        self.block = block
         self.stmts = list(_positions(block))
         self.index = {id(s): k for k, (s, _) in enumerate(self.stmts)}
         self.loops = {id(s): loops for s, loops in self.stmts}
@@ -88,19 +93,18 @@ class _Order:
         return [s for s, _ in self.stmts if isinstance(s, Op) and reads_from(s)]
 
 
-def conflicts(block: Block, copy: str, source: str, own: frozenset[int],
+def conflicts(order: Order, copy: str, source: str, own: frozenset[int],
               internal: frozenset[int] = frozenset()) -> tuple[Op, Op | None] | None:
     """A write and a later read that would tell the array `copy` (filled by the stores
     `own`, which are not counted; the first of them is where it is made) from a view of the
     array `source`: (write, read), the read None when the array read is the function's
     result; None if there is none. Writes in `internal` (a list's own) are not counted
     either."""
-    order = _Order(block)
     made = next((s for s, _ in order.stmts if id(s) in own), None)
     if made is None:
         return None
     mine, theirs = order.pts.get(copy, {copy}), order.pts.get(source, set())
-    returned = set().union(*(order.pts.get(v.name, set()) for v in block.results))
+    returned = set().union(*(order.pts.get(v.name, set()) for v in order.block.results))
     for written, read in ((mine, theirs), (theirs, mine)):
         for w in order.writes(written, own | internal):
             if not order.may_follow(made, w, written):
