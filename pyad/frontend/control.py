@@ -21,7 +21,7 @@ from .. import pytree
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
 from . import dictstate, raising, records
-from .context import Compound, DynList, PyList, Undefined, is_value, location_of, unify
+from .context import Compound, DynList, PyList, SliceVal, Undefined, is_value, location_of, unify
 from .lists import is_list
 from .closures import is_function
 from .context import Lazy
@@ -447,6 +447,11 @@ class Statements:
                 sides = self.lw.lists.merged(sides, builders, node)
             struct = pytree.structure(sides[0])
             if struct != pytree.structure(sides[1]):
+                if all(isinstance(v, SliceVal) for v in sides):
+                    raise ctx.error(node, f"`{n}` is a slice whose bounds are None on one "
+                                    "path of this `if` and numbers on the other",
+                                    hint="write the bound out on both paths (0, len(x), "
+                                    "1)", cls=PyadTypeError)
                 raise ctx.error(node, f"`{n}` has different tuple shapes in the two branches")
             leaves = list(zip(pytree.leaves(sides[0]), pytree.leaves(sides[1])))
             types = [unify(a.type, b.type) for a, b in leaves]

@@ -65,3 +65,26 @@ def test_bad_slices_are_refused_where_written(fn, message):
     with pytest.raises(pyad.PyadTypeError, match=message) as info:
         pyad.jit_grad(fn)(np.ones(4))
     assert "test_slice_objects.py" in str(info.value)
+
+
+def none_on_one_path(x):
+    if x[0] > 0.0:
+        sl = slice(1, None)
+    else:
+        sl = slice(0, 2)
+    return np.sum(x[sl])
+
+
+def bounds_on_both_paths(x):
+    if x[0] > 0.0:
+        sl = slice(1, len(x))
+    else:
+        sl = slice(0, 2)
+    return np.sum(x[sl] ** 2)
+
+
+def test_a_slice_merged_from_two_paths():
+    with pytest.raises(pyad.PyadTypeError, match="bounds are None on one path"):
+        pyad.jit_grad(none_on_one_path)(np.ones(4))
+    check_against_python(bounds_on_both_paths, np.linspace(0.5, 1.7, 6))
+    check_against_python(bounds_on_both_paths, np.linspace(-0.5, 1.7, 6))
