@@ -164,8 +164,9 @@ class Sorting:
         `right` if given. At a knot the gradient is the slope of the segment to its right.
         The segment's formula is also computed where it is not taken, with `x` moved to the
         segment's left end and a zero width replaced by 1, so that its (zero) gradient there
-        is never 0 * inf."""
-        self.lw.numpyfuncs.check(node, args, kw, (3,), ("left", "right"))
+        is never 0 * inf. With `period`, NumPy's rule: x and xp taken modulo |period|, xp
+        sorted (fp with it) and extended by one knot on each side (left, right ignored)."""
+        self.lw.numpyfuncs.check(node, args, kw, (3,), ("left", "right", "period"))
         xp, fp = (self._vector(v, n, "np.interp takes 1-D arrays xp and fp")
                   for v, n in zip(args[1:], node.args[1:]))
         ctx, arrays, ex = self.ctx, self.lw.arrays, self.lw.exprs
@@ -177,6 +178,16 @@ class Sorting:
             "ValueError", "array of sample points is empty"))
         ends = {k: ctx.convert(ex.scalar(ex.expr(kw[k]), kw[k]), F64) for k in ("left", "right")
                 if k in kw}
+        x = args[0]
+        if "period" in kw:
+            period = ctx.convert(ex.scalar(ex.expr(kw["period"]), kw["period"]), F64)
+            b.emit("raise_if", b.eq(period, b.const(0.0)), attrs=(
+                "ValueError", "period must be a non-zero value"))
+            p = b.emit("abs", period)
+            xp, fp, n = self._periodic(xp, fp, n, p)
+            x = self.lw.arrayops.elementwise(
+                lambda v: ctx.b.emit("mod", ctx.convert(v, F64), p), [x], node)
+            ends = {}
 
         def one(x: Var) -> Var:
             bb = ctx.b
@@ -196,7 +207,36 @@ class Sorting:
             mid = bb.add(fl, bb.mul(bb.fdiv(bb.sub(fh, fl), width), bb.sub(xin, xl)))
             return bb.select(below, ends.get("left", at(fp, zero)),
                              bb.select(above, ends.get("right", at(fp, last)), mid))
-        return self.lw.arrayops.elementwise(one, [args[0]], node)
+        return self.lw.arrayops.elementwise(one, [x], node)
+
+    def _periodic(self, xp: Var, fp: Var, n: Var, p: Var) -> tuple[Var, Var, Var]:
+        """NumPy's knots for the period `p` (> 0): xp mod p sorted, fp in that order, each
+        extended by the last knot one period down before the first and the first one
+        period up after the last; their count."""
+        b, arrays = self.ctx.b, self.lw.arrays
+        xm = arrays.new_array(F64, [n])
+        for_range(b, n, [], lambda bb, i, _: (bb.emit("store", xm, i, bb.emit(
+            "mod", self.ctx.convert(bb.emit("load", xp, i), F64), p)), [])[1])
+        order = self.order(xm, 0)
+        one = b.const(1, I64)
+        last = b.sub(n, one)
+        xe, fe = arrays.new_array(F64, [b.add(n, b.const(2, I64))]), \
+            arrays.new_array(F64, [b.add(n, b.const(2, I64))])
+
+        def put(bb, i, _):
+            with self.ctx.emitting(bb):
+                k = bb.emit("load", order, i)
+                bb.emit("store", xe, bb.add(i, one), bb.emit("load", xm, k))
+                bb.emit("store", fe, bb.add(i, one),
+                        self.ctx.convert(bb.emit("load", fp, k), F64))
+            return []
+        for_range(b, n, [], put)
+        first, end = b.emit("load", order, b.const(0, I64)), b.emit("load", order, last)
+        b.emit("store", xe, b.const(0, I64), b.sub(b.emit("load", xm, end), p))
+        b.emit("store", xe, b.add(n, one), b.add(b.emit("load", xm, first), p))
+        b.emit("store", fe, b.const(0, I64), self.ctx.convert(b.emit("load", fp, end), F64))
+        b.emit("store", fe, b.add(n, one), self.ctx.convert(b.emit("load", fp, first), F64))
+        return xe, fe, b.add(n, b.const(2, I64))
 
     # ------------------------------------------------------------------ quantiles
     def quantile(self, name: str, node: ast.Call, args: list, kw: dict):

@@ -1,5 +1,5 @@
 """np.median, np.percentile, np.quantile (over all elements, an int, negative or tuple axis,
-keepdims) and np.interp (x a number or an array; left/right): pyad/frontend/sorting.py. Each
+keepdims) and np.interp (x a number or an array; left/right; period): pyad/frontend/sorting.py. Each
 is checked by the harness against NumPy's value, central finite differences, the IR
 interpreter and the pullback, on inputs of odd and even length, size 1, non-contiguous
 layouts, and with the interpolation landing between elements (ties would make the
@@ -118,6 +118,28 @@ def test_interp_of_an_array_of_x(x):
     check_function(interp_ints, (x,))
 
 
+def interp_periodic(x, xp, fp):
+    return np.interp(x, xp, fp, period=360.0), np.interp(x * 0.01, xp * 0.01, fp,
+                                                          period=-1.5, left=9.0)
+
+
+def test_interp_with_a_period_takes_numpys_knots():
+    """NumPy's example (knots given unsorted, beyond one period), x between knots and on
+    them (check_function compares values bit for bit; gradients only off the knots)."""
+    xp = np.array([190.0, -190.0, 350.0, -350.0])
+    fp = np.array([5.0, 10.0, 3.0, 4.0])
+    on = np.array([-180.0, -170.0, -185.0, 185.0, -10.0, -5.0, 0.0, 365.0, 10.0, 5.0])
+    check_function(interp_periodic, (on, xp, fp), fd=False)
+    check_function(interp_periodic, (on + 0.25, xp, fp))
+    check_function(interp_periodic, (relayout(on + 0.5, "strided")[0], xp, fp))
+    with pytest.raises(ValueError, match="period must be a non-zero value"):
+        pyad.jit_grad(interp_zero_period)(on)
+
+
+def interp_zero_period(x):
+    return np.interp(x, x, x, period=0.0)
+
+
 def test_interp_with_one_knot_has_no_nan_gradient():
     """The segment formula is computed, not taken, where a zero-width segment would divide
     by zero: its zero gradient must not become nan."""
@@ -127,7 +149,7 @@ def test_interp_with_one_knot_has_no_nan_gradient():
 
 @pytest.mark.parametrize("src, message", [
     ("np.interp(x, x, x[0])", "np.interp takes 1-D arrays xp and fp"),
-    ("np.interp(x, x[0], x[0], period=2.0)", "unsupported keyword argument `period`"),
+    ("np.interp(x, x[0], x[0], scale=2.0)", "unsupported keyword argument `scale`"),
     ("np.median(x, axis=(0, 0))", "duplicate value in axis"),
     ("np.median(x, axis=2)", "axis 2 is out of bounds"),
     ("np.percentile(x, x)", "np.percentile: q must be one number"),
