@@ -25,7 +25,7 @@ from .context import Lazy, arith, unify
 from .exprs import CMPOPS
 from .functions import SPELLINGS, arity
 from .refusals import INSTEAD
-from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndim_of
+from ..ir.nodes import BOOL, F64, I64, Var, elem_type, is_array, ndim_of
 from .deferral import cheap
 from ..ir.loops import for_each, for_range, reduce_each
 

@@ -73,7 +73,7 @@ class Calculus:
         lz = self.lw.arrayops.lift(a)
         b = self.ctx.b
         n = lz.dims[k]
-        one, two = b.const(1, I64), b.const(2, I64)
+        one = b.const(1, I64)
         b.emit("raise_if", b.lt(n, b.const(order + 1, I64)), attrs=(
             "ValueError", "Shape of array too small to calculate a numerical gradient, at "
             "least (edge_order + 1) elements are required."))

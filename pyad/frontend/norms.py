@@ -101,7 +101,6 @@ class Norms:
 
     def _matrix_norm(self, x, order, axes, keepdims: bool, at: ast.AST, node: ast.Call):
         ops, ctx = self.lw.arrayops, self.ctx
-        b = ctx.b
         if order in (None, "fro"):
             return self._vector_norm(x, None, axes, keepdims, node)
         if order in (2, -2, "nuc"):

@@ -120,7 +120,7 @@ class Reductions:
             return F64
         elem = arith(elem)
         if init is not None and init.type == F64 and elem != F64:
-            raise self.ctx.error(node, f"a float initial= for a reduction of ints (NumPy "
+            raise self.ctx.error(node, "a float initial= for a reduction of ints (NumPy "
                                  "truncates it to the array's dtype)", cls=PyadTypeError,
                                  hint="give an int initial, or convert the array with "
                                  ".astype(float)")
