@@ -175,10 +175,24 @@ class ArrayOps:
             return self.elementwise(
                 lambda x, y: ctx.b.emit("fdiv", ctx.convert(x, F64), ctx.convert(y, F64)),
                 [a, b], node)
-        return self.elementwise(lambda x, y: self.lw.exprs.binop(op, x, y, node), [a, b], node)
+
+        def f(x, y):
+            if x.type == y.type == BOOL and isinstance(op, (ast.Add, ast.Mult, ast.Sub)):
+                # NumPy's bools: + is `or`, * is `and` (bools again), - an error
+                if isinstance(op, ast.Sub):
+                    raise ctx.error(node, "NumPy does not subtract bool arrays",
+                                    cls=PyadTypeError, hint="write `a ^ b` or "
+                                    "np.logical_xor(a, b), or convert with .astype(int)")
+                b = ctx.b
+                return b.select(x, x, y) if isinstance(op, ast.Add) else b.select(x, y, x)
+            return self.lw.exprs.binop(op, x, y, node)
+        return self.elementwise(f, [a, b], node)
 
     def unary(self, op: ast.unaryop, v, node: ast.AST) -> Lazy:
         ctx = self.ctx
+        if isinstance(op, ast.USub) and self.lift(v).elem == BOOL:
+            raise ctx.error(node, "NumPy does not negate bool arrays", cls=PyadTypeError,
+                            hint="write `~a` or np.logical_not(a)")
         if isinstance(op, ast.USub):
             return self.elementwise(lambda x: ctx.b.neg(ctx.convert(x, arith(x.type))),
                                     [v], node)
@@ -354,7 +368,8 @@ class ArrayOps:
                     "has no identity"))
             first = at([b.const(0, I64)] * len(rdims)) if init is None else \
                 self.ctx.convert(init, elem)
-            return reduce_each(b, rdims, [first], self._reducer(at, kind))[0]
+            step = self._reducer(at, f"numpy.{kind}imum", node)
+            return reduce_each(b, rdims, [first], step)[0]
 
         if not keep:
             return total([])
@@ -389,9 +404,13 @@ class ArrayOps:
         ops = self.lw.indexing.whole(self.lw.arrays.dims(r)[:pattern.count("s")])
         return b.emit("view", r, *ops, attrs=(pattern,))
 
-    def _reducer(self, at, op: str):
+    def _reducer(self, at, op: str, node: ast.AST | None = None):
+        """The step of a reduction by the op `op`, or by a NumPy spelling ("numpy.maximum":
+        a nan element makes the result nan)."""
         def body(bb, idx, acc):
             with self.ctx.emitting(bb):
+                if "." in op:
+                    return [self.lw.functions.apply(op, [acc[0], at(idx)], node)]
                 return [bb.emit(op, acc[0], at(idx))]
         return body
 

@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator, Union
 
 from ..ir.builder import Builder, NameGen
 from ..errors import PyadSyntaxError, PyadTypeError
-from ..ir.nodes import BOOL, F64, I64, Loc, Var, array_type, is_array
+from ..ir.nodes import BOOL, F64, I64, Loc, Stmt, Var, array_type, is_array
 from .recover import display_name, function_source
 from ..pytree import Record
 
@@ -36,6 +36,12 @@ def location_of(node: ast.AST) -> dict:
     """The location attributes of `node`, to give a node the compiler writes the same."""
     return {k: getattr(node, k) for k in ("lineno", "col_offset", "end_lineno",
                                            "end_col_offset") if hasattr(node, k)}
+
+
+def parameters(a: ast.arguments) -> list[ast.arg]:
+    """A def's named parameters in the order of `inspect.signature` (positional-only,
+    positional-or-keyword, keyword-only); *args and **kwargs are refused where calls bind."""
+    return a.posonlyargs + a.args + a.kwonlyargs
 
 
 def located(nodes: list, at: ast.AST) -> list:
@@ -250,6 +256,11 @@ class Context:
         #: filled the copy, the array it would view, how it was made and where
         self.shared_copies: dict[str, tuple[frozenset[int], Var, str, Loc]] = \
             parent.shared_copies if parent is not None else {}
+        #: arrays copied into a list of run-time length as its items (lists.appended): the
+        #: statement that copied each, the array and where (CPython's list holds the array
+        #: itself, so lower.py refuses a later write into it)
+        self.item_copies: list[tuple[Stmt, Var, Loc]] = \
+            parent.item_copies if parent is not None else []
         if fn.__closure__:
             self.closure = {name: cell.cell_contents for name, cell
                             in zip(fn.__code__.co_freevars, fn.__closure__)}

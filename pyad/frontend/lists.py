@@ -322,6 +322,7 @@ class Lists:
                     x = ctx.convert(bb.emit("load", v, *idx), elem)
                 bb.emit("store", out, n, *idx, x)
             for_each(b, vdims, put)
+            ctx.item_copies.append((b.stmts[-1], v, b.loc))
         else:
             b.emit("store", out, n, ctx.convert(v, elem))
         return DynList((out, b.add(n, b.const(1, I64))), lst.owner)

@@ -50,7 +50,7 @@ from .norms import Norms
 from .linalg import LinearAlgebra
 from .numpyfuncs import NumpyFunctions
 from .indexing import Indexing
-from .context import Context, DynList, PyList, Source, Value, location_of
+from .context import Context, DynList, PyList, Source, Value, location_of, parameters
 from .recover import display_name
 from .exprs import Expressions
 from .functions import Functions
@@ -148,7 +148,7 @@ class Lowering:
                             "parameters without defaults are supported")
         else:
             params = []
-            for arg, t in zip(a.args, self.arg_types):
+            for arg, t in zip(parameters(a), self.arg_types):
                 v = Var(ctx.names.fresh(arg.arg), t)
                 params.append(v)
                 ctx.env[arg.arg] = v
@@ -156,7 +156,7 @@ class Lowering:
         block = Block(tuple(params), tuple(ctx.b.stmts), tuple(pytree.leaves(self.result)))
         self.refuse_writes(block)
         # runtime errors name the file as located errors do (a notebook cell as `Cell In[3]`)
-        names = tuple(x.arg for x in a.args) if treedef is None else \
+        names = tuple(x.arg for x in parameters(a)) if treedef is None else \
             tuple(p.name for p in params)
         return Func(self.fdef.name, block, display_name(ctx.src.filename), names)
 
@@ -198,6 +198,17 @@ class Lowering:
                     f"`a`, pyad's result is a new array, so {seen} would differ from NumPy's",
                     cls=PyadTypeError, hint=f"copy explicitly, `{what}.copy()`, or do the "
                     "write before it")
+
+        found = sharing.written_after(block, [(s, v.name) for s, v, _ in ctx.item_copies])
+        if found is not None:
+            k, write = found
+            raise ctx.src.error_at(
+                write.loc, "cannot write into an array held by a list whose length is known "
+                f"at run time only (added to it at line {ctx.item_copies[k][2].line}): pyad's"
+                " list holds a copy, so the list would not see the write as CPython's does",
+                cls=PyadTypeError, hint="add a copy to the list (`l.append(a.copy())`) if "
+                "the list should keep the values of that moment, or do the write before "
+                "adding the array")
 
     def returned(self, v: Value) -> Value:
         """The compiled function's result: lists come back as lists (fixed length) or as

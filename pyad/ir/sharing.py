@@ -97,3 +97,27 @@ def conflicts(block: Block, copy: str, source: str, own: frozenset[int]) \
             if returned & read:
                 return w, None
     return None
+
+
+def written_after(block: Block, copies: list[tuple[Stmt, str]]) -> tuple[int, Op] | None:
+    """The first of `copies` (the statement that copied an array, the array's name) with a
+    write into that array, or an array sharing its memory, that may run after the copy:
+    (its index, the write); None if there is none. A holder of the array itself (a list, in
+    CPython) would see that write, a holder of the copy does not."""
+    order = _Order(block)
+    at = order.index
+    for k, (stmt, name) in enumerate(copies):
+        if id(stmt) not in at:   # lowered in a scratch builder that was dropped
+            continue
+        roots = order.pts.get(name, set())
+        for w in order.writes(roots, frozenset()):
+            made = order.defined.get(w.args[0].name)
+            if order.pts.get(w.args[0].name) == {w.args[0].name} and made is not None:
+                # a write into the array `made` allocated, the last time it ran: the copy
+                # saw that array only if it ran in between
+                later = at[id(made)] < at[id(stmt)] < at[id(w)]
+            else:
+                later = order.may_follow(stmt, w, roots)
+            if later:
+                return k, w
+    return None
