@@ -178,21 +178,14 @@ class ArrayOps:
 
         def f(x, y):
             if x.type == y.type == BOOL and isinstance(op, (ast.Add, ast.Mult, ast.Sub)):
-                # NumPy's bools: + is `or`, * is `and` (bools again), - an error
-                if isinstance(op, ast.Sub):
-                    raise ctx.error(node, "NumPy does not subtract bool arrays",
-                                    cls=PyadTypeError, hint="write `a ^ b` or "
-                                    "np.logical_xor(a, b), or convert with .astype(int)")
-                b = ctx.b
-                return b.select(x, x, y) if isinstance(op, ast.Add) else b.select(x, y, x)
+                return self.lw.logical.bool_operator(op, node, x, y)
             return self.lw.exprs.binop(op, x, y, node)
         return self.elementwise(f, [a, b], node)
 
     def unary(self, op: ast.unaryop, v, node: ast.AST) -> Lazy:
         ctx = self.ctx
         if isinstance(op, ast.USub) and self.lift(v).elem == BOOL:
-            raise ctx.error(node, "NumPy does not negate bool arrays", cls=PyadTypeError,
-                            hint="write `~a` or np.logical_not(a)")
+            self.lw.logical.bool_operator(op, node)
         if isinstance(op, ast.USub):
             return self.elementwise(lambda x: ctx.b.neg(ctx.convert(x, arith(x.type))),
                                     [v], node)
@@ -227,7 +220,7 @@ class ArrayOps:
             if len(args) == 1 and not kw:   # np.where(cond): np.nonzero(cond)
                 return self.lw.positions.nonzero("where", node, args[0])
             self._arity(name, node, args, 3, kw)
-            return self.where(args, node)
+            return self.lw.logical.where(args, node)
         if name in self.lw.logical.NAMES:
             return self.lw.logical.call(name, node, args, kw)
         if name in self.lw.composites.NAMES:
@@ -259,15 +252,6 @@ class ArrayOps:
         raise self.ctx.error(node.func, f"unsupported {spelled}",
                              hint=INSTEAD.get(name, "see docs/arrays.md for the supported "
                                                "array operations"))
-
-    def where(self, args: list, node: ast.Call) -> Lazy:
-        ctx = self.ctx
-
-        def w(c, x, y):
-            t = unify(x.type, y.type)
-            return ctx.b.select(self.lw.exprs.truth(c, node), ctx.convert(x, t),
-                                ctx.convert(y, t))
-        return self.elementwise(w, args, node)
 
     def _arity(self, name, node, args, n, kw) -> None:
         if kw:
@@ -405,8 +389,7 @@ class ArrayOps:
         return b.emit("view", r, *ops, attrs=(pattern,))
 
     def _reducer(self, at, op: str, node: ast.AST | None = None):
-        """The step of a reduction by the op `op`, or by a NumPy spelling ("numpy.maximum":
-        a nan element makes the result nan)."""
+        """A reduction's step: the op `op`, or a spelling ("numpy.maximum": nan wins)."""
         def body(bb, idx, acc):
             with self.ctx.emitting(bb):
                 if "." in op:
