@@ -175,10 +175,17 @@ class ArrayOps:
             return self.elementwise(
                 lambda x, y: ctx.b.emit("fdiv", ctx.convert(x, F64), ctx.convert(y, F64)),
                 [a, b], node)
-        return self.elementwise(lambda x, y: self.lw.exprs.binop(op, x, y, node), [a, b], node)
+
+        def f(x, y):
+            if x.type == y.type == BOOL and isinstance(op, (ast.Add, ast.Mult, ast.Sub)):
+                return self.lw.logical.bool_operator(op, node, x, y)
+            return self.lw.exprs.binop(op, x, y, node)
+        return self.elementwise(f, [a, b], node)
 
     def unary(self, op: ast.unaryop, v, node: ast.AST) -> Lazy:
         ctx = self.ctx
+        if isinstance(op, ast.USub) and self.lift(v).elem == BOOL:
+            self.lw.logical.bool_operator(op, node)
         if isinstance(op, ast.USub):
             return self.elementwise(lambda x: ctx.b.neg(ctx.convert(x, arith(x.type))),
                                     [v], node)
@@ -213,7 +220,7 @@ class ArrayOps:
             if len(args) == 1 and not kw:   # np.where(cond): np.nonzero(cond)
                 return self.lw.positions.nonzero("where", node, args[0])
             self._arity(name, node, args, 3, kw)
-            return self.where(args, node)
+            return self.lw.logical.where(args, node)
         if name in self.lw.logical.NAMES:
             return self.lw.logical.call(name, node, args, kw)
         if name in self.lw.composites.NAMES:
@@ -245,15 +252,6 @@ class ArrayOps:
         raise self.ctx.error(node.func, f"unsupported {spelled}",
                              hint=INSTEAD.get(name, "see docs/arrays.md for the supported "
                                                "array operations"))
-
-    def where(self, args: list, node: ast.Call) -> Lazy:
-        ctx = self.ctx
-
-        def w(c, x, y):
-            t = unify(x.type, y.type)
-            return ctx.b.select(self.lw.exprs.truth(c, node), ctx.convert(x, t),
-                                ctx.convert(y, t))
-        return self.elementwise(w, args, node)
 
     def _arity(self, name, node, args, n, kw) -> None:
         if kw:
@@ -354,7 +352,8 @@ class ArrayOps:
                     "has no identity"))
             first = at([b.const(0, I64)] * len(rdims)) if init is None else \
                 self.ctx.convert(init, elem)
-            return reduce_each(b, rdims, [first], self._reducer(at, kind))[0]
+            step = self._reducer(at, f"numpy.{kind}imum", node)
+            return reduce_each(b, rdims, [first], step)[0]
 
         if not keep:
             return total([])
@@ -389,9 +388,12 @@ class ArrayOps:
         ops = self.lw.indexing.whole(self.lw.arrays.dims(r)[:pattern.count("s")])
         return b.emit("view", r, *ops, attrs=(pattern,))
 
-    def _reducer(self, at, op: str):
+    def _reducer(self, at, op: str, node: ast.AST | None = None):
+        """A reduction's step: the op `op`, or a spelling ("numpy.maximum": nan wins)."""
         def body(bb, idx, acc):
             with self.ctx.emitting(bb):
+                if "." in op:
+                    return [self.lw.functions.apply(op, [acc[0], at(idx)], node)]
                 return [bb.emit(op, acc[0], at(idx))]
         return body
 

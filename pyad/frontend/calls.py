@@ -29,7 +29,7 @@ from .. import pytree
 from ..custom import CustomVJP, stop_gradient
 from .custom import Rule
 from ..errors import PyadSyntaxError, PyadTypeError
-from .context import Static
+from .context import Static, parameters
 from ..ir.nodes import F64, Block, Func, Var, is_array
 from .recursion import recursive_call
 
@@ -128,7 +128,7 @@ class CallLowering:
         if len(chain) >= MAX_INLINE_DEPTH:
             raise self.ctx.error(node, f"calls nested more than {MAX_INLINE_DEPTH} deep")
         sub = self.child(callee, name, node)
-        for arg, v in zip(sub.fdef.args.args, values):
+        for arg, v in zip(parameters(sub.fdef.args), values):
             sub.ctx.env[arg.arg] = self.lw.arrayops.materialize(v)
         return sub.body()
 

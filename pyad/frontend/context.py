@@ -38,6 +38,12 @@ def location_of(node: ast.AST) -> dict:
                                            "end_col_offset") if hasattr(node, k)}
 
 
+def parameters(a: ast.arguments) -> list[ast.arg]:
+    """A def's named parameters in the order of `inspect.signature` (positional-only,
+    positional-or-keyword, keyword-only); *args and **kwargs are refused where calls bind."""
+    return a.posonlyargs + a.args + a.kwonlyargs
+
+
 def located(nodes: list, at: ast.AST) -> list:
     """`nodes` (written by the compiler) located at `at` wherever they have no location."""
     for top in nodes:

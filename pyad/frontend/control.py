@@ -293,6 +293,16 @@ class Statements:
             raise self.ctx.unsupported(node.target)
         ex = self.lw.exprs
         current = ex.name(node.target)
+        if is_list(current) and isinstance(node.op, (ast.Add, ast.Mult)):
+            # list.__iadd__ is extend, __imul__ repeats in place: every holder sees it
+            lists = self.lw.lists
+            lists.check_owner(current, node)
+            other = self.lw.arrayops.materialize(ex.expr(node.value))
+            if isinstance(node.op, ast.Add):
+                lists.extend(current, other, node)
+            else:
+                lists.rebind(current, ex.binop(node.op, current, other, node))
+            return
         mark = self.mark()
         new = ex.binop(node.op, current, ex.expr(node.value), node)
         if isinstance(current, Var) and is_array(current.type):

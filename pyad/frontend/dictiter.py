@@ -6,9 +6,9 @@ A dict's keys are known when compiling (records.py), so such a loop is unrolled:
 lowered once per key, with the loop variable replaced by the key itself (a string constant,
 which is what `p[k]` needs). Keys come in sorted order, the order of the dict's fields (as
 `jax.tree_util` orders them); CPython's order is the order of insertion, so results that
-depend on the order (a sum of the values) may differ in the last bits when the keys were not
-inserted sorted. The body of such a loop may not `break`, `continue` or assign the loop
-variable.
+depend on the order differ when the keys were not inserted sorted (a sum of the values in
+its last bits, `s = 2 * s + v` entirely; README). The body of such a loop may not `break`,
+`continue` or assign the loop variable.
 """
 from __future__ import annotations
 

@@ -36,6 +36,8 @@ _MODULES = {"math": math, "builtins": builtins}
 #:             stay ints
 #:   fold      2 or more arguments, promoted together, folded left:
 #:             min(a, b, c) = min(min(a, b), c)
+#:   nan_arith as arith, and a nan argument gives nan (NumPy's maximum and minimum; the
+#:             op alone is Python's max and min, which depend on the order of a nan)
 #:   hypot     1 or more float arguments folded left; one argument gives abs
 #:   log_base  math.log(x) or math.log(x, base) = log(x) / log(base)
 #:   to_int    the op's float result converted to int (math.floor of an int is that int)
@@ -44,7 +46,7 @@ _MODULES = {"math": math, "builtins": builtins}
 SPELLING_FORMS: dict[str, str] = {
     "builtins.abs": "arith", "numpy.abs": "arith", "numpy.absolute": "arith",
     "builtins.min": "fold", "builtins.max": "fold",
-    "numpy.minimum": "arith", "numpy.maximum": "arith",
+    "numpy.minimum": "nan_arith", "numpy.maximum": "nan_arith",
     "math.hypot": "hypot",
     "math.log": "log_base",
     "math.floor": "to_int", "math.ceil": "to_int",
@@ -379,7 +381,7 @@ class Functions:
         match spelling_form(spelling):
             case "float":
                 return b.emit(row.name, *(convert(a, F64) for a in args))
-            case "arith" | "fold":
+            case "arith" | "fold" | "nan_arith":
                 t = arith(args[0].type)
                 for a in args[1:]:
                     t = unify(t, arith(a.type))
@@ -387,7 +389,10 @@ class Functions:
                 if len(args) == 1:
                     return b.emit(row.name, acc)
                 for a in args[1:]:
-                    acc = b.emit(row.name, acc, convert(a, t))
+                    a = convert(a, t)
+                    acc = b.emit(row.name, acc, a)
+                    if t == F64 and spelling_form(spelling) == "nan_arith":
+                        acc = b.select(b.ne(a, a), a, acc)   # op(nan, a) is nan already
                 return acc
             case "hypot":
                 acc = convert(args[0], F64)

@@ -40,8 +40,8 @@ def is_list(v: Any) -> bool:
 
 
 def mutated_lists(stmts: list[ast.stmt]) -> set[str]:
-    """Names that `stmts` may mutate as lists: receivers of append/extend/pop and targets of
-    item assignments (`l[i] = v`, `l[i] += v`)."""
+    """Names that `stmts` may mutate as lists: receivers of append/extend/pop, targets of
+    item assignments (`l[i] = v`, `l[i] += v`) and of `l += v`, `l *= n` (in place)."""
     out: set[str] = set()
     for s in stmts:
         for node in ast.walk(s):
@@ -51,6 +51,9 @@ def mutated_lists(stmts: list[ast.stmt]) -> set[str]:
             elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) \
                     and isinstance(node.value, ast.Name):
                 out.add(node.value.id)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
+                    and isinstance(node.op, (ast.Add, ast.Mult)):
+                out.add(node.target.id)
     return out
 
 

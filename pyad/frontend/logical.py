@@ -14,7 +14,7 @@ import math
 
 from ..errors import PyadTypeError
 from ..ir.nodes import BOOL, F64, I64, Var
-from .context import Lazy
+from .context import Lazy, unify
 
 
 #: elementwise functions of one float, written with other ops (`simple`)
@@ -72,6 +72,28 @@ class Logical:
         if name == "logical_xor":
             return ops.elementwise(lambda x, y: b().ne(truth(x), truth(y)), args, node)
         return ops.elementwise(lambda x: self.predicate(name, x), args, node)
+
+    def where(self, args: list, node: ast.Call) -> Lazy:
+        """np.where(cond, x, y), elementwise and broadcast."""
+        ctx = self.ctx
+
+        def w(c, x, y):
+            t = unify(x.type, y.type)
+            return ctx.b.select(self.lw.exprs.truth(c, node), ctx.convert(x, t),
+                                ctx.convert(y, t))
+        return self.lw.arrayops.elementwise(w, args, node)
+
+    def bool_operator(self, op: ast.AST, node: ast.AST, x: Var | None = None,
+                      y: Var | None = None) -> Var:
+        """NumPy's arithmetic of two bools of arrays: `+` is `or`, `*` is `and` (bools
+        again); NumPy raises for `-` (of two, or of one), so it is refused."""
+        if isinstance(op, (ast.Sub, ast.USub)):
+            what = "subtract" if isinstance(op, ast.Sub) else "negate"
+            raise self.ctx.error(node, f"NumPy does not {what} bool arrays", cls=PyadTypeError,
+                                 hint="write `a ^ b` (np.logical_xor) or `~a` "
+                                 "(np.logical_not), or convert with .astype(int)")
+        b = self.ctx.b
+        return b.select(x, x, y) if isinstance(op, ast.Add) else b.select(x, y, x)
 
     def simple(self, name: str, x: Var) -> Var:
         """One of _SIMPLE of the number x (a float)."""

@@ -187,10 +187,31 @@ class Loops:
         stored = assigned(spec.body + targets)
         stored |= {n for n in mutated_lists(spec.body) if is_list(self.ctx.env.get(n)) or (
             isinstance(self.ctx.env.get(n), pytree.Record) and self.ctx.env[n].kind == "dict")}
+        self.refuse_other_holders(spec, stored)
         names = stored | (found - {CONT}) | ({RETVAL} if RET in found else set())
         if spec.counter:
             names.add(spec.counter[0])
         return names, stored
+
+    def refuse_other_holders(self, spec: LoopSpec, stored: set[str]) -> None:
+        """A list the loop changes (`l.append(v)`, `l += [v]`, `l[i] = v`) that another name
+        also holds (`m = l`, `h = (l, 1.0)`) and the function reads: CPython's other name
+        sees the change, pyad's loop carries `l` only, so it is refused."""
+        env = self.ctx.env
+        lists = {n: env[n] for n in mutated_lists(spec.body)
+                 if is_list(env.get(n)) and not n.startswith(".")}  # not extend's own loop
+        if not lists:
+            return
+        read = {n.id for n in ast.walk(self.ctx.src.tree) if isinstance(n, ast.Name)
+                and isinstance(n.ctx, ast.Load)}
+        for other in sorted(read - stored):
+            held = next((n for n, l in lists.items() if _holds(env.get(other), l)), None)
+            if held is not None:
+                raise self.ctx.error(spec.node, f"this loop changes the list `{held}`, which "
+                                     f"`{other}` also holds: CPython's `{other}` would see "
+                                     "the change, pyad's would not", cls=PyadTypeError,
+                                     hint=f"read the list through `{held}` after the loop, "
+                                     f"or rebind `{other}` after it")
 
     def widen(self, spec: LoopSpec, carried: Carried) -> Carried:
         """Loop-type widening (step 2 of the module docstring): the fixed point of
@@ -342,3 +363,14 @@ def names_read_outside(tree: ast.AST, loop: ast.stmt) -> set[str]:
     inside = {id(n) for n in ast.walk(loop)}
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
             and isinstance(n.ctx, ast.Load) and id(n) not in inside}
+
+
+def _holds(v, lst) -> bool:
+    """Whether the value `v` is, or holds at any depth, the list `lst` (by identity: another
+    name for CPython's one list object)."""
+    if v is lst:
+        return True
+    if isinstance(v, pytree.Record):
+        return any(_holds(c, lst) for c in v.children)
+    return isinstance(v, tuple) and not isinstance(v, DynList) and \
+        any(_holds(c, lst) for c in v)

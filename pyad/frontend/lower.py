@@ -50,7 +50,8 @@ from .norms import Norms
 from .linalg import LinearAlgebra
 from .numpyfuncs import NumpyFunctions
 from .indexing import Indexing
-from .context import APPENDED, Context, DynList, PyList, Source, Value, location_of
+from .context import APPENDED, Context, DynList, PyList, Source, Value, location_of, \
+    parameters
 from .recover import display_name
 from .exprs import Expressions
 from .functions import Functions
@@ -148,7 +149,7 @@ class Lowering:
                             "parameters without defaults are supported")
         else:
             params = []
-            for arg, t in zip(a.args, self.arg_types):
+            for arg, t in zip(parameters(a), self.arg_types):
                 v = Var(ctx.names.fresh(arg.arg), t)
                 params.append(v)
                 ctx.env[arg.arg] = v
@@ -156,7 +157,7 @@ class Lowering:
         block = Block(tuple(params), tuple(ctx.b.stmts), tuple(pytree.leaves(self.result)))
         self.refuse_writes(block)
         # runtime errors name the file as located errors do (a notebook cell as `Cell In[3]`)
-        names = tuple(x.arg for x in a.args) if treedef is None else \
+        names = tuple(x.arg for x in parameters(a)) if treedef is None else \
             tuple(p.name for p in params)
         return Func(self.fdef.name, block, display_name(ctx.src.filename), names)
 

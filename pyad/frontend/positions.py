@@ -12,7 +12,7 @@ import ast
 
 from ..errors import PyadTypeError
 from ..ir.loops import for_range, reduce_each
-from ..ir.nodes import BOOL, I64, Var, elem_type, ndim_of
+from ..ir.nodes import BOOL, F64, I64, Var, elem_type, ndim_of
 from .context import Lazy
 
 
@@ -64,6 +64,9 @@ class Positions:
                 with self.ctx.emitting(b2):
                     v = at(i)
                 better = b2.lt(v, acc[0]) if smaller else b2.gt(v, acc[0])
+                if v.type == F64:   # NumPy's: the first nan, if there is one
+                    better = b2.select(b2.ne(acc[0], acc[0]), b2.const(False, BOOL),
+                                       b2.select(b2.ne(v, v), b2.const(True, BOOL), better))
                 return [b2.select(better, v, acc[0]), b2.select(better, i, acc[1])]
             return for_range(bb, n, [first, bb.const(0, I64)], step, lo=bb.const(1, I64))[1]
         if axis is None:

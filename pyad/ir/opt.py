@@ -245,7 +245,9 @@ def _cse(block: Block, known: dict, merged: dict[str, Var]) -> Block:
             body.append(While(s.outs, inits, cond, loop_body, s.loc, rename_note(s.note, r)))
             continue
         s = Op(s.outs, s.op, tuple(map(r, s.args)), s.attrs, s.loc)
-        key = (s.op, tuple(a.name for a in s.args), s.attrs, tuple(o.type for o in s.outs))
+        # attributes by repr: 0.0 == -0.0 (and 1 == 1.0 == True), but they are not one constant
+        key = (s.op, tuple(a.name for a in s.args), tuple(map(repr, s.attrs)),
+               tuple(o.type for o in s.outs))
         if clobbers(s):
             forget_loads()
         if s.op != "load" and (OPS[s.op].effect or OPS[s.op].memory or len(s.outs) != 1):

@@ -115,3 +115,4 @@ def conflicts(order: Order, copy: str, source: str, own: frozenset[int],
             if returned & read:
                 return w, None
     return None
+
