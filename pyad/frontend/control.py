@@ -20,8 +20,8 @@ import ast
 from .. import pytree
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
-from . import dictstate, raising, records
-from .context import Compound, DynList, PyList, SliceVal, Undefined, is_value, location_of, unify
+from . import dictstate, itemstore, raising, records
+from .context import Compound, PyList, SliceVal, Undefined, is_value, location_of, unify
 from .lists import is_list
 from .closures import is_function
 from .context import Lazy
@@ -253,41 +253,9 @@ class Statements:
         left = flags[0] if len(flags) == 1 else ctx.b.select(flags[0], flags[0], flags[1])
         self.if_region(ctx.b.emit("not", left), node.orelse, [], node.orelse[0])
 
-    def container(self, target: ast.Subscript):
-        """What `target` assigns into when it is a list or a dict: the value of `l` in
-        `l[i] = v`, of `rows[0]` in `rows[0][j] = v` (a list held by a list, tuple or dict;
-        storing into it updates its holders: lists.rebind); None for an array."""
-        root = target.value
-        while isinstance(root, ast.Subscript):
-            root = root.value
-        held = self.ctx.env.get(root.id) if isinstance(root, ast.Name) else None
-        if isinstance(target.value, ast.Name):
-            return held
-        if not isinstance(held, (tuple, pytree.Record)) or isinstance(held, DynList):
-            return None   # an array's element, or a row of a run-time list (read as a copy)
-        inner = self.lw.exprs.expr(target.value)
-        return inner if is_list(inner) else None
-
     def aug_assign(self, node: ast.AugAssign) -> None:
         if isinstance(node.target, ast.Subscript):
-            t = node.target
-            base = self.container(t)
-            is_dict = isinstance(base, pytree.Record) and base.kind == "dict" \
-                and isinstance(t.value, ast.Name)
-            if is_dict or is_list(base):   # d['k'] += v, l[i] += v: read, add, store
-                ex = self.lw.exprs
-                current = ex.expr(ast.Subscript(t.value, t.slice, ast.Load(), **location_of(t)))
-                new = ex.binop(node.op, current, ex.expr(node.value), node)
-                if isinstance(current, Var) and is_array(current.type):
-                    # an array item is updated in place, as ndarray.__iadd__ does: every
-                    # other name for it (a view, another entry) sees the new values
-                    self.lw.arrayops.assign_into(current, new, node)
-                elif is_dict:
-                    self.ctx.env[t.value.id] = dictstate.assign_item(self.lw, base, t, new)
-                else:
-                    self.lw.lists.store(base, t, new)
-            else:
-                self.lw.arrays.aug_store(node)
+            itemstore.aug_store(self.lw, node)
             return
         if not isinstance(node.target, ast.Name):
             raise self.ctx.unsupported(node.target)
@@ -339,13 +307,7 @@ class Statements:
             for t, v in zip(target.elts, value):
                 self.assign(t, v, mark)
         elif isinstance(target, ast.Subscript):
-            base = self.container(target)
-            if is_list(base):
-                self.lw.lists.store(base, target, value)
-            elif isinstance(base, pytree.Record) and base.kind == "dict":
-                ctx.env[target.value.id] = dictstate.assign_item(self.lw, base, target, value)
-            else:
-                self.lw.arrays.store(target, value)
+            itemstore.store(self.lw, target, value)
         else:
             raise ctx.unsupported(target, "assignment target")
 
