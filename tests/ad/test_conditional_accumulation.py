@@ -10,6 +10,8 @@ import math
 import numpy as np
 import pytest
 
+from bench.spellings.w4 import all_pairs_scratch
+
 from ..gradients import check_against_python
 
 def masked_sum(x, w):
@@ -64,23 +66,10 @@ def cond_reads(x, w):
     return s
 
 
-def pairs_scratch(pos, m):
-    """The W4 all-pairs spelling: the difference in a 3-vector scratch array under the
-    branch. The array becomes three scalars (scalarize), which the loops would carry from
-    trip to trip were they not dropped as dead (opt.dead_carried)."""
-    n = pos.shape[0]
-    dv = np.zeros(3)
-    e = 0.0
-    for i in range(n):
-        for j in range(n):
-            if i != j:
-                for c in range(3):
-                    dv[c] = pos[i, c] - pos[j, c]
-                r2 = 0.01
-                for c in range(3):
-                    r2 += dv[c] * dv[c]
-                e -= 0.5 * m[i] * m[j] / math.sqrt(r2)
-    return e
+# The W4 all-pairs spelling (bench/spellings/w4.py): the difference in a 3-vector scratch
+# array under the branch. The array becomes three scalars (scalarize), which the loops would
+# carry from trip to trip were they not dropped as dead (opt.dead_carried).
+pairs_scratch = all_pairs_scratch
 
 
 def flips(x, w):
