@@ -20,6 +20,7 @@
  * (__builtin_cpu_supports), so the library stays built for the baseline ISA and
  * self-contained; other compilers and CPUs get the portable C path. */
 #include "pyad_rt.h"
+#include "pyad_pool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -213,10 +214,9 @@ static int32_t gemm(const pyad_mat *a, const pyad_mat *b, pyad_mat *c, micro_fn 
     int64_t b_size = round_up(min64(n, NC), NR) * kc_max;
     double small[SMALL];
     double *buf = small;
-    if (a_size + b_size > SMALL) {
-        buf = malloc((size_t)(a_size + b_size) * sizeof(double));
-        if (!buf) return PYAD_ERR_MEMORY;
-    }
+    size_t cap = (size_t)(a_size + b_size) * sizeof(double);
+    if (a_size + b_size > SMALL && !(buf = pyad_pool_take(cap, &cap)) && !(buf = malloc(cap)))
+        return PYAD_ERR_MEMORY;
     double *ap = buf, *bp = buf + a_size;
     double tile[MR * NR];
     int64_t cs0 = c->strides[0], cs1 = c->strides[1];
@@ -248,7 +248,7 @@ static int32_t gemm(const pyad_mat *a, const pyad_mat *b, pyad_mat *c, micro_fn 
             }
         }
     }
-    if (buf != small) free(buf);
+    if (buf != small) pyad_pool_give(buf, cap);
     return PYAD_OK;
 }
 

@@ -1,5 +1,6 @@
 /* pyad_rt.c: implementation of the pyad C runtime (see pyad_rt.h for the contract). */
 #include "pyad_rt.h"
+#include "pyad_pool.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +31,16 @@ int32_t pyad_tape_grow(pyad_ctx *ctx, size_t need) {
         want *= 2;
     }
     if (want <= cap) return PYAD_OK;
+    if (!ctx->tape_base) { /* the thread's last tape, if it is large enough */
+        size_t got = 0;
+        p = pyad_pool_take_tape(&got);
+        if (p && got >= used + need) {
+            ctx->tape_base = ctx->tape_top = p;
+            ctx->tape_end = p + got;
+            return PYAD_OK;
+        }
+        pyad_pool_give_tape(p, got);
+    }
     p = realloc(ctx->tape_base, want);
     if (!p) return pyad_set_error(ctx, PYAD_ERR_MEMORY, 0, "out of memory growing the AD tape");
     ctx->tape_base = p;
@@ -56,7 +67,7 @@ int32_t pyad_tape_copy_from_pullback(pyad_ctx *ctx, const void *pb) {
 }
 
 void pyad_tape_release(pyad_ctx *ctx) {
-    free(ctx->tape_base);
+    pyad_pool_give_tape(ctx->tape_base, (size_t)(ctx->tape_end - ctx->tape_base));
     ctx->tape_base = ctx->tape_top = ctx->tape_end = NULL;
 }
 
@@ -72,17 +83,23 @@ int32_t pyad_index_error(pyad_ctx *ctx, int32_t line, int64_t index, int64_t axi
 /* An arena block: this header, then the array's bytes. */
 typedef struct arena_block {
     struct arena_block *next;
-    size_t bytes;
+    size_t bytes;   /* the array's bytes */
+    size_t cap;     /* the block's, header included (pyad_pool_give) */
     int32_t shadow;
     int32_t pad_;
-    int64_t align_;
 } arena_block;
 
 void *pyad_alloc(pyad_ctx *ctx, size_t bytes, int32_t shadow) {
     arena_block *blk;
+    size_t cap;
     if (bytes > SIZE_MAX - sizeof(arena_block)) return NULL;
-    blk = calloc(1, sizeof(arena_block) + bytes);
-    if (!blk) return NULL;
+    cap = sizeof(arena_block) + bytes;
+    blk = pyad_pool_take(cap, &cap);
+    if (blk)
+        memset(blk, 0, sizeof(arena_block) + bytes);
+    else if (!(blk = calloc(1, cap)))
+        return NULL;
+    blk->cap = cap;
     blk->next = ctx->arena;
     blk->bytes = bytes;
     blk->shadow = shadow;
@@ -94,7 +111,7 @@ static void arena_free(void *arena) {
     arena_block *blk = arena;
     while (blk) {
         arena_block *next = blk->next;
-        free(blk);
+        pyad_pool_give(blk, blk->cap);
         blk = next;
     }
 }
@@ -144,8 +161,9 @@ void *pyad_pullback_alloc(size_t size) {
 
 void pyad_pullback_free(void *pb) {
     if (pb) {
-        free(((pyad_pullback_header *)pb)->tape_base);
-        arena_free(((pyad_pullback_header *)pb)->arena);
+        pyad_pullback_header *h = pb;
+        pyad_pool_give_tape(h->tape_base, (size_t)(h->tape_end - h->tape_base));
+        arena_free(h->arena);
     }
     free(pb);
 }

@@ -3,7 +3,8 @@
  * The runtime holds what generated code cannot keep in registers: the per-call context
  * (error channel), pullback structs that carry saved values from a forward sweep to a
  * later backward sweep, and (later) the tape. There is no global state: everything goes
- * through an explicit pyad_ctx pointer that the caller owns (usually on its stack).
+ * through an explicit pyad_ctx pointer that the caller owns (usually on its stack), except a
+ * per-thread cache of released large buffers that the next call reuses (pyad_pool.c).
  * Allocation failure is reported as an error code, never by aborting.
  */
 #ifndef PYAD_RT_H

@@ -107,6 +107,33 @@ static void test_tape(void) {
     pyad_tape_release(&ctx);
 }
 
+/* Large arena blocks and tapes of a finished call are reused by the thread's next call
+ * (pyad_pool.c), zeroed again; small ones go back to malloc. */
+static void test_buffers_are_reused(void) {
+    enum { N = 100000 };
+    pyad_ctx ctx;
+    pyad_ctx_init(&ctx);
+    unsigned char *a = pyad_alloc(&ctx, N, 0);
+    CHECK(a != NULL);
+    if (!a) return;
+    memset(a, 0xFF, N);
+    CHECK(pyad_tape_grow(&ctx, (size_t)1 << 20) == PYAD_OK);
+    char *tape = ctx.tape_base;
+    pyad_ctx_release(&ctx);
+    CHECK(ctx.arena == NULL && ctx.tape_base == NULL);
+    unsigned char *b = pyad_alloc(&ctx, N - 8, 1);
+    CHECK(b == a);
+    size_t nonzero = 0;
+    for (size_t i = 0; b && i < N - 8; ++i) nonzero += b[i] != 0;
+    CHECK(nonzero == 0);
+    CHECK(pyad_tape_grow(&ctx, 8) == PYAD_OK);
+    CHECK(ctx.tape_base == tape && ctx.tape_end - ctx.tape_base >= (ptrdiff_t)1 << 20);
+    /* a block far smaller than the cached one does not take it */
+    unsigned char *c = pyad_alloc(&ctx, N / 4, 0);
+    CHECK(c != NULL && c != a);
+    pyad_ctx_release(&ctx);
+}
+
 /* A row-major n x m matrix descriptor over `data`. */
 static pyad_mat mat(double *data, int64_t n, int64_t m) {
     pyad_mat a = {data, {n, m}, {m, 1}};
@@ -147,6 +174,7 @@ int main(void) {
     test_set_error_first_wins();
     test_pullback_alloc();
     test_tape();
+    test_buffers_are_reused();
     test_linalg();
     test_version();
     if (failures) {

@@ -229,7 +229,7 @@ def render(lib: str, entries: list[Entry], *, source: str, command: str) -> str:
         w(" * - The _vmap functions (pyad compile --vmap) run a batch of items on native threads;")
         w(" *   each item is independent, computed as the non-batched function computes it.")
     w(" * - No Python at run time; link with -l" + lib + " (shared) or lib" + lib
-      + ".a -lm" + (" -pthread" if batched else "") + " (static).")
+      + ".a -lm -pthread (static).")
     w(" */")
     w(f"#ifndef {guard}")
     w(f"#define {guard}")
