@@ -20,6 +20,7 @@ from .ir.scalarize import scalarize
 from .ir.shapes import fold_known
 from .ir.nodes import F64, Func, Op, callees_of, walk
 from .ir.verify import verify
+from .ir.versioning import version_loops
 
 
 def primal_ir(fn: types.FunctionType, sig: tuple[str, ...], treedef=None,
@@ -38,9 +39,10 @@ def primal_ir(fn: types.FunctionType, sig: tuple[str, ...], treedef=None,
 
 def native(func: Func, timings: Timings | None = None) -> Func:
     """What codegen compiles: whole-array primitives turned into element loops (after AD,
-    which differentiates them at the array level)."""
+    which differentiates them at the array level), and loops whose indices depend on
+    broadcasting versioned for the case that nothing broadcasts."""
     with phase(timings, "IR optimization"):
-        return verify(opt.dce(expand(func)))
+        return verify(version_loops(opt.dce(expand(func))))
 
 
 def simplify(func: Func) -> Func:

@@ -7,6 +7,9 @@ reads, how it gets it back.
 - recomputed:  results of a few cheap ops (ops.CHEAP) over values still available, loads of
                memory nothing writes afterwards (memory.final_loads) included; the ones that
                read a refilled array run after the fills;
+- re-read:     values the trip stored into an element nothing writes afterwards
+               (memory.final_stores): loaded back from it, like `t = tanh(z[i, j])` stored
+               into `h[i, j]`;
 - rebuilt:     loop counters that step by a fixed amount: init + (trip - 1) * step;
 - taped:       everything else, pushed at the end of each forward trip and popped in reverse.
 
@@ -32,6 +35,7 @@ class LoopPlan:
     fills: tuple[While, ...]
     consts: tuple[Op, ...]
     recomputed: tuple[Op, ...]          # in body order
+    reloaded: frozenset[str]            # recomputed values loaded back from their store
     after_fills: frozenset[str]         # recomputed values that read a refilled array
     counters: tuple[tuple[Var, Var | int, Var], ...]  # (counter, step, init)
     taped: tuple[Var, ...]
@@ -56,8 +60,12 @@ class LoopPlan:
             fills = ", ".join(f"loop at line {f.loc.line}" if f.loc else "loop"
                               for f in self.fills)
             pieces.append(f"\n  re-run first: {fills}")
-        if self.recomputed:
-            line("recomputed", [o.outs[0] for o in self.recomputed])
+        again = [o.outs[0] for o in self.recomputed if o.outs[0].name not in self.reloaded]
+        if again:
+            line("recomputed", again)
+        if self.reloaded:
+            line("re-read from memory",
+                 [o.outs[0] for o in self.recomputed if o.outs[0].name in self.reloaded])
         if self.counters:
             line("rebuilt from the trip number", [c for c, _, _ in self.counters])
         line("taped", list(self.taped))
@@ -69,16 +77,17 @@ class LoopPlan:
 
 
 def plan_loop(s: While, body: Block, rbody: Block, fills: list[While], late: set[str],
-              rereadable: set[str]) -> LoopPlan:
+              rereadable: set[str], stored: dict[str, Op]) -> LoopPlan:
     """The plan for loop `s` (its body `body` as the forward sweep runs it) given the
     reverse trip `rbody` written against the forward names; `late` are the loads that
-    become re-readable because `fills` re-run (they are in `rereadable`)."""
+    become re-readable because `fills` re-run (they are in `rereadable`); `stored`: the
+    values whose store the reverse sweep may load back (memory.final_stores)."""
     inner = {p.name for p in body.params} | {o.name for st in walk(body) for o in st.outs}
     needed = [v for v in free_vars(rbody) if v.name in inner]
     consts = {st.outs[0].name: st for st in _walk_ops(body) if st.op == "const" and st.outs}
     const_ops = tuple(consts[v.name] for v in needed if v.name in consts)
     rest = [v for v in needed if v.name not in consts]
-    ops, params_used = _recomputable(body, rest, inner, rereadable)
+    ops, params_used, reloaded = _recomputable(body, rest, inner, rereadable, stored)
     chosen = {st.outs[0].name for st in ops}
     taped = [v for v in rest if v.name not in chosen]
     taped += [p for p in body.params if p.name in params_used and p not in taped]
@@ -92,7 +101,7 @@ def plan_loop(s: While, body: Block, rbody: Block, fills: list[While], late: set
         if st.outs[0].name in after or any(a.name in after for a in st.args):
             after.add(st.outs[0].name)
     return LoopPlan(s.loc.line if s.loc else None, tuple(fills), const_ops, tuple(ops),
-                    frozenset(after & chosen), rebuilt, tuple(taped),
+                    reloaded, frozenset(after & chosen), rebuilt, tuple(taped),
                     range_bounds(s) is not None)
 
 
@@ -100,41 +109,61 @@ def _walk_ops(block: Block) -> list[Op]:
     return [st for st in walk(block) if isinstance(st, Op)]
 
 
-def _recomputable(body: Block, needed: list[Var], inner: set[str],
-                  rereadable: set[str]) -> tuple[list[Op], set[str]]:
+def _recomputable(body: Block, needed: list[Var], inner: set[str], rereadable: set[str],
+                  stored: dict[str, Op]) -> tuple[list[Op], set[str], frozenset[str]]:
     """The body ops to re-execute in the reverse trip instead of taping `needed` (results
-    of a few cheap ops over carried and outer values), in body order, and the carried
-    values (body params) they read, which go on the tape."""
+    of a few cheap ops over carried and outer values, and loads of stored values), in an
+    order where each comes after what it reads, and the carried values (body params) they
+    read, which go on the tape, and the names of the values loaded back from a store."""
     defs = {st.outs[0].name: st for st in body.body if isinstance(st, Op) and st.outs}
+    loads = {v: Op(st.args[-1:], "load", st.args[:-1], (), st.loc) for v, st in stored.items()
+             if v in defs and st in body.body}
     params = {p.name for p in body.params}
-    chosen: set[str] = set()
+    chosen: dict[str, Op] = {}
     used: set[str] = set()
-    memo: dict[tuple[str, int], bool] = {}
+    memo: dict[tuple[str, int], Op | None] = {}
 
-    def ok(name: str, d: int) -> bool:
-        if name not in inner or name in params:
-            return True
+    def how(name: str, d: int) -> Op | None:
+        """The op that brings `name` back within depth `d`, or None."""
         if (name, d) not in memo:
-            st = defs.get(name)
-            if st is None or st.op not in CHEAP or d == 0 and st.outs[0].type != I64:
-                memo[name, d] = False
-            elif st.op == "load" and st.outs[0].name not in rereadable:
-                memo[name, d] = False
-            else:
+            memo[name, d] = None
+            for st in (defs.get(name), loads.get(name)):
+                if st is None or st.op not in CHEAP or d == 0 and st.outs[0].type != I64:
+                    continue
+                if st.op == "load" and st is defs.get(name) and name not in rereadable:
+                    continue
                 nd = d if st.outs[0].type == I64 else d - 1
-                memo[name, d] = all(ok(a.name, nd) for a in st.args)
+                if all(ok(a.name, nd) for a in st.args):
+                    memo[name, d] = st
+                    break
         return memo[name, d]
 
-    def take(name: str) -> None:
+    def ok(name: str, d: int) -> bool:
+        return name not in inner or name in params or how(name, d) is not None
+
+    def take(name: str, d: int) -> None:
         if name in params:
             used.add(name)
         elif name in inner and name not in chosen:
-            chosen.add(name)
-            for a in defs[name].args:
-                take(a.name)
+            st = chosen[name] = how(name, d)
+            for a in st.args:
+                take(a.name, d if st.outs[0].type == I64 else d - 1)
 
     for v in needed:
         if v.name not in params and ok(v.name, MAX_RECOMPUTE_DEPTH):
-            take(v.name)
-    ops = [st for st in body.body if isinstance(st, Op) and st.outs and st.outs[0].name in chosen]
-    return ops, used
+            take(v.name, MAX_RECOMPUTE_DEPTH)
+    order = {st.outs[0].name: k for k, st in enumerate(body.body)
+             if isinstance(st, Op) and st.outs}
+    ops: list[Op] = []
+    placed: set[str] = set()
+
+    def place(name: str) -> None:
+        if name in chosen and name not in placed:
+            placed.add(name)
+            for a in chosen[name].args:
+                place(a.name)
+            ops.append(chosen[name])
+
+    for name in sorted(chosen, key=order.__getitem__):
+        place(name)
+    return ops, used, frozenset(n for n, st in chosen.items() if st is loads.get(n))

@@ -40,6 +40,7 @@ class Reverser:
     defs: dict[str, Op]          # every op of the augmented primal, by the names it defines
     rereadable: set[str]         # loads the reverse sweep may repeat (memory.final_loads)
     strong_zeros: bool = True    # a zero cotangent gives zero contributions (strongzero)
+    stored: dict[str, Op] = field(default_factory=dict)  # values it may load back (final_stores)
     known: dict[str, float] = field(default_factory=dict)  # cotangents known to be constants
     depth: int = 0               # loops around the statement being reversed
     subst: dict = field(default_factory=dict)  # id(stmt) -> its forward version

@@ -38,7 +38,7 @@ def reverse_taped(rv, s: While, act: list[int], cts: list, adj: dict[str, Var],
     late -= rv.rereadable
     rv.rereadable |= late
     trip = _reverse_trip(rv, s, act, fills)
-    plan = plan_loop(s, trip.forward, trip.block, fills, late, rv.rereadable)
+    plan = plan_loop(s, trip.forward, trip.block, fills, late, rv.rereadable, rv.stored)
     rv.rereadable -= late
     rbody, forward, pushes, copies = _follow(rv, s, plan, trip)
     rerun = None if rv.budget is None else analyse(

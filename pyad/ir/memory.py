@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from .nodes import Block, If, Op, Stmt, Var, While, blocks_of, is_array, walk
+from .loops import range_bounds
+from .nodes import Block, If, Op, Stmt, Var, While, blocks_of, elem_type, is_array, walk
 
 VIEW_OPS = frozenset({"row", "col", "slice", "transpose", "view"})
 WRITE_OPS = frozenset({"store", "accum", "addto"})
@@ -149,6 +150,74 @@ def final_loads(block: Block, classes: AliasClasses) -> set[str]:
 
     visit(block, set(), {})
     return final
+
+
+def final_stores(block: Block, classes: AliasClasses) -> dict[str, Op]:
+    """Stores `store a, i..., v` after which the element keeps `v` until the reverse sweep,
+    which may then load it instead of saving `v`: value name -> the store. Such a store
+    runs unconditionally in the body of the loops around it; each of those is a counted
+    loop (loops.range_bounds) whose counter is one of the store's indices, so no later trip
+    stores to the same element; `a` is made before the outermost of them; and no other
+    write into `a`'s alias class may run after it (a later statement, a later trip of a
+    loop around it)."""
+    writes: list[tuple[Op, tuple[While, ...]]] = []   # in program order
+    candidates: list[int] = []
+
+    def visit(blk: Block, loops: tuple[While, ...], top: bool) -> None:
+        for s in blk.body:
+            if isinstance(s, Op) and s.op in WRITE_OPS:
+                if s.op == "store" and top:
+                    candidates.append(len(writes))
+                writes.append((s, loops))
+            elif isinstance(s, If):
+                visit(s.then, loops, False)
+                visit(s.orelse, loops, False)
+            elif isinstance(s, While):
+                visit(s.cond, loops + (s,), False)
+                visit(s.body, loops + (s,), True)
+
+    visit(block, (), False)
+    defs = {o.name: st for st in walk(block) if isinstance(st, Op) for o in st.outs}
+    found: dict[str, Op] = {}
+    for k in candidates:
+        st, loops = writes[k]
+        a, v = st.args[0], st.args[-1]
+        if elem_type(a.type) != v.type or _made_in(a, loops[0]):
+            continue
+        idx = {i.name for i in st.args[1:-1]}
+        idx |= {defs[n].args[0].name for n in idx if n in defs and defs[n].op == "normidx"}
+        if not all(_counts_through(loop, idx, defs) for loop in loops):
+            continue
+        c, around = classes.find(a.name), {id(loop) for loop in loops}
+        if all(m < k and not around & {id(loop) for loop in t_loops}
+               for m, (t, t_loops) in enumerate(writes)
+               if m != k and classes.find(t.args[0].name) == c):
+            found.setdefault(v.name, st)
+    return found
+
+
+def _counts_through(loop: While, idx: set[str], defs: dict) -> bool:
+    """Whether `loop` is a counted loop whose counter is among the indices `idx`, which
+    hold each counter itself or its normidx (then the counter starts at a constant >= 0,
+    so that no two trips normalize to one element, as -1 and n - 1 would)."""
+    rb = range_bounds(loop)
+    if rb is None:
+        return False
+    counter, lo = loop.body.params[rb[0]].name, rb[1]
+    if counter in idx and all(defs[n].args[0].name != counter for n in idx
+                              if n in defs and defs[n].op == "normidx"):
+        return True
+    if isinstance(lo, Var):
+        const = defs.get(lo.name)
+        lo = const.attrs[0] if const is not None and const.op == "const" else None
+    return counter in idx and lo is not None and lo >= 0
+
+
+def _made_in(a: Var, loop: While) -> bool:
+    return any(a.name == o.name for s in walk(loop.body) for o in s.outs) \
+        or any(a.name == p.name for b in (loop.cond, loop.body) for p in b.params) \
+        or any(a.name == p.name for s in walk(loop.body) for b in blocks_of(s)
+               for p in b.params)
 
 
 def _view_root(name: str, defs: dict) -> str:

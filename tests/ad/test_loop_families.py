@@ -148,9 +148,9 @@ FAMILIES = [
     # today: 2 values per inner trip (sin and its argument). The live state is the one
     # overwritten u[i] per inner trip: the target is 8 k (n - 2) (sin recomputed).
     (stencil_inplace, lambda n, k: (_u(n), 0.2, k), lambda n, k: 16 * k * (n - 2)),
-    # today: the fill tapes each exp (one value per element of m). Target: nothing, m is
-    # never written after its fill and holds those values, so the reverse can re-read it.
-    (nested_fill_reduce, lambda n, k: (_u(n), _u(k)), lambda n, k: 8 * n * k),
+    # m is never written after its fill and holds the exp of each element, so the reverse
+    # of the fill loads them back (memory.final_stores) and tapes nothing. Meets the target.
+    (nested_fill_reduce, lambda n, k: (_u(n), _u(k)), lambda n, k: 0),
     # one value per trip, the carried state: meets the target. The trip count of a
     # data-dependent exit is counted by the forward sweep.
     (while_exit, lambda n, k: (0.5, float(n * k)), lambda n, k: 8 * _trips(0.5, n * k)),

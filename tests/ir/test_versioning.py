@@ -1,0 +1,120 @@
+"""Loop versioning on invariant index conditions (pyad/ir/versioning.py): a loop whose
+indices depend on whether an axis broadcasts gets a copy for the case that none does. Both
+copies must give the value and gradient of the loop alone, bit for bit, whichever runs; the
+copy for plain indices must vectorize; conditions that change inside the loop or want two
+values are left alone."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import pyad
+from pyad.ir import interp
+from pyad.ir.nodes import If, While, walk
+from pyad.ir.parse import parse_func
+from pyad.ir.versioning import version_loops
+
+from ..gradients import check_against_python
+
+
+def bias_tanh(h, b):
+    return np.sum(np.tanh(h + b))
+
+
+def outer_diff(x, y):
+    d = x[:, None] - y[None, :]
+    return np.sum(d * np.exp(-d * d))
+
+
+def _u(*shape):
+    return np.random.default_rng(sum(shape)).uniform(-1.0, 1.0, shape)
+
+
+@pytest.mark.parametrize("b", [_u(5), _u(1, 5), _u(4, 1), _u(1, 1), _u(4, 5)],
+                         ids=["row", "row2d", "column", "scalar", "full"])
+def test_every_broadcast_gives_numpys_value_and_the_right_gradient(b):
+    check_against_python(bias_tanh, _u(4, 5), b)
+
+
+def test_the_two_copies_agree_bit_for_bit():
+    """b of shape (1, m) runs the general copy (axis 0 broadcasts), b tiled to (n, m) the copy
+    for plain indices: the same operations on the same values in the same order."""
+    f = pyad.jit_grad(bias_tanh, argnums=(0,))
+    h, b = _u(6, 7), _u(1, 7)
+    tiled = np.repeat(b, 6, axis=0)
+    v1, g1 = f.value_and_grad(h, b)
+    v2, g2 = f.value_and_grad(h, tiled)
+    assert v1 == v2
+    assert np.array_equal(g1, g2)
+
+
+def test_pairwise_differences_match_numpy():
+    check_against_python(outer_diff, _u(5), _u(3))
+    check_against_python(outer_diff, _u(1), _u(3))
+
+
+def _vector_ops(ir: str, name: str) -> int:
+    """The vector-typed mentions in function `name` of module text `ir`."""
+    part = next(p for p in ir.split("\ndefine ")[1:] if re.match(rf'[^@]*@"?{name}\b', p))
+    return len(re.findall(r"<(2|4|8) x double>", part))
+
+
+def test_the_value_and_gradient_loop_vectorizes(monkeypatch):
+    """The fused kernel's loop of tanh and its adjoint: scalar without the pass."""
+    h, b = _u(8, 16), _u(16)
+    on = _vector_ops(pyad.jit_grad(bias_tanh, cache=False).llvm_ir(h, b, gradient=True),
+                     "bias_tanh.vg.kernel")
+    monkeypatch.setattr("pyad.pipeline.version_loops", lambda func: func)
+    off = _vector_ops(pyad.jit_grad(bias_tanh, cache=False).llvm_ir(h, b, gradient=True),
+                      "bias_tanh.vg.kernel")
+    assert on > 2 * off
+
+
+SRC = """func f(%a: f64[1d], %n: i64) -> (f64) {
+  %0: i64 = const 0
+  %1: i64 = const 1
+  %2: i64 = dim %a, 0
+  %3: bool = eq %2, %1
+  %s0: f64 = const 0.0
+  %i: i64, %s: f64 = while (%0, %s0) cond(%i.1: i64, %s.1: f64) {
+    %4: bool = lt %i.1, %n
+    yield %4
+  } do(%i.2: i64, %s.2: f64) {
+    %5: i64 = select %3, %0, %i.2
+    %6: f64 = load %a, %5
+    %7: f64 = add %s.2, %6
+    %8: i64 = add %i.2, %1
+    yield %8, %7
+  }
+  return %s
+}
+"""
+
+
+def test_the_pass_makes_an_if_with_both_copies():
+    func = parse_func(SRC)
+    out = version_loops(func)
+    ifs = [s for s in out.block.body if isinstance(s, If)]
+    assert len(ifs) == 1
+    fast, slow = ifs[0].then, ifs[0].orelse
+    assert any(isinstance(s, While) for s in fast.body)
+    assert [s.op for s in walk(slow) if hasattr(s, "op")].count("select") == 1
+    for a, n in [(np.array([2.0]), 3), (np.array([1.0, 2.0, 4.0]), 3)]:
+        assert interp.run(out, [a, n]) == interp.run(func, [a, n])
+
+
+def test_a_condition_that_changes_in_the_loop_is_not_versioned():
+    src = SRC.replace("%5: i64 = select %3, %0, %i.2",
+                      "%9: bool = lt %i.2, %1\n    %5: i64 = select %9, %0, %i.2")
+    func = parse_func(src)
+    assert version_loops(func) is func
+
+
+def test_a_condition_wanted_both_ways_is_not_versioned():
+    src = SRC.replace("%7: f64 = add %s.2, %6",
+                      "%10: i64 = select %3, %i.2, %0\n    %11: f64 = load %a, %10\n"
+                      "    %7: f64 = add %s.2, %11")
+    func = parse_func(src)
+    assert version_loops(func) is func
