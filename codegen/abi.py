@@ -67,6 +67,10 @@ def exception_class(name: str) -> type:
     import builtins
     return getattr(builtins, name)
 
+# pyad_alloc's `kind` (runtime/pyad_rt.h): a zeroed array, a zeroed shadow (zeroed again by
+# pyad_pullback_zero_shadows), an array whose every element the caller writes before reading
+ALLOC_ZEROED, ALLOC_SHADOW, ALLOC_WRITTEN = 0, 1, 2
+
 # pyad scalar type name -> (LLVM type of a by-value argument, LLVM type stored through an out pointer)
 SCALAR_ARG = {"f64": F64, "i64": I64, "bool": I1}
 SCALAR_MEM = {"f64": F64, "i64": I64, "bool": I8}

@@ -82,7 +82,7 @@ void pyad_ctx_init(pyad_ctx *ctx);
 int32_t pyad_set_error(pyad_ctx *ctx, int32_t kind, int32_t line, const char *msg);
 void *pyad_pullback_alloc(size_t size);
 void pyad_pullback_free(void *pb);
-void *pyad_alloc(pyad_ctx *ctx, size_t bytes, int32_t shadow);
+void *pyad_alloc(pyad_ctx *ctx, size_t bytes, int32_t kind);
 void pyad_ctx_release(pyad_ctx *ctx);
 void pyad_pullback_zero_shadows(void *pb);
 int32_t pyad_index_error(pyad_ctx *ctx, int32_t line, int64_t index, int64_t axis, int64_t size, const char *where);

@@ -13,7 +13,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#define POOL_SLOTS 32
+#define POOL_SLOTS 128
 #define POOL_BUDGET ((size_t)64 << 20)
 
 typedef struct pool {

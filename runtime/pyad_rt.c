@@ -89,20 +89,22 @@ typedef struct arena_block {
     int32_t pad_;
 } arena_block;
 
-void *pyad_alloc(pyad_ctx *ctx, size_t bytes, int32_t shadow) {
+void *pyad_alloc(pyad_ctx *ctx, size_t bytes, int32_t kind) {
     arena_block *blk;
     size_t cap;
+    int zero = kind != PYAD_ALLOC_WRITTEN;
     if (bytes > SIZE_MAX - sizeof(arena_block)) return NULL;
     cap = sizeof(arena_block) + bytes;
     blk = pyad_pool_take(cap, &cap);
-    if (blk)
-        memset(blk, 0, sizeof(arena_block) + bytes);
-    else if (!(blk = calloc(1, cap)))
+    if (blk) {
+        if (zero) memset(blk + 1, 0, bytes);
+    } else if (!(blk = zero ? calloc(1, cap) : malloc(cap))) {
         return NULL;
+    }
     blk->cap = cap;
     blk->next = ctx->arena;
     blk->bytes = bytes;
-    blk->shadow = shadow;
+    blk->shadow = kind == PYAD_ALLOC_SHADOW;
     ctx->arena = blk;
     return blk + 1;
 }

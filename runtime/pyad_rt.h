@@ -97,11 +97,14 @@ PYAD_API int32_t pyad_tape_copy_from_pullback(pyad_ctx *ctx, const void *pb);
 /* Free ctx's tape (if any) and reset its pointers. */
 PYAD_API void pyad_tape_release(pyad_ctx *ctx);
 
-/* Allocate `bytes` zeroed bytes (16-byte aligned) for an array that lives until the call
- * ends: the block joins ctx's arena, freed by pyad_ctx_release or, once moved, with the
- * pullback. `shadow` marks adjoint arrays (pyad_pullback_zero_shadows). NULL when out of
+/* Allocate `bytes` bytes (16-byte aligned) for an array that lives until the call ends: the
+ * block joins ctx's arena, freed by pyad_ctx_release or, once moved, with the pullback.
+ * `kind` (enum pyad_alloc_kind): zeroed; a zeroed adjoint array
+ * (pyad_pullback_zero_shadows zeroes it again); or not zeroed, for a kernel that writes
+ * every element before anything reads it (a matrix product's result). NULL when out of
  * memory (the caller raises MemoryError). */
-PYAD_API void *pyad_alloc(pyad_ctx *ctx, size_t bytes, int32_t shadow);
+enum pyad_alloc_kind { PYAD_ALLOC_ZEROED = 0, PYAD_ALLOC_SHADOW = 1, PYAD_ALLOC_WRITTEN = 2 };
+PYAD_API void *pyad_alloc(pyad_ctx *ctx, size_t bytes, int32_t kind);
 
 /* Free ctx's tape and arena (after a call whose results have been copied out). */
 PYAD_API void pyad_ctx_release(pyad_ctx *ctx);

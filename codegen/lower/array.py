@@ -52,8 +52,9 @@ def element_ptr(e, s, arr_t: str, a, idx):
     return _offset(b, _data(b, a), arr_t, off)
 
 
-def alloc(e, s, t, *shape):
-    """A zeroed C-contiguous array from the call's arena; ValueError for a negative
+def alloc(e, s, t, *shape, written: bool = False):
+    """A zeroed C-contiguous array from the call's arena (`written`: not zeroed, for a
+    kernel that writes every element before anything reads it); ValueError for a negative
     dimension, MemoryError when it cannot be allocated."""
     b = e.b
     n = _i(1)
@@ -73,8 +74,9 @@ def alloc(e, s, t, *shape):
     fn = e.extern("pyad_alloc", abi.PTR, [abi.PTR, abi.I64, abi.I32])
     if "noalias" not in fn.return_value.attributes:
         fn.return_value.attributes.add("noalias")
-    data = b.call(fn, [e.ctx, b.mul(n, _i(itemsize)),
-                       ir.Constant(abi.I32, 1 if s.attrs == ("shadow",) else 0)])
+    kind = abi.ALLOC_WRITTEN if written else \
+        abi.ALLOC_SHADOW if s.attrs == ("shadow",) else abi.ALLOC_ZEROED
+    data = b.call(fn, [e.ctx, b.mul(n, _i(itemsize)), ir.Constant(abi.I32, kind)])
     e.check(b.icmp_unsigned("==", data, ir.Constant(abi.PTR, None)), abi.ERR_MEMORY,
             "out of memory allocating an array", s)
     strides = [_i(1)] * len(shape)

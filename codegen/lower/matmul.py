@@ -49,7 +49,7 @@ def matmul(e, s, t, A, B):
     shape = ([b.extract_value(A, [1, 0])] if na == 2 else []) \
         + ([b.extract_value(B, [1, 1])] if nb == 2 else [])
     if shape:
-        out = alloc(e, s, t, *shape)
+        out = alloc(e, s, t, *shape, written=True)   # pyad_matmul writes every element
         data = b.extract_value(out, 0)
         rows, cols = (shape[0], _i(1)) if nb == 1 else (_i(1), shape[0]) if na == 1 \
             else shape

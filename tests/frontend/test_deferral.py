@@ -160,10 +160,11 @@ def test_values_read_more_than_once_or_after_a_write_are_arrays():
 
 
 def _contraction_read_twice(x, y):
-    """An einsum contraction (a loop per element) read twice in one statement is evaluated
-    once, where it is bound; read once, it is deferred."""
-    q = np.einsum("ij,j->i", np.outer(x, y), x)
-    r = np.einsum("ij,j->i", np.outer(x, y), y)
+    """An einsum contraction (a loop per element: row-wise dot products are not matrix
+    products) read twice in one statement is evaluated once, where it is bound; read once,
+    it is deferred."""
+    q = np.einsum("ij,ij->i", np.outer(x, y), np.outer(x, x))
+    r = np.einsum("ij,ij->i", np.outer(x, y), np.outer(y, y))
     return np.sum(q * q) + np.sum(r)
 
 

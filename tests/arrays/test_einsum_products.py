@@ -1,0 +1,92 @@
+"""np.einsum contractions that are matrix products for each index of their batch letters run
+the runtime's matrix product on views (pyad/frontend/einsum.py: Einsum.products), and the
+others stay element loops. Each spelling is checked against NumPy's value, central
+differences with the dot-product test and the IR interpreter."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pyad
+
+from ..gradients import check_against_python
+
+
+def krc(q, x):
+    return np.sum(np.einsum("krc,nkc->nkr", q, x) ** 2)
+
+
+def mm(a, b):
+    return np.sum(np.sin(np.einsum("ij,jk->ik", a, b)))
+
+
+def mm_bt(a, b):
+    return np.sum(np.sin(np.einsum("ij,kj->ik", a, b)))
+
+
+def mm_out_t(a, b):
+    return np.sum(np.sin(np.einsum("ij,jk->ki", a, b)) * np.arange(15.0).reshape(5, 3))
+
+
+def mv(a, v):
+    return np.sum(np.exp(np.einsum("ij,j->i", a, v)))
+
+
+def vm(v, a):
+    return np.sum(np.exp(np.einsum("j,jk->k", v, a)))
+
+
+def bmm(a, b):
+    return np.sum(np.cos(np.einsum("bij,bjk->bik", a, b)))
+
+
+def bmm_moved(a, b):
+    return np.sum(np.cos(np.einsum("bij,bjk->kbi", a, b)) * np.arange(24.0).reshape(4, 2, 3))
+
+
+def row_dots(a, b):
+    return np.sum(np.einsum("ij,ij->i", a, b) ** 2)
+
+
+def _u(*shape):
+    return np.random.default_rng(sum(shape) + len(shape)).standard_normal(shape)
+
+
+CASES = [
+    (krc, (_u(3, 4, 5), _u(6, 3, 5)), True),
+    (mm, (_u(3, 4), _u(4, 5)), True),
+    (mm_bt, (_u(3, 4), _u(5, 4)), True),
+    (mm_out_t, (_u(3, 4), _u(4, 5)), True),
+    (mv, (_u(3, 4), _u(4)), True),
+    (vm, (_u(4), _u(4, 5)), True),
+    (bmm, (_u(2, 3, 4), _u(2, 4, 5)), True),
+    (bmm_moved, (_u(2, 3, 4), _u(2, 4, 4)), True),
+    (row_dots, (_u(3, 4), _u(3, 4)), False),
+]
+
+
+@pytest.mark.parametrize("fn, args, product", CASES,
+                         ids=lambda c: getattr(c, "__name__", ""))
+def test_value_and_gradient(fn, args, product):
+    f = check_against_python(fn, *args)
+    assert ("= matmul " in f.ir(*args)) == product
+
+
+@pytest.mark.parametrize("fn, args", [(krc, (_u(2, 1, 3), _u(1, 2, 3))),
+                                      (bmm, (_u(1, 1, 1), _u(1, 1, 1))),
+                                      (mm, (_u(3, 0), _u(0, 2)))],
+                         ids=["sizes-1", "ones", "empty-sum"])
+def test_small_and_empty_sizes(fn, args):
+    check_against_python(fn, *args)
+
+
+def _plain_product(a, b):
+    return np.sum(np.sin(a @ b))
+
+
+def test_the_same_bits_as_the_matrix_product():
+    a, b = _u(7, 9), _u(9, 6)
+    v1, g1 = pyad.jit_grad(mm, argnums=(0, 1)).value_and_grad(a, b)
+    v2, g2 = pyad.jit_grad(_plain_product, argnums=(0, 1)).value_and_grad(a, b)
+    assert v1 == v2
+    assert all(np.array_equal(x, y) for x, y in zip(g1, g2))
