@@ -52,6 +52,24 @@ def test_ctx_init_zeroes(rt, ffi):
 
 
 def test_tape_grows_keeps_contents_and_moves_to_a_pullback(rt, ffi):
+    """In a new thread: a thread reuses the tape its earlier calls released (pyad_pool.c),
+    which may be larger than doubling would make it."""
+    import threading
+    failures = []
+
+    def run():
+        try:
+            _grow_and_move(rt, ffi)
+        except BaseException as e:  # re-raised in the test's thread
+            failures.append(e)
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    if failures:
+        raise failures[0]
+
+
+def _grow_and_move(rt, ffi):
     ctx = ffi.new("pyad_ctx *")
     rt.pyad_ctx_init(ctx)
     n = 100_000
