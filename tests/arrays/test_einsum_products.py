@@ -74,9 +74,11 @@ def test_value_and_gradient(fn, args, product):
 
 @pytest.mark.parametrize("fn, args", [(krc, (_u(2, 1, 3), _u(1, 2, 3))),
                                       (bmm, (_u(1, 1, 1), _u(1, 1, 1))),
-                                      (mm, (_u(3, 0), _u(0, 2)))],
-                         ids=["sizes-1", "ones", "empty-sum"])
-def test_small_and_empty_sizes(fn, args):
+                                      (mm, (_u(3, 0), _u(0, 2))),
+                                      (mm, (_u(6, 4)[::2, :], _u(5, 4).T)),
+                                      (krc, (_u(3, 5, 4).transpose(0, 2, 1), _u(6, 3, 10)[:, :, ::2]))],
+                         ids=["sizes-1", "ones", "empty-sum", "strided", "transposed"])
+def test_small_empty_and_strided_operands(fn, args):
     check_against_python(fn, *args)
 
 
