@@ -42,7 +42,7 @@ def native(func: Func, timings: Timings | None = None) -> Func:
     which differentiates them at the array level), and loops whose indices depend on
     broadcasting versioned for the case that nothing broadcasts."""
     with phase(timings, "IR optimization"):
-        return verify(version_loops(opt.dce(expand(func))))
+        return verify(opt.dce(version_loops(expand(func))))
 
 
 def simplify(func: Func) -> Func:

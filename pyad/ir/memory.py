@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from .loops import range_bounds
-from .nodes import Block, If, Op, Stmt, Var, While, blocks_of, elem_type, is_array, walk
+from .nodes import Block, If, Op, Stmt, Var, While, blocks_of, defined_in, elem_type, is_array, \
+    walk
 
 VIEW_OPS = frozenset({"row", "col", "slice", "transpose", "view"})
 WRITE_OPS = frozenset({"store", "accum", "addto"})
@@ -182,7 +183,7 @@ def final_stores(block: Block, classes: AliasClasses) -> dict[str, Op]:
     for k in candidates:
         st, loops = writes[k]
         a, v = st.args[0], st.args[-1]
-        if elem_type(a.type) != v.type or _made_in(a, loops[0]):
+        if elem_type(a.type) != v.type or a.name in defined_in(loops[0]):
             continue
         idx = {i.name for i in st.args[1:-1]}
         idx |= {defs[n].args[0].name for n in idx if n in defs and defs[n].op == "normidx"}
@@ -211,13 +212,6 @@ def _counts_through(loop: While, idx: set[str], defs: dict) -> bool:
         const = defs.get(lo.name)
         lo = const.attrs[0] if const is not None and const.op == "const" else None
     return counter in idx and lo is not None and lo >= 0
-
-
-def _made_in(a: Var, loop: While) -> bool:
-    return any(a.name == o.name for s in walk(loop.body) for o in s.outs) \
-        or any(a.name == p.name for b in (loop.cond, loop.body) for p in b.params) \
-        or any(a.name == p.name for s in walk(loop.body) for b in blocks_of(s)
-               for p in b.params)
 
 
 def _view_root(name: str, defs: dict) -> str:

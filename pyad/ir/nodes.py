@@ -196,6 +196,18 @@ def free_vars(block: Block) -> list[Var]:
     return list(seen.values())
 
 
+def defined_in(s: "Stmt") -> set[str]:
+    """Names a statement defines inside its blocks: their params and the results of every
+    statement in them, nested ones included (not the statement's own results)."""
+    names: set[str] = set()
+    for b in blocks_of(s):
+        names.update(p.name for p in b.params)
+        for t in walk(b):
+            names.update(o.name for o in t.outs)
+            names.update(p.name for c in blocks_of(t) for p in c.params)
+    return names
+
+
 def rename_block(block: Block, mapping: dict[str, Var]) -> Block:
     """`block` with every use of a name in `mapping` replaced (definitions are untouched)."""
     if not mapping:

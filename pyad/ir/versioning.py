@@ -26,9 +26,9 @@ most twofold.
 """
 from __future__ import annotations
 
-from .builder import NameGen, names_of
-from .nodes import BOOL, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, \
-    rename_note, walk
+from .builder import Builder, NameGen, names_of
+from .nodes import BOOL, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, defined_in, \
+    rename_block, walk
 from .ops import OPS
 
 __all__ = ["version_loops"]
@@ -69,43 +69,33 @@ def _block(block: Block, names: NameGen) -> tuple[Block, bool]:
 
 
 def _conditions(loop: While) -> dict[str, tuple[Var, bool]]:
-    """The invariant conditions of index selects in `loop` (nested loops included): name ->
-    (the condition, its preferred value)."""
-    defs: dict[str, Op] = {}
-    inside: set[str] = set()
-    for s in walk(loop.cond):
-        inside.update(o.name for o in s.outs)
-    for b in (loop.cond, loop.body):
-        inside.update(p.name for p in b.params)
-        for s in walk(b):
-            inside.update(o.name for o in s.outs)
-            inside.update(p.name for c in blocks_of(s) for p in c.params)
-            if isinstance(s, Op) and len(s.outs) == 1:
-                defs[s.outs[0].name] = s
+    """The invariant conditions of index selects in `loop` (nested loops included), in
+    program order: name -> (the condition, its preferred value)."""
+    inside = defined_in(loop)
+    ops = [s for b in (loop.cond, loop.body) for s in walk(b) if isinstance(s, Op)]
+    defs = {s.outs[0].name: s for s in ops if len(s.outs) == 1}
     memo: dict[str, bool] = {}
 
     def invariant(v: Var) -> bool:
         if v.name not in inside:
             return True
         if v.name not in memo:
-            memo[v.name] = False  # no cycles in SSA; guards against surprises
             op = defs.get(v.name)
-            memo[v.name] = op is not None and _pure(op) and all(map(invariant, op.args))
+            memo[v.name] = op is not None and op.op in _HOISTABLE \
+                and all(map(invariant, op.args))
         return memo[v.name]
 
-    index_uses = {a.name for b in (loop.cond, loop.body) for s in walk(b)
-                  if isinstance(s, Op) and OPS[s.op].memory in ("read", "write")
+    index_uses = {a.name for s in ops if OPS[s.op].memory in ("read", "write")
                   for a in s.args[1:]}
     found: dict[str, tuple[Var, bool]] = {}
     refused: set[str] = set()
-    for name in index_uses:
-        op = defs.get(name)
-        if op is None or op.op != "select" or op.outs[0].type != I64:
+    for op in ops:
+        if op.op != "select" or op.outs[0].type != I64 or op.outs[0].name not in index_uses:
             continue
         c, a, b = op.args
         if not invariant(c) or invariant(a) == invariant(b):
             continue
-        want = invariant(a) is False   # true picks `a`: prefer it when `a` varies
+        want = not invariant(a)   # true picks `a`: prefer it when `a` varies
         if found.get(c.name, (c, want))[1] != want:
             refused.add(c.name)
         found[c.name] = (c, want)
@@ -118,92 +108,35 @@ _HOISTABLE = frozenset({"const", "dim", "eq", "ne", "lt", "le", "gt", "ge", "not
                         "add", "sub", "mul", "neg", "min", "max"})
 
 
-def _pure(op: Op) -> bool:
-    return op.op in _HOISTABLE
-
-
 def _versioned(loop: While, conds: dict[str, tuple[Var, bool]], names: NameGen) -> list[Stmt]:
-    """The guard's statements and the If holding both copies of `loop`."""
-    pre: list[Stmt] = []
-    hoisted: dict[str, Var] = {}
+    """The guard's statements and the If holding both copies of `loop`: each copy reads the
+    conditions as computed before the loop (their definitions inside it go unused), the
+    fast one with them fixed to constants."""
+    loc = loop.loc
+    pre = Builder(names, loc)
     defs = {s.outs[0].name: s for b in (loop.cond, loop.body) for s in walk(b)
             if isinstance(s, Op) and len(s.outs) == 1}
+    hoisted: dict[str, Var] = {}
 
     def hoist(v: Var) -> Var:
         """`v` outside the loop: itself, or a copy of the pure ops that compute it."""
-        if v.name not in defs:
-            return v
-        if v.name not in hoisted:
+        if v.name in defs and v.name not in hoisted:
             op = defs[v.name]
-            args = tuple(hoist(a) for a in op.args)
-            out = Var(names.fresh(), v.type)
-            pre.append(Op((out,), op.op, args, op.attrs, op.loc))
-            hoisted[v.name] = out
-        return hoisted[v.name]
+            hoisted[v.name] = pre.emit(op.op, *map(hoist, op.args), attrs=op.attrs,
+                                       type=v.type)
+        return hoisted.get(v.name, v)
 
-    loc = loop.loc
+    outside = [hoist(c) for c, _ in conds.values()]
     guard: Var | None = None
-    for c, want in conds.values():
-        term = hoist(c)
-        if not want:
-            neg = Var(names.fresh(), BOOL)
-            pre.append(Op((neg,), "not", (term,), (), loc))
-            term = neg
-        if guard is None:
-            guard = term
-        else:
-            false = Var(names.fresh(), BOOL)
-            both = Var(names.fresh(), BOOL)
-            pre += [Op((false,), "const", (), (False,), loc),
-                    Op((both,), "select", (guard, term, false), (), loc)]
-            guard = both
-    fixed: list[Stmt] = []
-    forced: dict[str, Var] = {}
-    for c, want in conds.values():
-        k = Var(names.fresh(), BOOL)
-        fixed.append(Op((k,), "const", (), (want,), loc))
-        forced[c.name] = k
-    fast = _Copy(names, forced).stmt(loop)
-    slow = _Copy(names, {}).stmt(loop)
-    then = Block((), tuple(fixed) + (fast,), fast.outs)
-    orelse = Block((), (slow,), slow.outs)
-    return pre + [If(loop.outs, guard, then, orelse, loc)]
-
-
-class _Copy:
-    """A copy of a statement with fresh names for every value it defines; values named in
-    `forced` read the given value instead (and their definitions are dropped)."""
-
-    def __init__(self, names: NameGen, forced: dict[str, Var]) -> None:
-        self.names = names
-        self.map: dict[str, Var] = dict(forced)
-        self.forced = set(forced)
-
-    def use(self, v: Var) -> Var:
-        return self.map.get(v.name, v)
-
-    def define(self, v: Var) -> Var:
-        stem = v.name.split(".")[0]
-        new = Var(self.names.fresh("" if stem[:1].isdigit() else stem), v.type)
-        self.map[v.name] = new
-        return new
-
-    def block(self, b: Block) -> Block:
-        params = tuple(self.define(p) for p in b.params)
-        body = tuple(t for t in (self.stmt(s) for s in b.body) if t is not None)
-        return Block(params, body, tuple(map(self.use, b.results)))
-
-    def stmt(self, s: Stmt) -> Stmt | None:
-        if isinstance(s, Op):
-            if s.outs and s.outs[0].name in self.forced:
-                return None
-            args = tuple(map(self.use, s.args))
-            return Op(tuple(self.define(o) for o in s.outs), s.op, args, s.attrs, s.loc)
-        if isinstance(s, If):
-            cond = self.use(s.cond)
-            then, orelse = self.block(s.then), self.block(s.orelse)
-            return If(tuple(self.define(o) for o in s.outs), cond, then, orelse, s.loc)
-        inits = tuple(map(self.use, s.inits))
-        cond, body = self.block(s.cond), self.block(s.body)
-        outs = tuple(self.define(o) for o in s.outs)
-        return While(outs, inits, cond, body, s.loc, rename_note(s.note, self.use))
+    for h, (_, want) in zip(outside, conds.values()):
+        term = h if want else pre.emit("not", h)
+        guard = term if guard is None else pre.emit("select", guard, term, pre.const(False, BOOL))
+    seen = {c.name: h for (c, _), h in zip(conds.values(), outside)}
+    loop = While(loop.outs, loop.inits, rename_block(loop.cond, seen),
+                 rename_block(loop.body, seen), loc, loop.note)
+    whole = Block(tuple(outside), (loop,), loop.outs)
+    fb, sb = Builder(names, loc), Builder(names, loc)
+    fast = fb.inline(whole, [fb.const(want, BOOL) for _, want in conds.values()])
+    slow = sb.inline(whole, outside)
+    return pre.stmts + [If(loop.outs, guard, Block((), tuple(fb.stmts), tuple(fast)),
+                           Block((), tuple(sb.stmts), tuple(slow)), loc)]

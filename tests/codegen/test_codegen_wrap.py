@@ -539,3 +539,17 @@ def test_entries_share_one_body_and_build_their_own_results():
         second(0.0, 3.0)
     with pytest.raises(TypeError):
         second(1.0)
+
+
+def test_the_allocation_kinds_agree_in_abi_and_the_header():
+    """codegen/abi.py ALLOC_* are runtime/pyad_rt.h's enum pyad_alloc_kind."""
+    import re
+    from pathlib import Path
+
+    from pyad import _runtime
+    header = (Path(_runtime.__file__).parent.parent / "runtime" / "pyad_rt.h")
+    if not header.exists():
+        header = _runtime.header_path()
+    kinds = dict(re.findall(r"PYAD_ALLOC_(\w+) = (\d+)", header.read_text()))
+    assert {k: int(v) for k, v in kinds.items()} == {
+        "ZEROED": abi.ALLOC_ZEROED, "SHADOW": abi.ALLOC_SHADOW, "WRITTEN": abi.ALLOC_WRITTEN}
