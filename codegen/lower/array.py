@@ -123,6 +123,12 @@ def normidx(e, s, t, i, n):
     return j
 
 
+def wrapidx(e, s, t, i, n):
+    """normidx without the bounds check (the forward sweep checked the same values)."""
+    b = e.b
+    return b.select(b.icmp_signed("<", i, _i(0)), b.add(i, n), i)
+
+
 def load(e, s, t, a, *idx):
     b = e.b
     v = b.load(element_ptr(e, s, s.args[0].type, a, idx), typ=abi.elem_llvm(s.args[0].type))
@@ -198,7 +204,7 @@ def view(e, s, t, a, *ops):
 
 
 ARRAY_LOWERINGS = {
-    "alloc": alloc, "constarray": constarray, "dim": dim, "normidx": normidx, "load": load, "store": store,
-    "accum": accum, "row": row, "col": col, "slice": slice_, "transpose": transpose,
+    "alloc": alloc, "constarray": constarray, "dim": dim, "normidx": normidx, "wrapidx": wrapidx,
+    "load": load, "store": store, "accum": accum, "row": row, "col": col, "slice": slice_, "transpose": transpose,
     "view": view,
 }

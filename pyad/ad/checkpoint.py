@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from ..ir.builder import Builder, NameGen
 from ..ir.loops import for_each, for_range, while_loop
 from ..ir.nodes import BOOL, I64, Block, If, Op, Var, While, elem_type, ndim_of
-from .close import Prefixed
+from .close import Prefixed, as_run_again
 from .rerun import Rerun
 
 
@@ -161,7 +161,8 @@ def reverse_loop(names: NameGen, s: While, body: Block, pushes: list[Op], rerun:
     k = Var(names.fresh("k"), I64)
     count = Builder(names, s.loc)
     nxt = count.add(k, count.const(1, I64))
-    trip = Block(body.params + (k,), body.body + tuple(pushes) + tuple(count.stmts),
+    trip = Block(body.params + (k,),  # run before: its index checks passed
+                 tuple(map(as_run_again, body.body)) + tuple(pushes) + tuple(count.stmts),
                  body.results + (nxt,))
     ends = while_loop(again, [*state, j0], lambda cb2, ps: cb2.lt(ps[-1], hi),
                       lambda bb, ps: bb.inline(trip, ps))

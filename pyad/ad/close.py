@@ -5,7 +5,10 @@
 - `export`: values defined inside a branch that the reverse code reads become extra results
   of that branch's If;
 - `close`: the backward function gets every forward value it reads: constants re-created,
-  values inside branches exported, the rest saved (returned by the forward function).
+  values inside branches exported, the rest saved (returned by the forward function);
+- `as_run_again`: forward code the reverse sweep runs again on the values the forward sweep
+  ran it on (recomputed values, re-run fills, loops and checkpointed segments), whose index
+  checks passed then.
 """
 from __future__ import annotations
 
@@ -117,3 +120,19 @@ def _with_exports(blk: Block, exported: list[Var], mapping: dict[str, Var], name
         else:
             ys.append(sub.const(0.0 if v.type == F64 else 0, v.type))
     return Block((), blk.body + tuple(sub.stmts), blk.results + tuple(ys))
+
+
+def as_run_again(s: Stmt) -> Stmt:
+    """`s`, forward code, as the reverse sweep runs it again on the values the forward sweep
+    ran it on: each `normidx` passed its bounds check then and becomes `wrapidx`, which
+    native code does not check again (a check of an index that does not change inside a
+    loop is an exit LLVM does not move out of it: the loop would not vectorize)."""
+    if isinstance(s, Op):
+        return Op(s.outs, "wrapidx", s.args, s.attrs, s.loc) if s.op == "normidx" else s
+    if isinstance(s, If):
+        return If(s.outs, s.cond, _run_again(s.then), _run_again(s.orelse), s.loc)
+    return While(s.outs, s.inits, _run_again(s.cond), _run_again(s.body), s.loc, s.note)
+
+
+def _run_again(block: Block) -> Block:
+    return Block(block.params, tuple(map(as_run_again, block.body)), block.results)

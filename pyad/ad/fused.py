@@ -35,7 +35,7 @@ from ..ir.nodes import F64, I64, Block, If, Op, Var, While, free_vars, is_array,
 from ..ir.loops import for_each
 from ..ir.memory import VIEW_OPS
 from ..ir.ops import CHEAP, OPS
-from .close import Prefixed, export, substitute
+from .close import Prefixed, as_run_again, export, substitute
 
 
 def fusable(s: While, rv, cts: list) -> int | None:
@@ -114,7 +114,8 @@ def rerun_in_reverse(rv, s: While, k: int, ct: Var, adj: dict, b: Builder) -> No
     forward sweep runs the loop as the primal does: nothing is taped for it."""
     zeros, loop, outer = _trip_loop(rv, s, k, None, {}, ct)
     rv.subst[id(s)] = s  # its inner loops' forward versions are in the re-run only
-    outs = b.inline(Block((), tuple(zeros) + (loop,), loop.outs[len(s.outs):]), [])
+    outs = b.inline(Block((), tuple(zeros) + (as_run_again(loop),), loop.outs[len(s.outs):]),
+                    [])
     _contributions(rv, s, k, ct, 1.0, outer, tuple(outs), {}, adj, b)  # 1.0: ct is in them
 
 

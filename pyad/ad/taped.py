@@ -23,7 +23,7 @@ from ..ir.nodes import F64, I64, Block, Note, Op, Stmt, Var, While, free_vars, r
 from ..ir.loops import range_bounds
 from ..ir.opt import cse_block, dce_block
 from . import checkpoint
-from .close import Prefixed, export, substitute
+from .close import Prefixed, as_run_again, export, substitute
 from .plan import LoopPlan, plan_loop
 from .refill import refills
 from .rerun import Rerun, analyse
@@ -86,7 +86,7 @@ def _reverse_trip(rv, s: While, act: list[int], fills: list[While]) -> _Trip:
     names, body = rv.names, s.body
     rb = Builder(names, s.loc)
     for fill in fills:
-        rb.inline(Block((), (fill,), ()), [])
+        rb.inline(Block((), (as_run_again(fill),), ()), [])
     adjc = {k: Var(names.adjoint(body.params[k].name), F64) for k in act}
     local: dict[str, Var] = {}
     for k in act:
@@ -139,7 +139,7 @@ def _follow(rv, s: While, plan: LoopPlan,
     for v in reversed(plan.taped):
         prologue.append(Op((fresh(v),), "pop", (), (), s.loc))
     late: list[Stmt] = []
-    for st in plan.recomputed:
+    for st in map(as_run_again, plan.recomputed):
         new = Op((fresh(st.outs[0]),), st.op, st.args, st.attrs, st.loc)
         (late if st.outs[0].name in plan.after_fills else prologue).append(new)
     n = len(plan.fills)

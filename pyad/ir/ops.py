@@ -248,6 +248,11 @@ _ROWS: list[OpDef] = [
     OpDef("normidx", {(I64, I64): I64}, _normidx, ZERO, ("custom",),
           "index i into an axis of size n, negative from the end; IndexError when out of "
           "bounds (unless boundscheck=False); attrs = (axis,)"),
+    OpDef("wrapidx", {(I64, I64): I64}, _normidx, ZERO, ("custom",),
+          "normidx known to be in bounds: a normidx of the forward sweep that the reverse "
+          "sweep runs again on the same values (pyad/ad/taped.py), so native code does not "
+          "check it again (the interpreter does: a failure there is a compiler bug); "
+          "attrs = (axis,)"),
     OpDef("load", _load_sig, _load, STRUCTURAL, ("custom",),
           "a[i, j, ...] with normalized indices", memory="read"),
     OpDef("store", _store_sig, _store, STRUCTURAL, ("custom",),
@@ -433,7 +438,7 @@ assert len(OPS) == len(_ROWS) + len(ARRAY_ROWS) + len(LINALG_ROWS), "duplicate o
 #: Ops cheaper to run again in the reverse sweep than to save on the tape and read back (a
 #: push and a pop): the AD pass recomputes values made of a few of them (and re-runs
 #: scratch-array fills made of them, pyad/ad/refill.py) instead of taping.
-CHEAP = frozenset({"add", "sub", "mul", "neg", "tofloat", "const", "dim", "normidx", "row",
-                   "col", "slice", "transpose", "view", "load", "floordiv", "mod", "select",
+CHEAP = frozenset({"add", "sub", "mul", "neg", "tofloat", "const", "dim", "normidx", "wrapidx",
+                   "row", "col", "slice", "transpose", "view", "load", "floordiv", "mod", "select",
                    "eq", "ne", "lt", "le", "gt", "ge", "not", "min", "max"})
 

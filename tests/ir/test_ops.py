@@ -25,8 +25,8 @@ OPERATOR = {"add": "a + b", "sub": "a - b", "mul": "a * b", "div": "a / b", "flo
 INTERNAL = {"const", "select", "sign", "digamma", "strongzero", "fdiv", "ipow", "push", "pop", "tapemark", "tapecut", "tapepeak", "raise_if", "lt", "le", "gt", "ge", "eq", "ne",
             "not", "tofloat", "toint", "tobool"}
 # Array memory rows (alloc, load, store, views, constants, ...) are exercised by tests/arrays/.
-INTERNAL |= {"alloc", "constarray", "dim", "normidx", "load", "store", "accum", "row", "col", "slice",
-             "transpose", "view"}
+INTERNAL |= {"alloc", "constarray", "dim", "normidx", "wrapidx", "load", "store", "accum", "row",
+             "col", "slice", "transpose", "view"}
 # Derivative control (stop_gradient, custom_vjp) and native calls (recursion) are exercised by
 # tests/api/test_calls.py and tests/api/test_recursion.py.
 INTERNAL |= {"stopgrad", "custom_vjp", "call", "callfwd", "callbwd"}
