@@ -7,10 +7,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from bench.tools import LABELS, TOOL_NAMES  # noqa: E402
-
-COLORS = {"pyad": "#d62728", "numba": "#7f7f7f", "jax": "#1f77b4", "autograd": "#2ca02c",
-          "torch": "#ff7f0e", "c": "#000000", "python": "#bcbd22"}
+from bench.tools import COLORS, LABELS, TOOL_NAMES  # noqa: E402
 
 
 def _bars(results: dict) -> dict[str, list[float | None]]:

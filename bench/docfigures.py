@@ -63,7 +63,7 @@ def peers(r: dict) -> str:
     vs = ("c", "jax", "torch", "autograd")
     out = [f"Measured on {_machine(r)}; peers: "
            + ", ".join(f"{k} {v}" for k, v in r["machine"]["versions"].items()
-                       if k not in ("pyad", "python")) + ".\n\n",
+                       if k not in ("pyad", "pyad_array", "python")) + ".\n\n",
            "Value and gradient in one call, pyad's time ÷ each tool's (below 1: pyad is "
            "faster):\n\n",
            "| workload | " + " | ".join(LABELS[t] for t in vs) + " |\n",

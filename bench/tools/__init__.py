@@ -12,9 +12,12 @@ import numpy as np
 # In table order: pyad first, then its peers, then the references.
 TOOL_NAMES = ("pyad", "pyad_array", "numba", "jax", "autograd", "torch", "c", "python")
 
-# What the table calls each tool.
-LABELS = {"pyad": "pyad", "pyad_array": "pyad (array style)", "numba": "Numba (primal)", "jax": "JAX jit", "autograd": "autograd",
-          "torch": "PyTorch eager", "c": "C -O3 (hand)", "python": "CPython (primal)"}
+# What the table calls each tool, and its colour in the chart (bench/chart.py).
+LABELS = {"pyad": "pyad", "pyad_array": "pyad (array style)", "numba": "Numba (primal)",
+          "jax": "JAX jit", "autograd": "autograd", "torch": "PyTorch eager",
+          "c": "C -O3 (hand)", "python": "CPython (primal)"}
+COLORS = {"pyad": "#d62728", "pyad_array": "#ff9896", "numba": "#7f7f7f", "jax": "#1f77b4",
+          "autograd": "#2ca02c", "torch": "#ff7f0e", "c": "#000000", "python": "#bcbd22"}
 
 
 class NotApplicable(Exception):

@@ -7,6 +7,7 @@ import pytest
 
 from bench import timing
 from bench.runner import Config, run
+from bench.tools import COLORS, LABELS, TOOL_NAMES
 from bench.workloads import WORKLOADS
 
 # one worker builds the `results` fixture (the whole bench run) for every test (tests/conftest.py)
@@ -51,3 +52,9 @@ def test_files_written(results):
     for name in WORKLOADS:
         assert f"## {name} " in text
     assert "| pyad |" in text
+
+
+def test_every_tool_has_a_label_and_a_colour():
+    """The table and the chart (bench/chart.py, which needs matplotlib: not in the test
+    extra) name and colour every tool; the chart once failed on the array-style row."""
+    assert set(LABELS) == set(COLORS) == set(TOOL_NAMES)
