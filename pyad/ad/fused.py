@@ -18,6 +18,10 @@ are re-read, and fills are re-run only for private arrays (Reverser.reversing_tr
 - Otherwise the contributions with cotangent 1 go into temporary shadow arrays (allocated
   before the loop, at the top level of the function only) and extra carried values, and the
   reverse sweep adds `ct` times them where the loop is reversed.
+  A trip that loads an array at several offsets of the counter (`x[i]`, `x[i + 1]`) gives
+  each load a temporary of its own, added up afterwards in the order one temporary would
+  have received the contributions (rows.py): the trips then do not add into what the trip
+  before added, and the loop vectorizes.
 - Inside a loop the reverse sweep tapes, where temporary shadows would be needed, a loop
   whose loads can all be repeated runs again in the reverse sweep instead, each trip
   followed by its reverse with the cotangent `ct` known there (`rerun_in_reverse`): its
@@ -36,6 +40,7 @@ from ..ir.loops import for_each
 from ..ir.memory import VIEW_OPS
 from ..ir.ops import CHEAP, OPS
 from .close import Prefixed, as_run_again, export, substitute
+from .rows import split_rows
 
 
 def fusable(s: While, rv, cts: list) -> int | None:
@@ -104,8 +109,9 @@ def reverse_fused(rv, s: While, k: int, ct: Var, adj: dict, b: Builder) -> None:
     known = rv.known.get(ct.name)
     temps, pre = _temporaries(rv, s) if known is None else ({}, [])
     zeros, loop, outer = _trip_loop(rv, s, k, known, temps, None)
+    loop, rows = split_rows(rv, s, loop, temps, pre)
     rv.subst[id(s)] = Prefixed(tuple(pre) + tuple(zeros), loop)
-    _contributions(rv, s, k, ct, known, outer, loop.outs[len(s.outs):], temps, adj, b)
+    _contributions(rv, s, k, ct, known, outer, loop.outs[len(s.outs):], temps, rows, adj, b)
 
 
 def rerun_in_reverse(rv, s: While, k: int, ct: Var, adj: dict, b: Builder) -> None:
@@ -116,7 +122,7 @@ def rerun_in_reverse(rv, s: While, k: int, ct: Var, adj: dict, b: Builder) -> No
     rv.subst[id(s)] = s  # its inner loops' forward versions are in the re-run only
     outs = b.inline(Block((), tuple(zeros) + (as_run_again(loop),), loop.outs[len(s.outs):]),
                     [])
-    _contributions(rv, s, k, ct, 1.0, outer, tuple(outs), {}, adj, b)  # 1.0: ct is in them
+    _contributions(rv, s, k, ct, 1.0, outer, tuple(outs), {}, {}, adj, b)  # 1.0: ct is in them
 
 
 def _trip_loop(rv, s: While, k: int, known: float | None, temps: dict,
@@ -201,7 +207,8 @@ def _reverse_inside(rv, s: While, k: int, known: float | None, temps: dict,
 
 
 def _contributions(rv, s: While, k: int, ct: Var, known: float | None, outer: list[str],
-                   outs: tuple[Var, ...], temps: dict, adj: dict, b: Builder) -> None:
+                   outs: tuple[Var, ...], temps: dict, rows: dict, adj: dict,
+                   b: Builder) -> None:
     """Where the loop is reversed: the contributions (times ct, unless already in)."""
     b.loc = s.loc
     scale = (lambda v: v) if known is not None else (lambda v: b.mul(ct, v))  # noqa: E731
@@ -211,10 +218,15 @@ def _contributions(rv, s: While, k: int, ct: Var, known: float | None, outer: li
     for n, o in zip(outer, outs):
         rv.accumulate(b, adj, by_name[n], scale(o))
     for name, t in temps.items():
-        sh = rv.shadow[name]
+        sh, parts = rv.shadow[name], rows.get(name, [t])
         dims = [b.emit("dim", t, attrs=(d,), type=I64) for d in range(ndim_of(t.type))]
-        for_each(b, dims, lambda b2, idx, sh=sh, t=t: b2.emit(
-            "accum", sh, *idx, b2.mul(ct, b2.emit("load", t, *idx))))
+
+        def add(b2: Builder, idx: list[Var], sh=sh, parts=parts) -> None:
+            total = b2.emit("load", parts[0], *idx)
+            for row in parts[1:]:  # the rows in the order their contributions came
+                total = b2.add(total, b2.emit("load", row, *idx))
+            b2.emit("accum", sh, *idx, b2.mul(ct, total))
+        for_each(b, dims, add)
 
 
 def _uses(block: Block, counts: Counter) -> Counter:
