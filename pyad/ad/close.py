@@ -22,9 +22,11 @@ from ..ir.nodes import F64, I64, Block, If, Op, Stmt, Var, While, free_vars, is_
 @dataclass(frozen=True)
 class Prefixed:
     """A statement replaced by a short prologue and a new statement (a loop with its trip
-    counter, a `callfwd` with the zero shadows of its inactive array arguments)."""
+    counter, a `callfwd` with the zero shadows of its inactive array arguments), and what
+    follows it (the sums a loop carried, added where they belong: carry.py)."""
     prologue: tuple[Stmt, ...]
     stmt: Stmt
+    epilogue: tuple[Stmt, ...] = ()
 
 
 def substitute(block: Block, subst: dict) -> Block:
@@ -34,7 +36,8 @@ def substitute(block: Block, subst: dict) -> Block:
     for s in block.body:
         if id(s) in subst:
             rep = subst[id(s)]
-            body += [*rep.prologue, rep.stmt] if isinstance(rep, Prefixed) else [rep]
+            body += [*rep.prologue, rep.stmt, *rep.epilogue] if isinstance(rep, Prefixed) \
+                else [rep]
         elif isinstance(s, If):
             body.append(If(s.outs, s.cond, substitute(s.then, subst),
                            substitute(s.orelse, subst), s.loc))

@@ -39,6 +39,7 @@ from ..ir.nodes import F64, I64, Block, If, Op, Var, While, free_vars, is_array,
 from ..ir.loops import for_each
 from ..ir.memory import VIEW_OPS
 from ..ir.ops import CHEAP, OPS
+from .carry import carry
 from .close import Prefixed, as_run_again, export, substitute
 from .rows import split_rows
 
@@ -108,27 +109,30 @@ def reverse_fused(rv, s: While, k: int, ct: Var, adj: dict, b: Builder) -> None:
     contributions to the adjoints of the values it reads from outside."""
     known = rv.known.get(ct.name)
     temps, pre = _temporaries(rv, s) if known is None else ({}, [])
-    zeros, loop, outer = _trip_loop(rv, s, k, known, temps, None)
+    zeros, loop, outer, post = _trip_loop(rv, s, k, known, temps, None)
     loop, rows = split_rows(rv, s, loop, temps, pre)
-    rv.subst[id(s)] = Prefixed(tuple(pre) + tuple(zeros), loop)
-    _contributions(rv, s, k, ct, known, outer, loop.outs[len(s.outs):], temps, rows, adj, b)
+    rv.temporaries.update(v.name for row in rows.values() for v in row)
+    rv.subst[id(s)] = Prefixed(tuple(pre) + tuple(zeros), loop, tuple(post))
+    extra = loop.outs[len(s.outs):len(s.outs) + len(outer)]
+    _contributions(rv, s, k, ct, known, outer, extra, temps, rows, adj, b)
 
 
 def rerun_in_reverse(rv, s: While, k: int, ct: Var, adj: dict, b: Builder) -> None:
     """Emit into `b` the loop run again, each trip followed by its reverse with cotangent
     `ct`, and add what it gives to the adjoints of the values it reads from outside. The
     forward sweep runs the loop as the primal does: nothing is taped for it."""
-    zeros, loop, outer = _trip_loop(rv, s, k, None, {}, ct)
+    zeros, loop, outer, post = _trip_loop(rv, s, k, None, {}, ct)
     rv.subst[id(s)] = s  # its inner loops' forward versions are in the re-run only
-    outs = b.inline(Block((), tuple(zeros) + (as_run_again(loop),), loop.outs[len(s.outs):]),
-                    [])
+    outs = b.inline(Block((), tuple(zeros) + (as_run_again(loop),) + tuple(post),
+                          loop.outs[len(s.outs):len(s.outs) + len(outer)]), [])
     _contributions(rv, s, k, ct, 1.0, outer, tuple(outs), {}, {}, adj, b)  # 1.0: ct is in them
 
 
 def _trip_loop(rv, s: While, k: int, known: float | None, temps: dict,
-               seed: Var | None) -> tuple[list[Op], While, list[str]]:
+               seed: Var | None) -> tuple[list[Op], While, list[str], list[Op]]:
     """`s` with each trip's reverse after the trip: (the zeros its extra carried values
-    start from, the loop, the outer names whose adjoints those carry)."""
+    start from, the loop, the outer names whose adjoints those carry -- its first extra
+    results --, the accumulations to make after it: carry.py)."""
     rb, local, body = _reverse_inside(rv, s, k, known, temps, seed)
     inner = {p.name for p in body.params} | {o.name for st in walk(body) for o in st.outs}
     local.pop(body.params[k].name, None)  # passes straight through: adj(init) += ct below
@@ -146,7 +150,8 @@ def _trip_loop(rv, s: While, k: int, known: float | None, temps: dict,
                  Block(body.params + tuple(acc_b), body.body + peak + tuple(rb.stmts),
                        body.results + tuple(acc_next)), s.loc,
                  _note(rv, s, k, known, pushes, seed is not None))
-    return zeros, loop, outer
+    more, loop, post = carry(loop, rv.temporaries, names)
+    return zeros + more, loop, outer, post
 
 
 def _note(rv, s: While, k: int, known: float | None, pushes: bool, rerun: bool) -> tuple:
@@ -176,6 +181,7 @@ def _temporaries(rv, s: While) -> tuple[dict[str, Var], list]:
         dims = [pb.emit("dim", a, attrs=(d,), type=I64) for d in range(ndim_of(a.type))]
         # not marked "shadow": a pullback zeroes its shadows before each backward call
         temps[name] = pb.emit("alloc", *dims, type=a.type)
+    rv.temporaries.update(t.name for t in temps.values())
     return temps, pb.stmts
 
 

@@ -48,6 +48,8 @@ class Reverser:
     written_after: dict[int, frozenset[str]] = field(default_factory=dict)  # by id(loop)
     private: dict[int, frozenset[str]] = field(default_factory=dict)  # by id(loop): private.py
     fused_in: list[While] = field(default_factory=list)  # loops whose trip is being reversed
+    #: fused.py's temporary shadows: only accumulated into while their loop runs (carry.py)
+    temporaries: set[str] = field(default_factory=set)
 
     def is_private(self, s: While, v: Var) -> bool:
         """Whether array `v` is private to the trips of loop `s` (private.py)."""
