@@ -11,7 +11,6 @@ import math
 import numpy as np
 import pytest
 
-import pyad
 
 from ..gradients import check_against_python
 
