@@ -1,18 +1,20 @@
-"""Adjoint contributions to one element of a temporary, carried through a loop.
+"""Adjoint contributions to one element, carried through a loop.
 
-A loop reversed inside its forward sweep (fused.py) adds its contributions into temporary
-shadows. A contribution to an element whose index does not change in the loop (`pos[i, 0]`
+A loop reversed inside its forward sweep (fused.py) adds its contributions into adjoint
+arrays. A contribution to an element whose index does not change in the loop (`pos[i, 0]`
 in the loop over `j` of a pair loop) makes every trip load, add and store that element, and
-LLVM cannot keep it in a register: the loop's other contributions to the same temporary
+LLVM cannot keep it in a register: the loop's other contributions to the same array
 (`pos[j, 0]`) might reach it, for all it knows. `carry` sums such contributions in a value
 the loop carries, from 0.0, and adds the sum into the element after the loop: the same
 terms added in another order (as fused loops already do for the scalars they read from
 outside), so the result may differ from before in the last bits; it is the same in every
 entry point (`f.grad`, `value_and_grad`, `pullback`, the C library), which compile this IR.
 
-Only temporaries qualify (`Reverser.temporaries`: fused.py makes them, nothing views them,
-and the loop must not use them but to accumulate into), and only accumulations that run
-once in every trip (at the top of the body) at indices that do not change in the loop."""
+The caller says which arrays qualify (fused.py: its temporaries, which nothing views, and
+the adjoints of the arrays not private to the loop's trips; the only adjoints such a loop
+reads are those of its private arrays, in the reverse of their stores); the loop must use
+them for nothing but accumulating, and only accumulations that run once in every trip (at
+the top of the body) at indices that do not change in the loop are carried."""
 from __future__ import annotations
 
 from ..ir.builder import Builder, NameGen

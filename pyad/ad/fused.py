@@ -150,7 +150,12 @@ def _trip_loop(rv, s: While, k: int, known: float | None, temps: dict,
                  Block(body.params + tuple(acc_b), body.body + peak + tuple(rb.stmts),
                        body.results + tuple(acc_next)), s.loc,
                  _note(rv, s, k, known, pushes, seed is not None))
-    more, loop, post = carry(loop, rv.temporaries, names)
+    # what the loop may sum first: temporaries, and the shadows of arrays not private to
+    # its trips (the shadows it loads, in the reverse of stores, are the private ones')
+    targets = rv.temporaries | {sh.name for a, sh in rv.shadow.items()
+                                if a in rv.classes.parent
+                                and not rv.is_private(s, Var(a, sh.type))}
+    more, loop, post = carry(loop, targets, names)
     return zeros + more, loop, outer, post
 
 

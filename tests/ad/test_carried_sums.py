@@ -57,10 +57,26 @@ def test_carried_sums(fn, args):
     assert NOTE in f.grad_ir(*args)
 
 
-def test_a_loop_that_reads_the_temporary_does_not_carry():
-    """A fixed element of a temporary is carried only when the loop does nothing else with
-    the temporary; here the inner loop's array is a scratch array the trip writes (private:
-    its contributions are read back in the trip), so its adjoint stays in memory."""
+def test_a_private_scratch_element_is_not_carried():
+    """`t[0]` is a scratch element each trip writes before reading it: the reverse of the
+    store reads its adjoint back within the trip, so the contributions to it stay in
+    memory (only the adjoints of arrays the loop does not write are summed first)."""
+    def scratch(x):
+        s = 0.0
+        t = np.zeros(2)
+        for j in range(len(x)):
+            t[0] = x[j] * 2.0
+            s += t[0] * math.sin(t[0])
+        return s
+    x = np.linspace(-0.6, 0.9, 6)
+    f = check_against_python(scratch, x)
+    assert NOTE not in f.grad_ir(x)
+
+
+def test_an_element_of_an_outer_scratch_array_is_carried():
+    """`t` is written by the outer loop's trips; the inner loop only reads `t[i]`, so its
+    contributions to `t[i]` are summed first and added before the outer trip's reverse
+    reads them."""
     def scratch(x):
         s = 0.0
         t = np.zeros(len(x))
@@ -70,5 +86,6 @@ def test_a_loop_that_reads_the_temporary_does_not_carry():
             for j in range(len(x)):
                 s += t[j] * t[i]
         return s
-    f = check_against_python(scratch, np.linspace(-0.6, 0.9, 6))
-    assert NOTE not in f.grad_ir(np.linspace(-0.6, 0.9, 6))
+    x = np.linspace(-0.6, 0.9, 6)
+    f = check_against_python(scratch, x)
+    assert NOTE in f.grad_ir(x)
