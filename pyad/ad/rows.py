@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..ir.builder import Builder
-from ..ir.loops import loop_counters
+from ..ir.loops import counted
 from ..ir.nodes import I64, Block, If, Op, Var, While, ndim_of, walk
 from ..ir.ops import OPS
 
@@ -180,29 +180,19 @@ def _counter(rv, s: While) -> tuple[Var, int, int] | None:
     """(the body's counter, its constant step, the least value it takes) when `s` runs
     `for i in range(lo, hi, step)` with a constant step and a constant bound on the low
     side (lo going up, hi going down), else None."""
-    if len(s.cond.body) != 1 or not isinstance(s.cond.body[0], Op):
+    c = counted(s)
+    if c is None:
         return None
-    test = s.cond.body[0]
-    if test.op not in ("lt", "gt") or s.cond.results != test.outs:
-        return None
-    i, bound = test.args
-    params = [p.name for p in s.cond.params]
-    if i.name not in params or bound.name in params:
-        return None
-    k = params.index(i.name)
-    counters = loop_counters(s)
+    k, init, bound, step, test = c
     p = s.body.params[k]
-    if p.name not in counters:
-        return None
-    init, step = counters[p.name]
 
     def const(v):
         if isinstance(v, int):
             return v
         st = rv.defs.get(v.name)
         return st.attrs[0] if st is not None and st.op == "const" else None
-    step, low = const(step), const(init if test.op == "lt" else bound)
+    step, low = const(step), const(init if test == "lt" else bound)
     if not isinstance(step, int) or not isinstance(low, int) or step == 0 \
-            or (step > 0) != (test.op == "lt"):
+            or (step > 0) != (test == "lt"):
         return None
     return p, step, low if step > 0 else low + 1

@@ -128,22 +128,30 @@ def loop_counters(s: While) -> dict[str, tuple[Var, Var | int]]:
     return found
 
 
+def counted(s: While) -> tuple[int, Var, Var, Var | int, str] | None:
+    """`(k, init, bound, step, test)` of a loop that exits only when its counter, carried
+    value k, passes a bound fixed before the loop: test "lt" (`for i in range(lo, hi, step)`
+    with step > 0, `while i < hi: ... i += step`) or "gt" (`range(hi, lo, -1)`), or None."""
+    if len(s.cond.body) != 1:
+        return None
+    test = s.cond.body[0]
+    if not (isinstance(test, Op) and test.op in ("lt", "gt") and s.cond.results == test.outs):
+        return None
+    i, bound = test.args
+    params = [p.name for p in s.cond.params]
+    if i.name not in params or bound.name in params:
+        return None
+    k = params.index(i.name)
+    counter = loop_counters(s).get(s.body.params[k].name)
+    return None if counter is None else (k, counter[0], bound, counter[1], test.op)
+
+
 def range_bounds(s: While) -> tuple[int, Var, Var, Var | int] | None:
     """`(k, lo, hi, step)` of a loop that exits only when its counter, carried value k,
     reaches a bound fixed before the loop (`for i in range(lo, hi, step)` with step > 0,
     `while i < hi: ... i += step`), or None."""
-    if len(s.cond.body) != 1:
-        return None
-    lt = s.cond.body[0]
-    if not (isinstance(lt, Op) and lt.op == "lt" and s.cond.results == lt.outs):
-        return None
-    i, hi = lt.args
-    params = [p.name for p in s.cond.params]
-    if i.name not in params or hi.name in params:
-        return None
-    k = params.index(i.name)
-    counter = loop_counters(s).get(s.body.params[k].name)
-    return None if counter is None else (k, counter[0], hi, counter[1])
+    c = counted(s)
+    return None if c is None or c[4] != "lt" else c[:4]
 
 
 def fills_whole(s: While, store: Op, defs: dict) -> bool:
