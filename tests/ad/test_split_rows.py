@@ -10,6 +10,7 @@ keep the shared temporary."""
 from __future__ import annotations
 
 import math
+import random
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ import pyad
 from pyad.ad import fused
 
 from ..gradients import check_against_python
+from ..modules import load_module
 
 
 def rosenbrock(x):
@@ -135,3 +137,31 @@ def test_rows_give_the_bits_of_one_temporary(fn, args, monkeypatch):
     one = pyad.jit_grad(fn, argnums="all", cache=False)
     assert "a row per load of" not in one.grad_ir(*args)
     assert results(one) == rows
+
+
+def _stencil_source(seed: int) -> str:
+    """A random accumulating loop over `x[i + c]` for 2-4 offsets c in -2..2, going up or
+    down, its range keeping every index in bounds."""
+    r = random.Random(seed)
+    offs = sorted({r.choice([-2, -1, 0, 1, 2]) for _ in range(r.randint(2, 4))})
+    lo, hi = -min(offs + [0]), max(offs + [0])
+    forms = ["{} * {}", "math.sin({} * {})", "({} - {}) ** 2", "math.exp(0.3 * {}) * {}"]
+    terms = [r.choice(forms).format(f"x[i + {r.choice(offs)}]", f"x[i + {r.choice(offs)}]")
+             for _ in range(r.randint(2, 4))]
+    rng = f"range(len(x) - 1 - {hi}, {lo} - 1, -1)" if r.random() < 0.5 \
+        else f"range({lo}, len(x) - {hi})"
+    return (f"import math\n\n\ndef f(x):\n    s = 0.0\n    for i in {rng}:\n"
+            f"        s += {' + '.join(terms)}\n    return s\n")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_stencils(seed, tmp_path, monkeypatch):
+    """Random spellings: the gradient passes the three-way check, and the rows give the
+    bits of one temporary (three or more offsets make the order of the sums matter)."""
+    fn = load_module(tmp_path / f"stencil_{seed}.py", _stencil_source(seed)).f
+    x = np.linspace(-0.9, 1.1, 13)
+    f = check_against_python(fn, x)
+    want = f.value_and_grad(x)[1][0].tobytes()
+    monkeypatch.setattr(fused, "split_rows", lambda rv, s, loop, temps, pre: (loop, {}))
+    assert pyad.jit_grad(fn, argnums="all", cache=False).value_and_grad(x)[1][0].tobytes() \
+        == want
