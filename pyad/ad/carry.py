@@ -30,14 +30,15 @@ def carry(loop: While, temporaries: set[str],
 
     An index computed in the loop from values fixed before it (`normidx(i, n)` of an outer
     counter) is computed again after the loop, but only where a sum is not 0.0: the sum
-    then comes from a trip, which checked the same index (and adding 0.0 would change
-    nothing: the temporary holds no -0.0), so the copy is a `wrapidx`."""
+    then comes from a trip, which checked the same index (skipping a sum of 0.0 changes
+    at most the sign of a zero element), so the copy is a `wrapidx`."""
     top = {o.name: st for st in loop.body.body if isinstance(st, Op) for o in st.outs}
+    inner = defined_in(loop)
     fixed: dict[str, bool] = {}
 
     def invariant(v: Var) -> bool:
         if v.name not in top:
-            return v.name not in defined_in(loop)
+            return v.name not in inner
         if v.name not in fixed:
             st = top[v.name]
             fixed[v.name] = False

@@ -97,7 +97,7 @@ def _retargeted(stmt, retarget: dict) -> While:
 
 
 def _affine_loads(rv, s: While, temps: dict[str, Var]) -> dict:
-    """For the arrays with a temporary whose loads qualify for rows (`_split_rows`): array
+    """For the arrays with a temporary whose loads qualify for rows (`split_rows`): array
     name -> {index names of a load: its c}; and under "" the sign of the counter's step.
     Empty when the loop has no counter of a known direction and bound."""
     found = _counter(rv, s)
