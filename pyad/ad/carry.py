@@ -18,8 +18,8 @@ the top of the body) at indices that do not change in the loop are carried."""
 from __future__ import annotations
 
 from ..ir.builder import Builder, NameGen
-from ..ir.nodes import F64, Block, If, Op, Stmt, Var, While, defined_in, stmt_uses, walk
-from ..ir.ops import OPS
+from ..ir.loops import invariant_test
+from ..ir.nodes import F64, Block, If, Op, Stmt, Var, While, stmt_uses, walk
 from .close import as_run_again
 
 
@@ -33,18 +33,7 @@ def carry(loop: While, temporaries: set[str],
     then comes from a trip, which checked the same index (skipping a sum of 0.0 changes
     at most the sign of a zero element), so the copy is a `wrapidx`."""
     top = {o.name: st for st in loop.body.body if isinstance(st, Op) for o in st.outs}
-    inner = defined_in(loop)
-    fixed: dict[str, bool] = {}
-
-    def invariant(v: Var) -> bool:
-        if v.name not in top:
-            return v.name not in inner
-        if v.name not in fixed:
-            st = top[v.name]
-            fixed[v.name] = False
-            fixed[v.name] = not OPS[st.op].memory and not OPS[st.op].effect \
-                and all(map(invariant, st.args))
-        return fixed[v.name]
+    invariant = invariant_test(loop)
 
     accums = [st for st in loop.body.body if isinstance(st, Op) and st.op == "accum"
               and st.args[0].name in temporaries and all(map(invariant, st.args[1:-1]))]

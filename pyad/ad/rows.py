@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..ir.builder import Builder
-from ..ir.loops import counted
+from ..ir.loops import counted, invariant_test
 from ..ir.nodes import I64, Block, If, Op, Var, While, ndim_of, walk
-from ..ir.ops import OPS
 
 
 def split_rows(rv, s: While, loop: While, temps: dict[str, Var],
@@ -104,26 +103,13 @@ def _affine_loads(rv, s: While, temps: dict[str, Var]) -> dict:
     if found is None or not temps:
         return {}
     counter, step, low = found
-    inner = {p.name for p in s.body.params} | {o.name for st in walk(s.body) for o in st.outs}
     defs = {o.name: st for st in walk(s.body) if isinstance(st, Op) for o in st.outs}
 
     def const(v: Var):
         st = defs.get(v.name) or rv.defs.get(v.name)
         return st.attrs[0] if st is not None and st.op == "const" else None
 
-    fixed: dict[str, bool] = {}
-
-    def invariant(v: Var) -> bool:
-        """Whether `v` has one value in every trip (made before the loop, or in it from
-        such values by ops that read no memory)."""
-        if v.name not in inner:
-            return True
-        if v.name not in fixed:
-            st = defs.get(v.name)
-            fixed[v.name] = False
-            fixed[v.name] = st is not None and not OPS[st.op].memory \
-                and all(map(invariant, st.args))
-        return fixed[v.name]
+    invariant = invariant_test(s)
 
     def offset(v: Var) -> int | None:
         """c when `v` (an index) is normidx(counter + c, n) and never wraps, else None."""

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Callable
 
 from .builder import Builder
-from .nodes import I64, Block, Op, Var, While, walk
+from .nodes import I64, Block, Op, Var, While, defined_in, walk
+from .ops import OPS
 
 Body = Callable[[Builder, Var, list], list]
 
@@ -105,6 +106,30 @@ def sum_each(b: Builder, dims: list[Var], term: Callable[[Builder, list[Var]], V
     while len(acc) > 1:
         acc = [b.add(acc[k], acc[k + 1]) for k in range(0, len(acc), 2)]
     return acc[0]
+
+
+def pure(op: Op) -> bool:
+    """An op that reads and writes no memory and has no other effect (it may trap)."""
+    return not OPS[op.op].memory and not OPS[op.op].effect
+
+
+def invariant_test(loop: While, allowed: Callable[[Op], bool] = pure) -> Callable[[Var], bool]:
+    """A test of whether a value has the same value in every trip of `loop`: it is defined
+    before the loop, or in it (at any depth) by an op `allowed` accepts from such values."""
+    inside = defined_in(loop)
+    defs = {o.name: st for blk in (loop.cond, loop.body) for st in walk(blk)
+            if isinstance(st, Op) for o in st.outs}
+    memo: dict[str, bool] = {}
+
+    def invariant(v: Var) -> bool:
+        if v.name not in inside:
+            return True
+        if v.name not in memo:
+            memo[v.name] = False  # a value of the loop's own carried values never is
+            st = defs.get(v.name)
+            memo[v.name] = st is not None and allowed(st) and all(map(invariant, st.args))
+        return memo[v.name]
+    return invariant
 
 
 def loop_counters(s: While) -> dict[str, tuple[Var, Var | int]]:

@@ -27,8 +27,9 @@ most twofold.
 from __future__ import annotations
 
 from .builder import Builder, NameGen, names_of
-from .nodes import BOOL, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, defined_in, \
+from .nodes import BOOL, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, \
     rename_block, walk
+from .loops import invariant_test
 from .ops import OPS
 
 __all__ = ["version_loops"]
@@ -71,20 +72,8 @@ def _block(block: Block, names: NameGen) -> tuple[Block, bool]:
 def _conditions(loop: While) -> dict[str, tuple[Var, bool]]:
     """The invariant conditions of index selects in `loop` (nested loops included), in
     program order: name -> (the condition, its preferred value)."""
-    inside = defined_in(loop)
     ops = [s for b in (loop.cond, loop.body) for s in walk(b) if isinstance(s, Op)]
-    defs = {s.outs[0].name: s for s in ops if len(s.outs) == 1}
-    memo: dict[str, bool] = {}
-
-    def invariant(v: Var) -> bool:
-        if v.name not in inside:
-            return True
-        if v.name not in memo:
-            op = defs.get(v.name)
-            memo[v.name] = op is not None and op.op in _HOISTABLE \
-                and all(map(invariant, op.args))
-        return memo[v.name]
-
+    invariant = invariant_test(loop, lambda op: op.op in _HOISTABLE)
     index_uses = {a.name for s in ops if OPS[s.op].memory in ("read", "write")
                   for a in s.args[1:]}
     found: dict[str, tuple[Var, bool]] = {}
