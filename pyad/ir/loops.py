@@ -155,16 +155,16 @@ def loop_counters(s: While) -> dict[str, tuple[Var, Var | int]]:
 
 def counted(s: While) -> tuple[int, Var, Var, Var | int, str] | None:
     """`(k, init, bound, step, test)` of a loop that exits only when its counter, carried
-    value k, passes a bound fixed before the loop: test "lt" (`for i in range(lo, hi, step)`
-    with step > 0, `while i < hi: ... i += step`) or "gt" (`range(hi, lo, -1)`), or None."""
-    if len(s.cond.body) != 1:
-        return None
-    test = s.cond.body[0]
-    if not (isinstance(test, Op) and test.op in ("lt", "gt") and s.cond.results == test.outs):
+    value k, passes a bound fixed in the loop: test "lt" (`for i in range(lo, hi, step)`
+    with step > 0, `while i < len(x): ... i += step`) or "gt" (`range(hi, lo, -1)`), or
+    None. The bound may be computed in the condition (`len(x)` there)."""
+    test = next((st for st in s.cond.body if isinstance(st, Op) and st.outs == s.cond.results),
+                None)
+    if test is None or test.op not in ("lt", "gt"):
         return None
     i, bound = test.args
     params = [p.name for p in s.cond.params]
-    if i.name not in params or bound.name in params:
+    if i.name not in params or not invariant_test(s)(bound):
         return None
     k = params.index(i.name)
     counter = loop_counters(s).get(s.body.params[k].name)
@@ -173,10 +173,10 @@ def counted(s: While) -> tuple[int, Var, Var, Var | int, str] | None:
 
 def range_bounds(s: While) -> tuple[int, Var, Var, Var | int] | None:
     """`(k, lo, hi, step)` of a loop that exits only when its counter, carried value k,
-    reaches a bound fixed before the loop (`for i in range(lo, hi, step)` with step > 0,
+    reaches a bound defined before the loop (`for i in range(lo, hi, step)` with step > 0,
     `while i < hi: ... i += step`), or None."""
     c = counted(s)
-    return None if c is None or c[4] != "lt" else c[:4]
+    return None if c is None or c[4] != "lt" or len(s.cond.body) != 1 else c[:4]
 
 
 def fills_whole(s: While, store: Op, defs: dict) -> bool:

@@ -52,6 +52,17 @@ def stencil_backwards(u):
     return e
 
 
+def while_second_differences(y, lam):
+    """A while loop whose condition takes len(y) again on every trip."""
+    s = 0.0
+    i = 2
+    while i < len(y):
+        d = y[i] - 2.0 * y[i - 1] + y[i - 2]
+        s += lam * d * d + math.log1p(y[i - 1] ** 2)
+        i += 1
+    return s
+
+
 def columns_of_a_matrix(p):
     e = 0.0
     for i in range(p.shape[0] - 2):
@@ -109,6 +120,7 @@ def inner_loop_loads(x):
 X = np.linspace(-1.2, 1.5, 23)
 ROWS = [(rosenbrock, (X,)), (rosenbrock_backwards, (X,)),
         (three_point_stencil, (X, np.linspace(0.5, 2.0, 23))), (stencil_backwards, (X,)),
+        (while_second_differences, (X, 3.0)),
         (columns_of_a_matrix, (np.sin(np.arange(30.0)).reshape(15, 2),)),
         (stepping_by_two, (X,))]
 SHARED = [(loads_in_branches, (np.sin(np.arange(30.0)).reshape(15, 2),)), (halves, (X,)),
