@@ -21,6 +21,7 @@ from .ir.shapes import fold_known
 from .ir.nodes import F64, Func, Op, callees_of, walk
 from .ir.verify import verify
 from .ir.versioning import version_loops
+from .ir.jam import jam_loops
 
 
 def primal_ir(fn: types.FunctionType, sig: tuple[str, ...], treedef=None,
@@ -39,10 +40,11 @@ def primal_ir(fn: types.FunctionType, sig: tuple[str, ...], treedef=None,
 
 def native(func: Func, timings: Timings | None = None) -> Func:
     """What codegen compiles: whole-array primitives turned into element loops (after AD,
-    which differentiates them at the array level), and loops whose indices depend on
-    broadcasting versioned for the case that nothing broadcasts."""
+    which differentiates them at the array level), loops whose indices depend on
+    broadcasting versioned for the case that nothing broadcasts, and loops with independent
+    trips around inner loops unrolled and jammed (ir/jam.py)."""
     with phase(timings, "IR optimization"):
-        return verify(opt.dce(version_loops(expand(func))))
+        return verify(opt.dce(jam_loops(version_loops(expand(func)))))
 
 
 def simplify(func: Func) -> Func:
