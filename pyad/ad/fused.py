@@ -2,7 +2,7 @@
 
 A loop qualifies when its only active carried value `e` merely accumulates (`e = e + term`,
 `e -= term`, possibly through inner loops that do the same, and `e` is read nowhere else) and
-its body stores into no active array but scratch arrays private to its trips (private.py:
+its body stores into no active array but scratch arrays private to its trips (ir/private.py:
 each trip writes before it reads them, and their adjoints are zero again after each trip's
 reverse). Then the adjoint of `e` is the same in every reverse trip (the cotangent `ct` of
 the loop's result), the reverse trips are independent of each other, and every contribution
@@ -78,7 +78,7 @@ def rerunnable(s: While, rv) -> int | None:
 
 
 def _shared(rv, s: While, a: Var) -> bool:
-    """An active array the trips of `s` may share (not private to them: private.py)."""
+    """An active array the trips of `s` may share (not private to them: ir/private.py)."""
     return a.name in rv.active and not rv.is_private(s, a)
 
 

@@ -17,7 +17,7 @@ from ..ir.memory import AliasClasses, final_loads, final_stores
 from ..ir.opt import cse_block, dce_block
 from .activity import active_values, is_float_array
 from .checkpoint import Budget
-from .private import private_arrays
+from ..ir.private import private_arrays
 from .rerun import loops_written_after
 from .close import close, substitute
 from .reverser import Reverser

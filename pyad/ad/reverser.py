@@ -46,13 +46,13 @@ class Reverser:
     subst: dict = field(default_factory=dict)  # id(stmt) -> its forward version
     budget: Budget | None = None  # the tape budget taped loops checkpoint under
     written_after: dict[int, frozenset[str]] = field(default_factory=dict)  # by id(loop)
-    private: dict[int, frozenset[str]] = field(default_factory=dict)  # by id(loop): private.py
+    private: dict[int, frozenset[str]] = field(default_factory=dict)  # by id(loop): ir/private.py
     fused_in: list[While] = field(default_factory=list)  # loops whose trip is being reversed
     #: fused.py's temporary shadows: only accumulated into while their loop runs (carry.py)
     temporaries: set[str] = field(default_factory=set)
 
     def is_private(self, s: While, v: Var) -> bool:
-        """Whether array `v` is private to the trips of loop `s` (private.py)."""
+        """Whether array `v` is private to the trips of loop `s` (ir/private.py)."""
         return v.name in self.classes.parent \
             and self.classes.find(v.name) in self.private.get(id(s), ())
 

@@ -15,74 +15,58 @@ into vectors. Each lane does the operations of its trip in the same order on the
 values, so every value has the bits of the loop alone; only the interleaving of different
 trips changes, which the conditions below make unobservable:
 
-- the loop counts with a constant step to a bound fixed in it (`loops.counted`, `i -= 1`
-  too), and carries nothing else but values stepping by constants (the AD's trip counters);
-- its inner loops at the top of its body count the same way with a start, bound and step
-  fixed in the outer loop (every lane runs the same trips), and contain no loops;
-- tape operations (push, pop) sit in one stretch of the body between inner loops, so the
+- the loop counts with a constant step to a bound fixed in it (`i -= 1` too), and carries
+  nothing else but values stepping by constants (the AD's trip counters);
+- a loop in its body (at the top, or at the top of a fused loop's body, any depth) is fused
+  when it counts the same way with a start, bound and step that are the same in every lane
+  (fixed in the outer loop, or computed from the counters of fused loops around it:
+  `for c in range(r)` inside `for r in range(d)`); other inner loops run lane after lane;
+- tape operations (push, pop) sit in one stretch of the body outside fused loops, so the
   lanes push and pop in the order the trips did; no calls, no checkpoint marks;
 - every array the body writes, other than arrays it allocates itself, is either
+  * private to the trips (ir/private.py: each trip writes it completely before reading
+    it, nothing after the loop reads it): lanes 1..3 get arrays of their own, allocated
+    before the loop;
   * accessed (loads and writes) only through one array value, at one index on some axis
     that is the same non-negative affine function of the counter for every access: the lanes
     touch different elements; or
-  * only added into (`accum`), in one stretch of the body, or in one inner loop at one
-    index on some axis that is a non-negative affine function of the inner counter and of
-    values fixed in the outer loop: an element then receives its contributions from the
+  * only added into (`accum`), in one stretch of the body, or in one stretch of a fused
+    loop at the top of the body at one index on some axis that is a non-negative affine
+    function of that loop's counter: an element then receives its contributions from the
     lanes at one inner trip, lane after lane, the order of the loop alone.
 
 An index out of bounds still raises IndexError naming its line; when several trips of a
 jammed loop would raise, the one reported may be a later trip's (docs/arrays.md).
 
-Only loops with an inner loop that carries a float chain (fewer than LANES of them) or
-reads or writes along the last axis at the outer counter are jammed: elsewhere LLVM's own
-vectorizer does as well.
+Only loops with a fused loop that carries a float chain (fewer than LANES of them) or reads
+or writes along the last axis at the outer counter are jammed: elsewhere LLVM's own
+vectorizer does as well. The pass runs after AD on every kernel (pipeline.native); a loop
+whose forward sweep pushes inside an inner loop (W2's value and gradient) is left alone,
+as jamming it would reorder the tape.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from .builder import NameGen, names_of
-from .loops import invariant_test
-from .memory import VIEW_OPS, AliasClasses
-from .nodes import F64, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, defined_in, \
-    is_array, rename_note, walk
-from .ops import OPS
+from .builder import NameGen
+from .jam_plan import LANES, Context, Count, Plan, context, plan as plan_of
+from .nodes import I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, rename_note, walk
 
 __all__ = ["LANES", "jam_loops"]
-
-#: trips run at once
-LANES = 4
-
-#: effects a jammed body may have besides memory writes: the tape, in one stretch; an error
-_TAPE = frozenset({"push", "pop", "tapepeak"})
-_ERRORS = frozenset({"raise_if"})
-_ACCESS = frozenset({"load", "store", "accum"})
 
 
 def jam_loops(func: Func) -> Func:
     """`func` with every loop the conditions above allow jammed (the same Func if none)."""
     if not any(isinstance(s, While) for s in walk(func.block)):
         return func
-    consts = {s.outs[0].name: s.attrs[0] for s in walk(func.block)
-              if isinstance(s, Op) and s.op == "const" and s.outs[0].type == I64}
-    ctx = _Context(names_of(func), consts, AliasClasses(func.block))
-    block, changed = _block(func.block, ctx)
+    block, changed = _block(func.block, context(func))
     return Func(func.name, block, func.filename, func.arg_names) if changed else func
 
 
-@dataclass
-class _Context:
-    names: NameGen
-    consts: dict[str, int]
-    classes: AliasClasses
-
-
-def _block(block: Block, ctx: _Context) -> tuple[Block, bool]:
+def _block(block: Block, ctx: Context) -> tuple[Block, bool]:
     body: list[Stmt] = []
     changed = False
     for s in block.body:
         if isinstance(s, While):
-            plan = _plan(s, ctx)
+            plan = plan_of(s, ctx)
             if plan is not None:
                 body.extend(_jammed(s, plan, ctx))
                 changed = True
@@ -99,241 +83,6 @@ def _block(block: Block, ctx: _Context) -> tuple[Block, bool]:
                 s = While(s.outs, s.inits, blocks[0], blocks[1], s.loc, s.note)
         body.append(s)
     return Block(block.params, tuple(body), block.results), changed
-
-
-# ----------------------------------------------------------------------------- analysis
-
-@dataclass(frozen=True)
-class _Count:
-    """A counted loop: carried value k is the counter, tested by `test` ("lt"/"gt") against
-    `bound`; `steps` maps every carried value's index to its constant step."""
-    k: int
-    bound: Var
-    test: str
-    steps: dict[int, int]
-    low: int | None  # a lower bound of the counter in every trip, when known
-
-
-def _count(loop: While, ctx: _Context, fixed, *, carries_more: bool = False) -> _Count | None:
-    """The counting of `loop` if its condition is `counter < bound` (step > 0) or `counter >
-    bound` (step < 0), with the bound and every other value of the condition fixed in the
-    loop (and accepted by `fixed`, a test of being fixed in an enclosing loop), and every
-    carried value steps by a constant (only the counter with `carries_more`)."""
-    defs = {st.outs[0].name: st for st in loop.body.body if isinstance(st, Op) and st.outs}
-    steps: dict[int, int] = {}
-    for j, (p, r) in enumerate(zip(loop.body.params, loop.body.results)):
-        st = defs.get(r.name)
-        c = None
-        if p.type == I64 and st is not None and st.op in ("add", "sub") and st.args[0] == p:
-            c = _const(st.args[1], ctx, defs)
-        if c:
-            steps[j] = c if st.op == "add" else -c
-        elif not carries_more:
-            return None
-    test = next((st for st in loop.cond.body if isinstance(st, Op)
-                 and st.outs == loop.cond.results), None)
-    if test is None or test.op not in ("lt", "gt"):
-        return None
-    i, bound = test.args
-    params = [p.name for p in loop.cond.params]
-    if i.name not in params or params.index(i.name) not in steps:
-        return None
-    k = params.index(i.name)
-    inv = invariant_test(loop)
-    for st in loop.cond.body:
-        if not isinstance(st, Op):
-            return None
-        if st is not test and not all(inv(o) and fixed(o) for o in st.outs):
-            return None
-    if not (inv(bound) and fixed(bound)) or (test.op == "lt") != (steps[k] > 0):
-        return None
-    if test.op == "lt":
-        low = _const(loop.inits[k], ctx, {})
-    else:
-        b = _const(bound, ctx, {})
-        low = None if b is None else b + 1
-    return _Count(k, bound, test.op, steps, low)
-
-
-def _const(v: Var, ctx: _Context, local: dict) -> int | None:
-    st = local.get(v.name)
-    if st is not None:
-        return st.attrs[0] if st.op == "const" and isinstance(st.attrs[0], int) else None
-    c = ctx.consts.get(v.name)
-    return c if isinstance(c, int) and not isinstance(c, bool) else None
-
-
-def _affine(v: Var, counter: str, defs: dict, fixed, ctx: _Context):
-    """`v` as coef * counter + offset: (coef, (offset value name or None, constant)), for
-    add, sub, and mul by a constant over the counter, constants and values `fixed` accepts;
-    None otherwise."""
-    if v.name == counter:
-        return 1, (None, 0)
-    c = _const(v, ctx, {})
-    if c is not None:
-        return 0, (None, c)
-    st = defs.get(v.name)
-    if st is not None and st.op in ("add", "sub", "mul"):
-        a, b = (_affine(x, counter, defs, fixed, ctx) for x in st.args)
-        if a is None or b is None:
-            return None
-        if st.op == "mul":
-            if a[0] == 0 and a[1][0] is None:
-                a, b = b, a
-            if b[0] != 0 or b[1][0] is not None or a[1][0] is not None and b[1][1] != 1:
-                return None
-            m = b[1][1]
-            return a[0] * m, (a[1][0], a[1][1] * m)
-        sign = 1 if st.op == "add" else -1
-        if b[1][0] is not None and (sign < 0 or a[1][0] is not None):
-            return None
-        return a[0] + sign * b[0], (a[1][0] or b[1][0], a[1][1] + sign * b[1][1])
-    if fixed(v):
-        return 0, (v.name, 0)
-    return None
-
-
-def _separating(idx: Var, counter: str, count: _Count, defs: dict, fixed, ctx: _Context):
-    """The affine form of index `idx` (through normidx/wrapidx) in `counter` if it varies
-    with it and is never negative (so never wraps); None otherwise."""
-    st = defs.get(idx.name)
-    if st is not None and st.op in ("normidx", "wrapidx"):
-        idx = st.args[0]
-    form = _affine(idx, counter, defs, fixed, ctx)
-    if form is None or form[0] <= 0 or form[1][0] is not None or count.low is None:
-        return None
-    if form[0] * count.low + form[1][1] < 0:
-        return None
-    return form
-
-
-@dataclass(frozen=True)
-class _Plan:
-    count: _Count
-    inner: dict[int, _Count]  # body statement position -> count of that inner loop
-
-
-def _plan(loop: While, ctx: _Context) -> _Plan | None:
-    count = _count(loop, ctx, lambda v: True)
-    if count is None:
-        return None
-    fixed = invariant_test(loop)
-    counter = loop.body.params[count.k].name
-    defs = {o.name: st for st in walk(loop.body) if isinstance(st, Op) for o in st.outs}
-    inner: dict[int, _Count] = {}
-    where: dict[int, object] = {}   # id(op) -> its stretch: ("s", n) or ("m", position)
-    section = 0
-    for pos, s in enumerate(loop.body.body):
-        if isinstance(s, While):
-            c = _count(s, ctx, fixed, carries_more=True)
-            if c is None or not fixed(s.inits[c.k]) or any(isinstance(t, While) for t in walk(s.body)):
-                return None
-            inner[pos] = c
-            for t in walk(s.body):
-                where[id(t)] = ("m", pos)
-            section += 1
-            continue
-        where[id(s)] = ("s", section)
-        for b in blocks_of(s):
-            for t in walk(b):
-                where[id(t)] = ("s", section)
-    if not inner or any(isinstance(t, Op) and OPS[t.op].memory for t in walk(loop.cond)):
-        return None
-    ops = [t for t in walk(loop.body) if isinstance(t, Op)]
-    tape = set()
-    for t in ops:
-        row = OPS[t.op]
-        if t.op in _TAPE:
-            tape.add(where[id(t)])
-        elif row.effect and t.op not in _ACCESS and t.op not in _ERRORS or row.lower[0] == "call":
-            return None
-    if len(tape) > 1 or any(w[0] == "m" for w in tape):
-        return None
-    if not _memory_ok(loop, ops, where, inner, count, counter, defs, fixed, ctx):
-        return None
-    if not any(_profitable(loop.body.body[pos], defs, counter, fixed, ctx) for pos in inner):
-        return None
-    return _Plan(count, inner)
-
-
-def _memory_ok(loop, ops, where, inner, count, counter, defs, fixed, ctx) -> bool:
-    inside = defined_in(loop)
-    classes = ctx.classes
-    by_class: dict[str, list[Op]] = {}
-    for t in ops:
-        arrays = [a for a in t.args if is_array(a.type)]
-        if not arrays or t.op == "dim" or t.op in VIEW_OPS:
-            continue
-        if t.op in _ACCESS:
-            by_class.setdefault(classes.find(t.args[0].name), []).append(t)
-        elif OPS[t.op].memory not in ("read", "alloc") or OPS[t.op].effect:
-            return False
-        else:   # reads whole arrays: none of them may be written by another lane
-            for a in arrays:
-                by_class.setdefault(classes.find(a.name), []).append(t)
-    for root, accesses in by_class.items():
-        if all(t.op == "load" for t in accesses):
-            continue
-        members = classes.members(root)
-        if all(m in inside for m in members) and not any(
-                m == p.name for m in members for p in loop.body.params):
-            continue  # allocated in each trip: every lane has its own
-        if not (_disjoint(accesses, counter, count, defs, fixed, ctx)
-                or _added_in_order(accesses, where, inner, loop, defs, fixed, ctx)):
-            return False
-    return True
-
-
-def _disjoint(accesses, counter, count, defs, fixed, ctx) -> bool:
-    if any(t.op not in _ACCESS for t in accesses) or len({t.args[0] for t in accesses}) != 1:
-        return False
-    nidx = len(accesses[0].args) - (1 if accesses[0].op == "load" else 2)
-    for axis in range(nidx):
-        forms = {_separating(t.args[1 + axis], counter, count, defs, fixed, ctx)
-                 for t in accesses}
-        if None not in forms and len(forms) == 1:
-            return True
-    return False
-
-
-def _added_in_order(accesses, where, inner, loop, defs, fixed, ctx) -> bool:
-    if any(t.op != "accum" for t in accesses):
-        return False
-    stretches = {where[id(t)] for t in accesses}
-    if len(stretches) != 1:
-        return False
-    kind, pos = next(iter(stretches))
-    if kind == "s":
-        return True
-    m, count = loop.body.body[pos], inner[pos]
-    counter = m.body.params[count.k].name
-    nidx = len(accesses[0].args) - 2
-    for axis in range(nidx):
-        idx = {t.args[1 + axis] for t in accesses}
-        if len(idx) == 1 and _separating(next(iter(idx)), counter, count, defs, fixed, ctx):
-            return True
-    return False
-
-
-def _profitable(m: While, defs, counter, fixed, ctx) -> bool:
-    """Whether inner loop `m` carries a float chain (fewer than LANES of them: more already
-    overlap), or walks an array along one axis while the lanes' elements are neighbours on
-    the last (`w[f, j]`, f the inner counter, j the outer one)."""
-    chains = sum(1 for p, r in zip(m.body.params, m.body.results) if p.type == F64 and p != r)
-    if 0 < chains < LANES:
-        return True
-    walks = invariant_test(m)
-    for t in walk(m.body):
-        if isinstance(t, Op) and t.op in _ACCESS:
-            idx = t.args[1:len(t.args) - (0 if t.op == "load" else 1)]
-            last = idx[-1]
-            st = defs.get(last.name)
-            if st is not None and st.op in ("normidx", "wrapidx"):
-                last = st.args[0]
-            form = _affine(last, counter, defs, fixed, ctx)
-            if form is not None and form[0] != 0 and not all(map(walks, idx[:-1])):
-                return True
-    return False
 
 
 # ----------------------------------------------------------------------------- rewriting
@@ -377,7 +126,7 @@ def _const_op(names: NameGen, value: int, loc) -> tuple[Op, Var]:
     return Op((v,), "const", (), (value,), loc), v
 
 
-def _jammed(loop: While, plan: _Plan, ctx: _Context) -> list[Stmt]:
+def _jammed(loop: While, plan: Plan, ctx: Context) -> list[Stmt]:
     """The jammed loop, then `loop` itself running the trips that are left."""
     names, loc, count = ctx.names, loop.loc, plan.count
     # the condition: the last lane's counter passes the test
@@ -389,7 +138,7 @@ def _jammed(loop: While, plan: _Plan, ctx: _Context) -> list[Stmt]:
     cbody += [op, Op((last,), "add", (cps[count.k], step), (), loc),
               Op((go,), count.test, (last, cc.use(count.bound)), (), loc)]
     cond = Block(cps, tuple(cbody), (go,))
-    # the body: each lane's carried values, the statements lane by lane, the inner loops jammed
+    # the body: each lane's carried values, the statements lane by lane, the inner loops fused
     bps = _fresh(names, loop.body.params)
     stmts: list[Stmt] = []
 
@@ -401,27 +150,44 @@ def _jammed(loop: While, plan: _Plan, ctx: _Context) -> list[Stmt]:
     lanes = [{p.name: (q if u == 0 else stepped(q, u * count.steps[j]))
               for j, (p, q) in enumerate(zip(loop.body.params, bps))} for u in range(LANES)]
     nexts = [stepped(q, LANES * count.steps[j]) for j, q in enumerate(bps)]
-    run: list[Stmt] = []
-    for pos, s in enumerate(loop.body.body + (None,)):
-        if s is not None and pos not in plan.inner:
-            run.append(s)
-            continue
-        for lane in lanes:
-            cl = _Cloner(names, lane)
-            stmts.extend(cl.stmt(t) for t in run)
-        run = []
-        if s is not None:
-            stmts.append(_jam_inner(s, plan.inner[pos], lanes, names))
+    pre: list[Stmt] = []
+    for alloc in plan.private:  # lane 0 keeps the array, the others get their own
+        for lane in lanes[1:]:
+            v = Var(names.fresh(alloc.outs[0].name.split(".")[0]), alloc.outs[0].type)
+            pre.append(Op((v,), "alloc", alloc.args, alloc.attrs, loc))
+            lane[alloc.outs[0].name] = v
+    stmts += _lanes(loop.body.body, lanes, names, plan.jammed)
     body = Block(bps, tuple(stmts), tuple(nexts))
     outs = _fresh(names, loop.outs)
     jammed = While(outs, loop.inits, cond, body, loc)
     rest = While(loop.outs, outs, loop.cond, loop.body, loc, loop.note)
-    return [jammed, rest]
+    return pre + [jammed, rest]
 
 
-def _jam_inner(m: While, count: _Count, lanes: list[dict[str, Var]], names: NameGen) -> While:
+def _lanes(body: tuple[Stmt, ...], lanes: list[dict[str, Var]], names: NameGen,
+           jammed: dict[int, Count]) -> list[Stmt]:
+    """`body` for every lane: the loops in `jammed` fused, the statements between them
+    lane after lane. Adds the values each lane defines to its mapping."""
+    out: list[Stmt] = []
+    run: list[Stmt] = []
+    for s in body + (None,):
+        if s is not None and id(s) not in jammed:
+            run.append(s)
+            continue
+        for lane in lanes:
+            cl = _Cloner(names, lane)
+            out.extend(cl.stmt(t) for t in run)
+        run = []
+        if s is not None:
+            out.append(_fused(s, jammed[id(s)], lanes, names, jammed))
+    return out
+
+
+def _fused(m: While, count: Count, lanes: list[dict[str, Var]], names: NameGen,
+           jammed: dict[int, Count]) -> While:
     """Inner loop `m` run for every lane at once: one counter, each lane's other carried
-    values, the body lane after lane. Adds `m`'s outs to each lane's mapping."""
+    values, the body lane by lane (its own inner loops fused in turn). Adds `m`'s outs to
+    each lane's mapping."""
     k = count.k
     others = [j for j in range(len(m.inits)) if j != k]
     width = len(others)
@@ -431,7 +197,7 @@ def _jam_inner(m: While, count: _Count, lanes: list[dict[str, Var]], names: Name
                                                for _ in lanes for j in others]
     inits = [lanes[0].get(m.inits[k].name, m.inits[k])] + [
         lane.get(m.inits[j].name, m.inits[j]) for lane in lanes for j in others]
-    # the condition reads the counter and values fixed in the outer loop (lane 0's copies)
+    # the condition reads the counter and values the same in every lane (lane 0's copies)
     cps = carried(m.cond)
     cc = _Cloner(names, dict(lanes[0]))
     cc.mapping.update({p.name: q for p, q in zip([m.cond.params[k]]
@@ -439,17 +205,16 @@ def _jam_inner(m: While, count: _Count, lanes: list[dict[str, Var]], names: Name
     cond = Block(tuple(cps), tuple(cc.stmt(s) for s in m.cond.body),
                  tuple(map(cc.use, m.cond.results)))
     bps = carried(m.body)
-    stmts: list[Stmt] = []
-    results: list[Var] = []
+    inner = []
     for u, lane in enumerate(lanes):
-        cl = _Cloner(names, dict(lane))
-        cl.mapping[m.body.params[k].name] = bps[0]
+        mine = dict(lane)
+        mine[m.body.params[k].name] = bps[0]
         for n, j in enumerate(others):
-            cl.mapping[m.body.params[j].name] = bps[1 + u * width + n]
-        stmts.extend(cl.stmt(s) for s in m.body.body)
-        if u == 0:
-            results.append(cl.use(m.body.results[k]))
-        results += [cl.use(m.body.results[j]) for j in others]
+            mine[m.body.params[j].name] = bps[1 + u * width + n]
+        inner.append(mine)
+    stmts = _lanes(m.body.body, inner, names, jammed)
+    results = [inner[0].get(m.body.results[k].name, m.body.results[k])] + [
+        mine.get(m.body.results[j].name, m.body.results[j]) for mine in inner for j in others]
     body = Block(tuple(bps), tuple(stmts), tuple(results))
     outs = [Var(names.fresh("i"), I64)] + [Var(names.fresh(m.outs[j].name.split(".")[0]),
                                                 m.outs[j].type) for _ in lanes for j in others]

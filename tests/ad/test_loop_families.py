@@ -131,7 +131,7 @@ FAMILIES = [
     # reduction can re-read it: 1 value per trip (8 k).
     (fill_reduce, lambda n, k: (_u(n), _u(k)), lambda n, k: 8 * k * (n + 1)),
     # xc and v are private to the trips of both loops (each trip fills them before it
-    # reads them: pyad/ad/private.py), and s only accumulates, so each (point, component)
+    # reads them: pyad/ir/private.py), and s only accumulates, so each (point, component)
     # pair is reversed right after it runs; its loads of xc and v are re-read there (the
     # pair writes them no more after them), so nothing is taped. Meets the target.
     (inplace_update, lambda n, k: (np.tril(_u(3, 3)), _u(k, 3), _u(n, 3)),

@@ -1,4 +1,4 @@
-"""Scratch arrays private to the trips of an accumulating loop (pyad/ad/private.py): the
+"""Scratch arrays private to the trips of an accumulating loop (pyad/ir/private.py): the
 loop is reversed trip by trip inside its forward sweep (fused.py) and the tape peaks at
 one trip's values. Each function is checked against CPython's value, central finite
 differences with the dot-product test, and the IR interpreter; the printed plan says

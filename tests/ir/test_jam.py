@@ -89,7 +89,27 @@ def while_rows(a, v):
     return np.sum(y)
 
 
-JAMMED = [layer, matvec_rows, counting_down, every_other_row, while_rows]
+def scratch_per_row(a, v):
+    """W2's shape: a scratch vector filled in each trip (each lane gets its own), then a
+    triangular pair of loops whose inner length is the middle counter (the same in every
+    lane)."""
+    n, m = a.shape
+    xc = np.zeros(m)
+    out = np.zeros(n)
+    for i in range(n):
+        for j in range(m):
+            xc[j] = a[i, j] - v[j]
+        s = 0.0
+        for r in range(m):
+            t = v[r] * xc[r]
+            for c in range(r):
+                t += a[i, c] * xc[c] * 0.5
+            s += t * t
+        out[i] = s
+    return np.sum(np.sqrt(out + 1.0))
+
+
+JAMMED = [layer, matvec_rows, counting_down, every_other_row, while_rows, scratch_per_row]
 
 
 def sum_over_outer(a, v):
@@ -146,7 +166,24 @@ def from_the_end(a, v):
     return np.sum(y * y)
 
 
-LEFT_ALONE = [sum_over_outer, shared_accumulator, neighbour_rows, triangle, from_the_end]
+def scratch_kept(a, v):
+    """The scratch vector keeps what earlier trips added (it is not filled first): the trips
+    depend on each other through it."""
+    n, m = a.shape
+    xc = np.zeros(m)
+    out = np.zeros(n)
+    for i in range(n):
+        for j in range(m):
+            xc[j] = xc[j] * 0.5 + a[i, j]
+        s = 0.0
+        for r in range(m):
+            s += xc[r] * v[r]
+        out[i] = s
+    return np.sum(out * out)
+
+
+LEFT_ALONE = [sum_over_outer, shared_accumulator, neighbour_rows, triangle, from_the_end,
+              scratch_kept]
 
 
 def _args(fn, rows: int):

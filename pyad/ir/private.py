@@ -24,9 +24,9 @@ can still run each trip's reverse right after the trip (fused.py).
 """
 from __future__ import annotations
 
-from ..ir.memory import VIEW_OPS, AliasClasses
-from ..ir.nodes import Block, If, Op, Stmt, While, blocks_of, walk
-from ..ir.loops import fills_whole
+from .memory import VIEW_OPS, AliasClasses
+from .nodes import Block, If, Op, Stmt, While, blocks_of, walk
+from .loops import fills_whole
 
 
 def private_arrays(block: Block, classes: AliasClasses) -> dict[int, frozenset[str]]:
