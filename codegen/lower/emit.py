@@ -175,10 +175,21 @@ class KernelEmitter:
         latch = b.block
         for phi, r in zip(phis, s.body.results):
             phi.add_incoming(self.values[r.name], latch)
-        b.branch(header)
+        back = b.branch(header)
+        if s.unrolled:
+            back.set_metadata("llvm.loop", self._loop_id("llvm.loop.unroll.disable"))
         b.position_at_end(exit_bb)
         for o, phi in zip(s.outs, phis):
             self.values[o.name] = phi
+
+    def _loop_id(self, prop: str) -> ir.MDValue:
+        """A new loop ID with property `prop` (LLVM wants a distinct node per loop, whose
+        first operand is the node itself)."""
+        m = self.module
+        prop_node = m.add_metadata([ir.MetaDataString(m, prop)])
+        node = ir.MDValue(m, [prop_node], name=str(len(m.metadata)))
+        node.operands = (node, prop_node)
+        return node
 
     def op(self, s: Op) -> None:
         out = s.outs[0] if s.outs else None

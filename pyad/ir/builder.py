@@ -103,7 +103,8 @@ class Builder:
                 else:
                     inits, cond, loop = tuple(map(use, s.inits)), copy(s.cond), copy(s.body)
                     outs = tuple(map(define, s.outs))
-                    body.append(While(outs, inits, cond, loop, s.loc, rename_note(s.note, use)))
+                    body.append(While(outs, inits, cond, loop, s.loc, rename_note(s.note, use),
+                                      s.unrolled))
             return Block(params, tuple(body), tuple(map(use, blk.results)))
 
         done = copy(Block((), block.body, block.results))

@@ -52,6 +52,9 @@ from .nodes import I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, rename
 
 __all__ = ["LANES", "jam_loops"]
 
+_NOTE = (f"{LANES} trips at once (unroll and jam: pyad/ir/jam.py); the loop after it runs the "
+         "trips left over",)
+
 
 def jam_loops(func: Func) -> Func:
     """`func` with every loop the conditions above allow jammed (the same Func if none)."""
@@ -114,7 +117,7 @@ class _Cloner:
             return If(tuple(map(self.define, s.outs)), cond, then, orelse, s.loc)
         inits, cond, body = tuple(map(self.use, s.inits)), self.block(s.cond), self.block(s.body)
         return While(tuple(map(self.define, s.outs)), inits, cond, body, s.loc,
-                     rename_note(s.note, self.use))
+                     rename_note(s.note, self.use), s.unrolled)
 
 
 def _fresh(names: NameGen, vs) -> tuple[Var, ...]:
@@ -159,7 +162,7 @@ def _jammed(loop: While, plan: Plan, ctx: Context) -> list[Stmt]:
     stmts += _lanes(loop.body.body, lanes, names, plan.jammed)
     body = Block(bps, tuple(stmts), tuple(nexts))
     outs = _fresh(names, loop.outs)
-    jammed = While(outs, loop.inits, cond, body, loc)
+    jammed = While(outs, loop.inits, cond, body, loc, _NOTE, True)
     rest = While(loop.outs, outs, loop.cond, loop.body, loc, loop.note)
     return pre + [jammed, rest]
 
@@ -222,4 +225,4 @@ def _fused(m: While, count: Count, lanes: list[dict[str, Var]], names: NameGen,
         lane[m.outs[k].name] = outs[0]
         for n, j in enumerate(others):
             lane[m.outs[j].name] = outs[1 + u * width + n]
-    return While(tuple(outs), tuple(inits), cond, body, m.loc)
+    return While(tuple(outs), tuple(inits), cond, body, m.loc, (), True)

@@ -111,7 +111,9 @@ class While:
 
     `cond` and `body` take the carried values as their params (each block its own names);
     `cond` yields one bool, `body` yields the next carried values. `note` is printed as
-    comment lines above the loop (the AD pass writes its plan for the loop there)."""
+    comment lines above the loop (the AD pass writes its plan for the loop there).
+    `unrolled`: the compiler unrolled the loop itself (ir/jam.py), so codegen asks LLVM not
+    to unroll it again."""
 
     outs: tuple[Var, ...]
     inits: tuple[Var, ...]
@@ -119,6 +121,7 @@ class While:
     body: Block
     loc: Loc | None = None
     note: "Note" = ()
+    unrolled: bool = False
 
 
 Stmt = Union[Op, If, While]
@@ -225,7 +228,8 @@ def rename_block(block: Block, mapping: dict[str, Var]) -> Block:
                            rename_block(s.orelse, mapping), s.loc))
         else:
             body.append(While(s.outs, tuple(map(r, s.inits)), rename_block(s.cond, mapping),
-                              rename_block(s.body, mapping), s.loc, rename_note(s.note, r)))
+                              rename_block(s.body, mapping), s.loc, rename_note(s.note, r),
+                              s.unrolled))
     return Block(block.params, tuple(body), tuple(map(r, block.results)))
 
 

@@ -42,7 +42,7 @@ def dce_block(block: Block, live: set[str]) -> Block:
             live.update(v.name for v in s.inits)
             for b in (cond, body):
                 live.update(v.name for v in free_vars(b))
-            kept.append(While(s.outs, s.inits, cond, body, s.loc, s.note))
+            kept.append(While(s.outs, s.inits, cond, body, s.loc, s.note, s.unrolled))
             continue
         idx = [i for i, o in enumerate(s.outs) if o.name in live]
         if not idx and not has_effects(s):
@@ -72,7 +72,7 @@ def fold_constants(func: Func) -> Func:
             if isinstance(s, If):
                 s = If(s.outs, s.cond, fold(s.then), fold(s.orelse), s.loc)
             elif isinstance(s, While):
-                s = While(s.outs, s.inits, fold(s.cond), fold(s.body), s.loc, s.note)
+                s = While(s.outs, s.inits, fold(s.cond), fold(s.body), s.loc, s.note, s.unrolled)
             elif s.op == "const":
                 consts[s.outs[0].name] = s.attrs[0]
             elif s.args and all(a.name in consts for a in s.args) and len(s.outs) == 1 \

@@ -311,3 +311,14 @@ def test_what_the_pass_leaves_alone(change):
         src = src.replace("store %y, %i.2, %s", "store %y, %i.2, %s\n    push %s")
     func = parse_func(src)
     assert jam_loops(func) is func
+
+
+def test_codegen_asks_llvm_not_to_unroll_the_jammed_loops(monkeypatch):
+    """Unrolled once by the pass, the jammed loops carry llvm.loop.unroll.disable; without
+    the pass no loop does."""
+    args = _args(matvec_rows, 9)
+    text = pyad.jit_grad(matvec_rows, cache=False).llvm_ir(*args)
+    assert "llvm.loop.unroll.disable" in text
+    monkeypatch.setattr(pipeline, "jam_loops", lambda func: func)
+    text = pyad.jit_grad(matvec_rows, cache=False).llvm_ir(*args)
+    assert "llvm.loop.unroll.disable" not in text
