@@ -48,7 +48,8 @@ from __future__ import annotations
 
 from .builder import NameGen
 from .jam_plan import LANES, Context, Count, Plan, context, plan as plan_of
-from .nodes import I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, rename_note, walk
+from .loops import rewrite_outermost
+from .nodes import I64, Block, Func, If, Op, Stmt, Var, While, rename_note, walk
 
 __all__ = ["LANES", "jam_loops"]
 
@@ -60,35 +61,15 @@ def jam_loops(func: Func) -> Func:
     """`func` with every loop the conditions above allow jammed (the same Func if none)."""
     if not any(isinstance(s, While) for s in walk(func.block)):
         return func
-    block, changed = _block(func.block, context(func))
+    ctx = context(func)
+
+    def rewrite(loop: While) -> list[Stmt] | None:
+        plan = plan_of(loop, ctx)
+        return None if plan is None else _jammed(loop, plan, ctx)
+    block, changed = rewrite_outermost(func.block, rewrite)
     return Func(func.name, block, func.filename, func.arg_names) if changed else func
 
 
-def _block(block: Block, ctx: Context) -> tuple[Block, bool]:
-    body: list[Stmt] = []
-    changed = False
-    for s in block.body:
-        if isinstance(s, While):
-            plan = plan_of(s, ctx)
-            if plan is not None:
-                body.extend(_jammed(s, plan, ctx))
-                changed = True
-                continue
-        if isinstance(s, (If, While)):
-            blocks = []
-            for b in blocks_of(s):
-                nb, ch = _block(b, ctx)
-                blocks.append(nb)
-                changed |= ch
-            if isinstance(s, If):
-                s = If(s.outs, s.cond, blocks[0], blocks[1], s.loc)
-            else:
-                s = While(s.outs, s.inits, blocks[0], blocks[1], s.loc, s.note)
-        body.append(s)
-    return Block(block.params, tuple(body), block.results), changed
-
-
-# ----------------------------------------------------------------------------- rewriting
 
 class _Cloner:
     """Copies statements with fresh names, uses renamed through `mapping` (updated)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .builder import Builder
-from .nodes import I64, Block, Op, Var, While, defined_in, walk
+from .nodes import I64, Block, If, Op, Var, While, blocks_of, defined_in, walk
 from .ops import OPS
 
 Body = Callable[[Builder, Var, list], list]
@@ -106,6 +106,33 @@ def sum_each(b: Builder, dims: list[Var], term: Callable[[Builder, list[Var]], V
     while len(acc) > 1:
         acc = [b.add(acc[k], acc[k + 1]) for k in range(0, len(acc), 2)]
     return acc[0]
+
+
+def rewrite_outermost(block: Block, rewrite: Callable[[While], list | None]) -> tuple[Block, bool]:
+    """`block` with each loop `rewrite` accepts (returns the statements replacing it)
+    replaced, trying the outermost first and the loops inside a loop only when it is not
+    rewritten; and whether anything changed."""
+    body: list = []
+    changed = False
+    for s in block.body:
+        if isinstance(s, While):
+            new = rewrite(s)
+            if new is not None:
+                body.extend(new)
+                changed = True
+                continue
+        if isinstance(s, (If, While)):
+            blocks = []
+            for b in blocks_of(s):
+                nb, ch = rewrite_outermost(b, rewrite)
+                blocks.append(nb)
+                changed |= ch
+            if isinstance(s, If):
+                s = If(s.outs, s.cond, blocks[0], blocks[1], s.loc)
+            else:
+                s = While(s.outs, s.inits, blocks[0], blocks[1], s.loc, s.note, s.unrolled)
+        body.append(s)
+    return Block(block.params, tuple(body), block.results), changed
 
 
 def pure(op: Op) -> bool:

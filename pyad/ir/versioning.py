@@ -27,9 +27,9 @@ most twofold.
 from __future__ import annotations
 
 from .builder import Builder, NameGen, names_of
-from .nodes import BOOL, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, \
+from .nodes import BOOL, I64, Block, Func, If, Op, Stmt, Var, While, \
     rename_block, walk
-from .loops import invariant_test
+from .loops import invariant_test, rewrite_outermost
 from .ops import OPS
 
 __all__ = ["version_loops"]
@@ -41,32 +41,12 @@ def version_loops(func: Func) -> Func:
     if not any(isinstance(s, While) for s in walk(func.block)):
         return func
     names = names_of(func)
-    block, changed = _block(func.block, names)
+
+    def rewrite(loop: While) -> list[Stmt] | None:
+        conds = _conditions(loop)
+        return _versioned(loop, conds, names) if conds else None
+    block, changed = rewrite_outermost(func.block, rewrite)
     return Func(func.name, block, func.filename, func.arg_names) if changed else func
-
-
-def _block(block: Block, names: NameGen) -> tuple[Block, bool]:
-    body: list[Stmt] = []
-    changed = False
-    for s in block.body:
-        if isinstance(s, While):
-            conds = _conditions(s)
-            if conds:
-                body.extend(_versioned(s, conds, names))
-                changed = True
-                continue
-        if isinstance(s, (If, While)):
-            blocks = []
-            for b in blocks_of(s):
-                nb, ch = _block(b, names)
-                blocks.append(nb)
-                changed |= ch
-            if isinstance(s, If):
-                s = If(s.outs, s.cond, blocks[0], blocks[1], s.loc)
-            else:
-                s = While(s.outs, s.inits, blocks[0], blocks[1], s.loc, s.note)
-        body.append(s)
-    return Block(block.params, tuple(body), block.results), changed
 
 
 def _conditions(loop: While) -> dict[str, tuple[Var, bool]]:
