@@ -78,10 +78,14 @@ class Builder:
             raise AttributeError(op)
         return lambda *args: self.emit(op, *args)
 
-    def inline(self, block: Block, args: list[Var]) -> list[Var]:
+    def inline(self, block: Block, args: list[Var],
+               mapping: dict[str, Var] | None = None) -> list[Var]:
         """Append a copy of `block` (every value renamed fresh) with its params bound to
-        `args`; the copy's results."""
-        mapping = {p.name: a for p, a in zip(block.params, args)}
+        `args`; the copy's results. With `mapping`, uses of its names read their values from
+        it, and it receives the copy's names for the values `block` defines (a caller that
+        copies the statements of one scope in pieces, e.g. ir/jam.py's lanes)."""
+        mapping = {} if mapping is None else mapping
+        mapping.update({p.name: a for p, a in zip(block.params, args)})
 
         def use(v: Var) -> Var:
             return mapping.get(v.name, v)

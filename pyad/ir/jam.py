@@ -46,10 +46,10 @@ as jamming it would reorder the tape.
 """
 from __future__ import annotations
 
-from .builder import NameGen
+from .builder import Builder, NameGen
 from .jam_plan import LANES, Context, Count, Plan, context, plan as plan_of
 from .loops import rewrite_outermost
-from .nodes import I64, Block, Func, If, Op, Stmt, Var, While, rename_note, walk
+from .nodes import I64, Block, Func, Op, Stmt, Var, While, walk
 
 __all__ = ["LANES", "jam_loops"]
 
@@ -71,36 +71,6 @@ def jam_loops(func: Func) -> Func:
 
 
 
-class _Cloner:
-    """Copies statements with fresh names, uses renamed through `mapping` (updated)."""
-
-    def __init__(self, names: NameGen, mapping: dict[str, Var]) -> None:
-        self.names, self.mapping = names, mapping
-
-    def use(self, v: Var) -> Var:
-        return self.mapping.get(v.name, v)
-
-    def define(self, v: Var) -> Var:
-        self.mapping[v.name] = Var(self.names.fresh(v.name.split(".")[0]), v.type)
-        return self.mapping[v.name]
-
-    def block(self, blk: Block) -> Block:
-        params = tuple(self.define(p) for p in blk.params)
-        body = tuple(self.stmt(s) for s in blk.body)
-        return Block(params, body, tuple(map(self.use, blk.results)))
-
-    def stmt(self, s: Stmt) -> Stmt:
-        if isinstance(s, Op):
-            args = tuple(map(self.use, s.args))
-            return Op(tuple(map(self.define, s.outs)), s.op, args, s.attrs, s.loc)
-        if isinstance(s, If):
-            cond, then, orelse = self.use(s.cond), self.block(s.then), self.block(s.orelse)
-            return If(tuple(map(self.define, s.outs)), cond, then, orelse, s.loc)
-        inits, cond, body = tuple(map(self.use, s.inits)), self.block(s.cond), self.block(s.body)
-        return While(tuple(map(self.define, s.outs)), inits, cond, body, s.loc,
-                     rename_note(s.note, self.use), s.unrolled)
-
-
 def _fresh(names: NameGen, vs) -> tuple[Var, ...]:
     return tuple(Var(names.fresh(v.name.split(".")[0]), v.type) for v in vs)
 
@@ -115,12 +85,13 @@ def _jammed(loop: While, plan: Plan, ctx: Context) -> list[Stmt]:
     names, loc, count = ctx.names, loop.loc, plan.count
     # the condition: the last lane's counter passes the test
     cps = _fresh(names, loop.cond.params)
-    cc = _Cloner(names, {p.name: q for p, q in zip(loop.cond.params, cps)})
-    cbody = [cc.stmt(s) for s in loop.cond.body]
+    cb = Builder(names, loc)
+    bound, = cb.inline(Block(loop.cond.params, loop.cond.body, (count.bound,)), list(cps))
+    cbody = cb.stmts
     op, step = _const_op(names, (LANES - 1) * count.steps[count.k], loc)
     last, go = Var(names.fresh("last"), I64), Var(names.fresh(), "bool")
     cbody += [op, Op((last,), "add", (cps[count.k], step), (), loc),
-              Op((go,), count.test, (last, cc.use(count.bound)), (), loc)]
+              Op((go,), count.test, (last, bound), (), loc)]
     cond = Block(cps, tuple(cbody), (go,))
     # the body: each lane's carried values, the statements lane by lane, the inner loops fused
     bps = _fresh(names, loop.body.params)
@@ -158,9 +129,10 @@ def _lanes(body: tuple[Stmt, ...], lanes: list[dict[str, Var]], names: NameGen,
         if s is not None and id(s) not in jammed:
             run.append(s)
             continue
+        b = Builder(names)
         for lane in lanes:
-            cl = _Cloner(names, lane)
-            out.extend(cl.stmt(t) for t in run)
+            b.inline(Block((), tuple(run), ()), [], lane)
+        out += b.stmts
         run = []
         if s is not None:
             out.append(_fused(s, jammed[id(s)], lanes, names, jammed))
@@ -183,11 +155,11 @@ def _fused(m: While, count: Count, lanes: list[dict[str, Var]], names: NameGen,
         lane.get(m.inits[j].name, m.inits[j]) for lane in lanes for j in others]
     # the condition reads the counter and values the same in every lane (lane 0's copies)
     cps = carried(m.cond)
-    cc = _Cloner(names, dict(lanes[0]))
-    cc.mapping.update({p.name: q for p, q in zip([m.cond.params[k]]
-                                                 + [m.cond.params[j] for j in others], cps)})
-    cond = Block(tuple(cps), tuple(cc.stmt(s) for s in m.cond.body),
-                 tuple(map(cc.use, m.cond.results)))
+    cb = Builder(names, m.loc)
+    params = [m.cond.params[k]] + [m.cond.params[j] for j in others]
+    go = cb.inline(Block(tuple(params), m.cond.body, m.cond.results), cps[:len(params)],
+                   dict(lanes[0]))
+    cond = Block(tuple(cps), tuple(cb.stmts), tuple(go))
     bps = carried(m.body)
     inner = []
     for u, lane in enumerate(lanes):
