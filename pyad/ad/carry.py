@@ -66,7 +66,7 @@ def carry(loop: While, temporaries: set[str],
         nexts.append(acc)
         out = Var(names.fresh("acc"), F64)
         outs.append(out)
-        post.extend(_add_after(ops[0], out, top, names))
+        post.extend(add_after(ops[0], out, top, names))
     body = loop.body
     stmts = tuple(st for st in body.body if id(st) not in moved) + tuple(adds)
     new = While(loop.outs + tuple(outs), loop.inits + tuple(z.outs[0] for z in zeros),
@@ -77,9 +77,11 @@ def carry(loop: While, temporaries: set[str],
     return zeros, new, post
 
 
-def _add_after(accum: Op, total: Var, top: dict[str, Op], names: NameGen) -> list[Stmt]:
+def add_after(accum: Op, total: Var, top: dict[str, Op], names: NameGen,
+              prefix: tuple[Op, ...] = ()) -> list[Stmt]:
     """`accum T, idx, total` after the loop: the index values the loop computed are
-    computed again (as_run_again), under `if total != 0.0`."""
+    computed again (as_run_again), under `if total != 0.0`, after `prefix` (statements
+    computing index values of the accum the loop does not have: window.py)."""
     chain: dict[str, Op] = {}
 
     def need(v: Var) -> None:
@@ -93,6 +95,7 @@ def _add_after(accum: Op, total: Var, top: dict[str, Op], names: NameGen) -> lis
     b = Builder(names, accum.loc)
     done = b.ne(total, b.const(0.0))
     inside = Builder(names, accum.loc)
+    inside.stmts.extend(prefix)
     copies: dict[str, Var] = {}
     for st in map(as_run_again, chain.values()):
         outs = tuple(Var(names.fresh(o.name), o.type) for o in st.outs)

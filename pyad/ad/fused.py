@@ -18,10 +18,12 @@ are re-read, and fills are re-run only for private arrays (Reverser.reversing_tr
 - Otherwise the contributions with cotangent 1 go into temporary shadow arrays (allocated
   before the loop, at the top level of the function only) and extra carried values, and the
   reverse sweep adds `ct` times them where the loop is reversed.
-  A trip that loads an array at several offsets of the counter (`x[i]`, `x[i + 1]`) gives
-  each load a temporary of its own, added up afterwards in the order one temporary would
-  have received the contributions (rows.py): the trips then do not add into what the trip
-  before added, and the loop vectorizes.
+  A trip that loads an array at several offsets of the counter (`x[i]`, `x[i + 1]`)
+  carries the partial sums of the elements the next trips add to, writing each element
+  once (window.py), or, where that does not apply, gives each load a temporary of its
+  own, added up afterwards in the order one temporary would have received the
+  contributions (rows.py): either way the trips do not add into what the trip before
+  added.
 - Inside a loop the reverse sweep tapes, where temporary shadows would be needed, a loop
   whose loads can all be repeated runs again in the reverse sweep instead, each trip
   followed by its reverse with the cotangent `ct` known there (`rerun_in_reverse`): its
@@ -42,6 +44,7 @@ from ..ir.ops import CHEAP, OPS
 from .carry import carry
 from .close import Prefixed, as_run_again, export, substitute
 from .rows import split_rows
+from .window import carry_window
 
 
 def fusable(s: While, rv, cts: list) -> int | None:
@@ -110,9 +113,11 @@ def reverse_fused(rv, s: While, k: int, ct: Var, adj: dict, b: Builder) -> None:
     known = rv.known.get(ct.name)
     temps, pre = _temporaries(rv, s) if known is None else ({}, [])
     zeros, loop, outer, post = _trip_loop(rv, s, k, known, temps, None)
-    loop, rows = split_rows(rv, s, loop, temps, pre)
+    loop, flush, windowed = carry_window(rv, s, loop, temps, pre)
+    loop, rows = split_rows(rv, s, loop, {n: t for n, t in temps.items() if n not in windowed},
+                            pre)
     rv.temporaries.update(v.name for row in rows.values() for v in row)
-    rv.subst[id(s)] = Prefixed(tuple(pre) + tuple(zeros), loop, tuple(post))
+    rv.subst[id(s)] = Prefixed(tuple(pre) + tuple(zeros), loop, tuple(post + flush))
     extra = loop.outs[len(s.outs):len(s.outs) + len(outer)]
     _contributions(rv, s, k, ct, known, outer, extra, temps, rows, adj, b)
 

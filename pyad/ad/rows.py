@@ -23,14 +23,14 @@ def split_rows(rv, s: While, loop: While, temps: dict[str, Var],
     `loop` (the loop with its reverse inside, adding into the temporaries). Only for arrays
     every load of which runs at most once a trip and reads, on one axis (the same for
     all), the loop's counter plus a constant c that never makes the index negative, and on
-    the others values fixed before the loop (`_affine_loads`): each row then gets at most
+    the others values fixed before the loop (`affine_loads`): each row then gets at most
     one contribution per element, and the rows, added up in the order the trips (and,
     within a trip, the reverse) reached the element, give the shared temporary's sums bit
     for bit (a row without a contribution adds +0.0, which changes no partial sum that
     starts from +0.0). Returns the loop with its accumulations retargeted and, per split
     array, its rows in that order (`pre` gets their allocations); the loop's note says
     which arrays have rows."""
-    loads = _affine_loads(rv, s, temps)
+    loads = affine_loads(rv, s, temps)
     if not loads:
         return loop, {}
     sites: dict[str, list[tuple[int, tuple[str, ...]]]] = {}   # array -> (position, index)
@@ -59,7 +59,7 @@ def split_rows(rv, s: While, loop: While, temps: dict[str, Var],
         if name in nested or len(set(index)) < 2 or len(set(index)) != len(index) \
                 or any(ix not in loads[name] for ix in index):
             continue  # one row already, an index added to twice a trip, or not a load's
-        order = sorted(found, key=lambda f: (-sign * loads[name][f[1]], f[0]))
+        order = sorted(found, key=lambda f: (-sign * loads[name][f[1]][1], f[0]))
         pb = Builder(rv.names, s.loc)
         t = temps[name]
         dims = [pb.emit("dim", t, attrs=(d,), type=I64) for d in range(ndim_of(t.type))]
@@ -95,14 +95,15 @@ def _retargeted(stmt, retarget: dict) -> While:
     return one(stmt)
 
 
-def _affine_loads(rv, s: While, temps: dict[str, Var]) -> dict:
-    """For the arrays with a temporary whose loads qualify for rows (`split_rows`): array
-    name -> {index names of a load: its c}; and under "" the sign of the counter's step.
-    Empty when the loop has no counter of a known direction and bound."""
-    found = _counter(rv, s)
+def affine_loads(rv, s: While, temps: dict[str, Var]) -> dict:
+    """For the arrays with a temporary whose loads qualify for rows (`split_rows`) or a
+    window (window.py): array name -> {index names of a load: (its axis, its c)}; and
+    under "" the sign of the counter's step. Empty when the loop has no counter of a known
+    direction and bound."""
+    found = counter_of(rv, s)
     if found is None or not temps:
         return {}
-    counter, step, low = found
+    _, counter, step, low = found
     defs = {o.name: st for st in walk(s.body) if isinstance(st, Op) for o in st.outs}
 
     def const(v: Var):
@@ -155,15 +156,15 @@ def _affine_loads(rv, s: While, temps: dict[str, Var]) -> dict:
                 visit(st.cond, True)
                 visit(st.body, True)
     visit(s.body, False)
-    rows = {name: {ix: c for ix, (_, c) in seen.items()} for name, seen in out.items()
-            if name not in bad}
+    rows = {name: seen for name, seen in out.items() if name not in bad}
     if rows:
         rows[""] = 1 if step > 0 else -1
     return rows
 
 
-def _counter(rv, s: While) -> tuple[Var, int, int] | None:
-    """(the body's counter, its constant step, the least value it takes) when `s` runs
+def counter_of(rv, s: While) -> tuple[int, Var, int, int] | None:
+    """(its place among the carried values, the body's counter, its constant step, the
+    least value it takes) when `s` runs
     `for i in range(lo, hi, step)` with a constant step and a constant bound on the low
     side (lo going up, hi going down), else None."""
     c = counted(s)
@@ -181,4 +182,4 @@ def _counter(rv, s: While) -> tuple[Var, int, int] | None:
     if not isinstance(step, int) or not isinstance(low, int) or step == 0 \
             or (step > 0) != (test == "lt"):
         return None
-    return p, step, low if step > 0 else low + 1
+    return k, p, step, low if step > 0 else low + 1

@@ -83,6 +83,8 @@ class JitGrad:
         self._flat_treedef = (pytree.LEAF,) * len(self._params.names)
         self._specs: dict[Any, Specialization] = {}
         self._first: Specialization | None = None  # the signature with the native fast path
+        #: (argnums, with value) -> the native gradient wrapper of the fast-path signature
+        self._native: dict[tuple, Callable] = {}
         self._lock = threading.Lock()
         self.__call__ = weak_call(self, "_dispatch_call")
 
@@ -135,14 +137,28 @@ class JitGrad:
             self.__call__ = fn  # the first direct signature gets the native fast path
         return spec.result(call_converted(fn, self._convert(spec, leaves)))
 
+    def _grad_entry(self, argnums, with_value: bool, *args, **kwargs):
+        """The native gradient wrapper of `argnums` once there is one (it checks the
+        arguments and hands others to `_dispatch_grad`), else `_dispatch_grad`: the way in
+        of `f.grad` and `f.value_and_grad` taken before their first call (what
+        `scipy.optimize.minimize(f.value_and_grad, x0, jac=True)` holds) and of the
+        transforms (`pyad.grad(f)`), which the attribute replaced at the first call
+        (below) does not reach."""
+        fn = self._native.get((argnums, with_value))
+        if fn is not None:
+            return fn(*args, **kwargs)
+        return self._dispatch_grad(argnums, with_value, *args, **kwargs)
+
     def _dispatch_grad(self, argnums, with_value: bool, *args, **kwargs):
         spec, leaves = self.bind(args, kwargs)
         unit = guard(lambda: spec.gradient(argnums))
         which = "value_and_grad" if with_value else "grad"
         fn = guard(lambda: unit.entry(which))
         native = spec.native_gradient(argnums)
-        if argnums is self.argnums and native and self._fast(spec):
-            self.__dict__[which] = fn  # native fast path for later calls
+        if native and self._fast(spec):
+            self._native[(argnums, with_value)] = fn
+            if argnums is self.argnums:
+                self.__dict__[which] = fn  # native fast path for later calls
         out = call_converted(fn, self._convert(spec, leaves))
         if native:
             return out
@@ -153,12 +169,12 @@ class JitGrad:
     @user_facing
     def grad(self, *args, **kwargs):
         """The gradient at `args` (structure set by `argnums`)."""
-        return self._dispatch_grad(self.argnums, False, *args, **kwargs)
+        return self._grad_entry(self.argnums, False, *args, **kwargs)
 
     @user_facing
     def value_and_grad(self, *args, **kwargs):
         """`(f(*args), grad(*args))` computed in one native call."""
-        return self._dispatch_grad(self.argnums, True, *args, **kwargs)
+        return self._grad_entry(self.argnums, True, *args, **kwargs)
 
     @user_facing
     def pullback(self, *args, **kwargs):

@@ -101,8 +101,10 @@ class BoundJitGrad:
         return self._pullback(self._jg.argnums, *args, **kwargs)
 
     def _dispatch_grad(self, argnums, with_value: bool, *args, **kwargs):
-        return self._jg._dispatch_grad(shifted(argnums), with_value, self_tree(self._obj),
-                                       *args, **kwargs)
+        return self._jg._grad_entry(shifted(argnums), with_value, self_tree(self._obj),
+                                    *args, **kwargs)
+
+    _grad_entry = _dispatch_grad  # what the transforms call (jit.py)
 
     def _pullback(self, argnums, *args, **kwargs):
         return self._jg._pullback(shifted(argnums), self_tree(self._obj), *args, **kwargs)

@@ -52,7 +52,7 @@ def grad(f: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
     @functools.wraps(jg.fn)
     @user_facing
     def gradient(*args, **kwargs):
-        return jg._dispatch_grad(argnums, False, *args, **kwargs)
+        return jg._grad_entry(argnums, False, *args, **kwargs)
     _mark(gradient, jg, "grad", argnums)
     return gradient
 
@@ -68,7 +68,7 @@ def value_and_grad(f: Callable, argnums: int | tuple[int, ...] = 0,
         @functools.wraps(jg.fn)
         @user_facing
         def vg(*args, **kwargs):
-            return jg._dispatch_grad(argnums, True, *args, **kwargs)
+            return jg._grad_entry(argnums, True, *args, **kwargs)
         _mark(vg, jg, "value_and_grad", argnums)
         return vg
 

@@ -1,12 +1,14 @@
 """Accumulating loops whose trips load one array at several offsets of the counter
-(`x[i]` and `x[i + 1]`: Rosenbrock, stencils) give each load a row of its own for the
-contributions (pyad/ad/rows.py), so that no trip adds into what the trip
-before added and the loop vectorizes; the rows are added up in the order the shared
-temporary received them. Each function is checked against CPython, central differences
-with the dot-product test and the IR interpreter, and its gradient and pullback against
-the same function compiled without rows, bit for bit. Loads the rows cannot serve (an index
-that is not the counter plus a constant, one that may wrap around, one in an inner loop)
-keep the shared temporary."""
+(`x[i]` and `x[i + 1]`: Rosenbrock, stencils) carry the partial sums of the elements the
+next trips add to and write each element once (pyad/ad/window.py), or, where that does not
+apply (loads with different indices on the other axes, contributions made in branches),
+give each load a row of its own for the contributions (pyad/ad/rows.py), added up in the
+order the shared temporary received them: either way no trip adds into what the trip
+before added. Each function is checked against CPython, central differences with the
+dot-product test and the IR interpreter, and its gradient and pullback against the same
+function compiled with neither, bit for bit. Loads neither can serve (an index that is
+not the counter plus a constant, one that may wrap around, one in an inner loop) keep the
+shared temporary."""
 from __future__ import annotations
 
 import math
@@ -82,6 +84,46 @@ def stepping_by_two(x):
     return s
 
 
+def gaps_between_offsets(x):
+    s = 0.0
+    for i in range(len(x) - 3):
+        s += math.sin(x[i] * x[i + 3]) + x[i + 1] ** 2 * x[i]
+    return s
+
+
+def step_two_four_apart(x):
+    """Each element passes through offset 2, which no load reads, between its two loads."""
+    s = 0.0
+    for i in range(0, len(x) - 4, 2):
+        s += math.exp(0.2 * x[i + 4]) * x[i] + x[i + 1]
+    return s
+
+
+def down_by_two(x):
+    s = 0.0
+    for i in range(len(x) - 3, 1, -2):
+        s += (x[i + 2] - x[i]) ** 2 + math.cos(x[i - 2] * x[i])
+    return s
+
+
+def along_a_row(p):
+    """The counter on axis 1 of a matrix, the same row for every load."""
+    e = 0.0
+    r = p.shape[0] - 1
+    for j in range(p.shape[1] - 1):
+        e += (p[r, j + 1] - p[r, j] ** 2) ** 2
+    return e
+
+
+def step_three_meeting_loads(x):
+    """Offset 1 is reached from offset 4 but read by no load: the window must not write it
+    (refused: the rows serve)."""
+    s = 0.0
+    for i in range(0, len(x) - 4, 3):
+        s += x[i] * x[i + 4]
+    return s
+
+
 # no rows: an index computed in a branch (the reverse reads it under another name), not the
 # counter plus a constant, one that may wrap around, one in an inner loop
 def loads_in_branches(p):
@@ -118,11 +160,13 @@ def inner_loop_loads(x):
 
 
 X = np.linspace(-1.2, 1.5, 23)
-ROWS = [(rosenbrock, (X,)), (rosenbrock_backwards, (X,)),
-        (three_point_stencil, (X, np.linspace(0.5, 2.0, 23))), (stencil_backwards, (X,)),
-        (while_second_differences, (X, 3.0)),
-        (columns_of_a_matrix, (np.sin(np.arange(30.0)).reshape(15, 2),)),
-        (stepping_by_two, (X,))]
+WINDOW = [(rosenbrock, (X,)), (rosenbrock_backwards, (X,)),
+          (three_point_stencil, (X, np.linspace(0.5, 2.0, 23))), (stencil_backwards, (X,)),
+          (while_second_differences, (X, 3.0)), (stepping_by_two, (X,)),
+          (gaps_between_offsets, (X,)), (step_two_four_apart, (X,)), (down_by_two, (X,)),
+          (along_a_row, (np.sin(np.arange(30.0)).reshape(3, 10),))]
+ROWS = [(columns_of_a_matrix, (np.sin(np.arange(30.0)).reshape(15, 2),)),
+        (step_three_meeting_loads, (X,))]
 SHARED = [(loads_in_branches, (np.sin(np.arange(30.0)).reshape(15, 2),)), (halves, (X,)),
           (wraps_around, (X,)), (inner_loop_loads, (X,))]
 
@@ -131,24 +175,50 @@ def _ids(cases):
     return [fn.__name__ for fn, _ in cases]
 
 
-@pytest.mark.parametrize("fn,args", ROWS + SHARED, ids=_ids(ROWS + SHARED))
+ALL = WINDOW + ROWS + SHARED
+WINDOW_NOTE, ROW_NOTE = "carried to the next trip", "a row per load of"
+
+
+def _one_temporary(monkeypatch) -> None:
+    """Compile from now on with neither windows nor rows."""
+    monkeypatch.setattr(fused, "split_rows", lambda rv, s, loop, temps, pre: (loop, {}))
+    monkeypatch.setattr(fused, "carry_window", lambda rv, s, loop, temps, pre: (loop, [], set()))
+
+
+@pytest.mark.parametrize("fn,args", ALL, ids=_ids(ALL))
 def test_gradients(fn, args):
     f = check_against_python(fn, *args)
-    assert ("a row per load of" in f.grad_ir(*args)) == ((fn, args) in ROWS)
+    ir = f.grad_ir(*args)
+    assert (WINDOW_NOTE in ir, ROW_NOTE in ir) == ((fn, args) in WINDOW, (fn, args) in ROWS)
 
 
-@pytest.mark.parametrize("fn,args", ROWS, ids=_ids(ROWS))
-def test_rows_give_the_bits_of_one_temporary(fn, args, monkeypatch):
+@pytest.mark.parametrize("fn,args", WINDOW + ROWS, ids=_ids(WINDOW + ROWS))
+def test_the_bits_of_one_temporary(fn, args, monkeypatch):
     def results(f):
         v, g = f.value_and_grad(*args)
         _, back = f.pullback(*args)
         return [np.float64(v).tobytes()] + [np.asarray(a).tobytes()
                                             for a in pyad.tree_leaves((g, back(0.7)))]
-    rows = results(pyad.jit_grad(fn, argnums="all", cache=False))
-    monkeypatch.setattr(fused, "split_rows", lambda rv, s, loop, temps, pre: (loop, {}))
+    split = results(pyad.jit_grad(fn, argnums="all", cache=False))
+    _one_temporary(monkeypatch)
     one = pyad.jit_grad(fn, argnums="all", cache=False)
-    assert "a row per load of" not in one.grad_ir(*args)
-    assert results(one) == rows
+    assert WINDOW_NOTE not in one.grad_ir(*args) and ROW_NOTE not in one.grad_ir(*args)
+    assert results(one) == split
+
+
+@pytest.mark.parametrize("fn,args", WINDOW, ids=_ids(WINDOW))
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 5, 6])
+def test_short_loops(fn, args, n):
+    """A window left with partial sums after no trip, one trip or a few: the elements
+    written after the loop are the right ones, and none out of bounds (the interpreter
+    checks the indices written after the loop)."""
+    x = args[0]
+    short = x[:n] if x.ndim == 1 else x[:, :n]
+    try:
+        fn(short, *args[1:])
+    except IndexError:
+        return  # too short for the loop's own loads: nothing to compare
+    check_against_python(fn, short, *args[1:])
 
 
 def _stencil_source(seed: int) -> str:
@@ -168,12 +238,12 @@ def _stencil_source(seed: int) -> str:
 
 @pytest.mark.parametrize("seed", range(12))
 def test_random_stencils(seed, tmp_path, monkeypatch):
-    """Random spellings: the gradient passes the three-way check, and the rows give the
+    """Random spellings: the gradient passes the three-way check, and the window gives the
     bits of one temporary (three or more offsets make the order of the sums matter)."""
     fn = load_module(tmp_path / f"stencil_{seed}.py", _stencil_source(seed)).f
     x = np.linspace(-0.9, 1.1, 13)
     f = check_against_python(fn, x)
     want = f.value_and_grad(x)[1][0].tobytes()
-    monkeypatch.setattr(fused, "split_rows", lambda rv, s, loop, temps, pre: (loop, {}))
+    _one_temporary(monkeypatch)
     assert pyad.jit_grad(fn, argnums="all", cache=False).value_and_grad(x)[1][0].tobytes() \
         == want
