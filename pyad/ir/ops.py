@@ -347,7 +347,7 @@ _ROWS: list[OpDef] = [
     OpDef("expm1", F_F, ieee(math.expm1), lambda b, ct, y, x: (b.mul(ct, b.add(y, b.const(1.0))),),
           ("inline", "expm1"), "exp(a) - 1", spell=("math.expm1", "numpy.expm1"),
           samples=((0.5,), (-1.25,))),
-    OpDef("sqrt", F_F, ieee(math.sqrt), lambda b, ct, y, x: (b.fdiv(ct, b.mul(b.const(2.0), y)),),
+    OpDef("sqrt", F_F, ieee(math.sqrt), lambda b, ct, y, x: (b.fdiv(b.mul(ct, b.const(0.5)), y),),
           ("intrinsic", "llvm.sqrt"), "square root (nan for a < 0)",
           spell=("math.sqrt", "numpy.sqrt"), samples=((0.5,), (3.25,))),
     OpDef("cbrt", F_F, cbrt, lambda b, ct, y, x: (b.fdiv(ct, b.mul(b.const(3.0), b.mul(y, y))),),
