@@ -121,7 +121,9 @@ def _windows(loop: While, loads: dict, temps: dict[str, Var],
         others = {tuple(v.name for j, v in enumerate(st.args[1:-1]) if j != ax)
                   for st in by_c.values()}
         reach = _reach(set(by_c), step)
-        if len(others) == 1 and all(c in by_c for c in reach if c - step not in reach):
+        carried = any(c + step in reach for c in reach)  # else no trip adds to another's
+        if carried and len(others) == 1 and all(c in by_c for c in reach
+                                                if c - step not in reach):
             out[name] = (ax, by_c, reach)
     return out
 

@@ -137,6 +137,14 @@ def loads_in_branches(p):
     return e
 
 
+def one_offset(x):
+    """Every trip adds into its own element: nothing to carry, nothing to split."""
+    s = 0.0
+    for i in range(len(x)):
+        s += math.sin(x[i]) * x[i]
+    return s
+
+
 def halves(x):
     s = 0.0
     for i in range(len(x)):
@@ -167,7 +175,7 @@ WINDOW = [(rosenbrock, (X,)), (rosenbrock_backwards, (X,)),
           (along_a_row, (np.sin(np.arange(30.0)).reshape(3, 10),))]
 ROWS = [(columns_of_a_matrix, (np.sin(np.arange(30.0)).reshape(15, 2),)),
         (step_three_meeting_loads, (X,))]
-SHARED = [(loads_in_branches, (np.sin(np.arange(30.0)).reshape(15, 2),)), (halves, (X,)),
+SHARED = [(one_offset, (X,)), (loads_in_branches, (np.sin(np.arange(30.0)).reshape(15, 2),)), (halves, (X,)),
           (wraps_around, (X,)), (inner_loop_loads, (X,))]
 
 
