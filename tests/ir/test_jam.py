@@ -313,12 +313,17 @@ def test_what_the_pass_leaves_alone(change):
     assert jam_loops(func) is func
 
 
-def test_codegen_asks_llvm_not_to_unroll_the_jammed_loops(monkeypatch):
-    """Unrolled once by the pass, the jammed loops carry llvm.loop.unroll.disable; without
-    the pass no loop does."""
+@pytest.mark.parametrize("boundscheck", [True, False])
+def test_codegen_asks_llvm_not_to_unroll_or_vectorize_the_jammed_loops(monkeypatch,
+                                                                       boundscheck):
+    """Unrolled once by the pass, the jammed loops carry llvm.loop.unroll.disable and
+    vectorize.width 1 (the vectorizer would make the lanes' chains ordered reductions of
+    gathered elements); without the pass no loop has the vectorizer's property (LLVM's
+    unroller may mark loops of its own with the other)."""
     args = _args(matvec_rows, 9)
-    text = pyad.jit_grad(matvec_rows, cache=False).llvm_ir(*args)
+    text = pyad.jit_grad(matvec_rows, cache=False, boundscheck=boundscheck).llvm_ir(*args)
     assert "llvm.loop.unroll.disable" in text
+    assert '!"llvm.loop.vectorize.width", i32 1' in text
     monkeypatch.setattr(pipeline, "jam_loops", lambda func: func)
-    text = pyad.jit_grad(matvec_rows, cache=False).llvm_ir(*args)
-    assert "llvm.loop.unroll.disable" not in text
+    text = pyad.jit_grad(matvec_rows, cache=False, boundscheck=boundscheck).llvm_ir(*args)
+    assert "llvm.loop.vectorize.width" not in text
