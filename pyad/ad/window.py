@@ -13,9 +13,9 @@ order, as the temporary's element did: the same bits.
 
 Conditions (otherwise rows.py gives each load a temporary of its own): the loop counts by a
 constant step from a constant bound; every load of the array reads the counter plus a
-constant on one axis and, on the others, one set of values fixed in the loop
-(rows.affine_loads); the trip's reverse adds into the temporary at the top of the body
-only, once per offset."""
+constant on one axis and, on the others, values fixed in the loop (rows.affine_loads):
+one set of them, or constants that tell the elements apart (a window each); the trip's
+reverse adds into the temporary at the top of the body only, once per offset."""
 from __future__ import annotations
 
 from ..ir.builder import Builder
@@ -34,19 +34,18 @@ def carry_window(rv, s: While, loop: While, temps: dict[str, Var],
     if found is None or not loads:
         return loop, [], set()
     k, _, step, _ = found
-    windows = _windows(loop, loads, temps, step)
+    windows = _windows(loop, loads, temps, step, rv.defs)
     if not windows:
         return loop, [], set()
     names, loc = rv.names, loop.loc
     zero = Var(names.fresh("acc0"), F64)
     pre.append(Op((zero,), "const", (), (0.0,), loc))
-    slots = {(name, d): (Var(names.fresh("part"), F64), Var(names.fresh("part"), F64),
-                         Var(names.fresh("part"), F64))  # cond param, body param, result
-             for name, (_, _, reach) in windows.items() for d in sorted(reach)
+    slots = {(w, d): (Var(names.fresh("part"), F64), Var(names.fresh("part"), F64),
+                      Var(names.fresh("part"), F64))  # cond param, body param, result
+             for w, (_, _, reach) in windows.items() for d in sorted(reach)
              if d + step in reach}
-    sums: dict[tuple[str, int], Var] = {}
-    where = {id(st): (name, c) for name, (_, by_c, _) in windows.items()
-             for c, st in by_c.items()}
+    sums: dict[tuple, Var] = {}
+    where = {id(st): (w, c) for w, (_, by_c, _) in windows.items() for c, st in by_c.items()}
     body: list[Stmt] = []
     for st in loop.body.body:
         if id(st) not in where:
@@ -57,13 +56,13 @@ def carry_window(rv, s: While, loop: While, temps: dict[str, Var],
         body.append(Op((part,), "add", (slots[key][1] if key in slots else zero, st.args[-1]),
                        (), st.loc))
         sums[key] = part
-    for name, (_, by_c, reach) in windows.items():
+    for w, (_, by_c, reach) in windows.items():
         for c in sorted(reach):
-            sums.setdefault((name, c), slots[(name, c)][1] if (name, c) in slots else zero)
+            sums.setdefault((w, c), slots[(w, c)][1] if (w, c) in slots else zero)
         for c in sorted(reach):
             if c - step not in reach:  # its element's last contribution: written now
                 st = by_c[c]
-                body.append(Op((), "accum", st.args[:-1] + (sums[(name, c)],), (), st.loc))
+                body.append(Op((), "accum", st.args[:-1] + (sums[(w, c)],), (), st.loc))
     keys = list(slots)
     outs = tuple(Var(names.fresh("part"), F64) for _ in keys)
     new = While(loop.outs + outs, loop.inits + (zero,) * len(keys),
@@ -74,8 +73,8 @@ def carry_window(rv, s: While, loop: While, temps: dict[str, Var],
                 loc, loop.note + _note(s, windows))
     top = {o.name: st for st in loop.body.body if isinstance(st, Op) for o in st.outs}
     post: list[Stmt] = []
-    for (name, d), out in zip(keys, outs):
-        ax, by_c, _ = windows[name]
+    for (w, d), out in zip(keys, outs):
+        ax, by_c, _ = windows[w]
         like = next(iter(by_c.values()))
         pb = Builder(names, like.loc)
         t = like.args[0]
@@ -85,14 +84,16 @@ def carry_window(rv, s: While, loop: While, temps: dict[str, Var],
         index[ax] = at
         post.extend(add_after(Op((), "accum", (t, *index, out), (), like.loc), out, top, names,
                               tuple(pb.stmts)))
-    return new, post, set(windows)
+    return new, post, {name for name, _ in windows}
 
 
-def _windows(loop: While, loads: dict, temps: dict[str, Var],
-             step: int) -> dict[str, tuple[int, dict[int, Op], set[int]]]:
-    """The arrays that get a window: name -> (the counter's axis, the accumulation into
-    its temporary at each offset, the offsets the window covers: those of the loads and
-    the ones their elements pass through on the way out)."""
+def _windows(loop: While, loads: dict, temps: dict[str, Var], step: int,
+             defs: dict[str, Op]) -> dict[tuple, tuple[int, dict[int, Op], set[int]]]:
+    """The windows: (array name, its indices on the other axes) -> (the counter's axis,
+    the accumulation into its temporary at each offset, the offsets the window covers:
+    those of the loads and the ones their elements pass through on the way out). An array
+    gets several windows only when their indices on the other axes are constants that
+    tell its elements apart (`p[i, 0]`, `p[i + 1, 0]`, `p[i, 1]`, `p[i + 1, 1]`)."""
     sign = loads.pop("", 1)
     assert sign == (1 if step > 0 else -1)
     by_temp = {temps[name].name: name for name in loads}
@@ -103,29 +104,53 @@ def _windows(loop: While, loads: dict, temps: dict[str, Var],
                         if isinstance(a, Op) and a.op == "accum" and a.args[0].name in by_temp)
     skip.update(by_temp[a.args[0].name] for a in walk(loop.cond)
                 if isinstance(a, Op) and a.op == "accum" and a.args[0].name in by_temp)
-    accums: dict[str, dict[int, Op]] = {}
+    accums: dict[str, dict[tuple, dict[int, Op]]] = {}
     for st in loop.body.body:
         if isinstance(st, Op) and st.op == "accum" and st.args[0].name in by_temp:
             name = by_temp[st.args[0].name]
             got = loads[name].get(tuple(a.name for a in st.args[1:-1]))
-            if got is None or got[1] in accums.get(name, {}):
+            if got is None:
                 skip.add(name)
-            else:
-                accums.setdefault(name, {})[got[1]] = st
+                continue
+            ax, c = got
+            group = accums.setdefault(name, {}).setdefault(
+                tuple(v.name for j, v in enumerate(st.args[1:-1]) if j != ax), {})
+            if c in group:
+                skip.add(name)
+            group[c] = st
     out = {}
-    for name, by_c in accums.items():
+    for name, groups in accums.items():
         axes = {ax for ax, _ in loads[name].values()}
-        if name in skip or len(axes) != 1:
+        if name in skip or len(axes) != 1 or len(groups) > 1 and not _apart(groups, defs):
             continue
         ax = axes.pop()
-        others = {tuple(v.name for j, v in enumerate(st.args[1:-1]) if j != ax)
-                  for st in by_c.values()}
-        reach = _reach(set(by_c), step)
-        carried = any(c + step in reach for c in reach)  # else no trip adds to another's
-        if carried and len(others) == 1 and all(c in by_c for c in reach
-                                                if c - step not in reach):
-            out[name] = (ax, by_c, reach)
+        mine = {}
+        for other, by_c in groups.items():
+            reach = _reach(set(by_c), step)
+            if any(c not in by_c for c in reach if c - step not in reach):
+                break
+            mine[(name, other)] = (ax, by_c, reach)
+        else:  # some trip adds to an element a later trip adds to
+            if any(c + step in reach for _, _, reach in mine.values() for c in reach):
+                out.update(mine)
     return out
+
+
+def _apart(groups: dict[tuple, dict], defs: dict[str, Op]) -> bool:
+    """Whether the indices of the groups on the other axes are constants (through
+    normidx) that differ between any two groups on some axis where both have the same
+    sign (-1 and 2 may be one element)."""
+    def const(name: str):
+        st = defs.get(name)
+        if st is not None and st.op in ("normidx", "wrapidx"):
+            st = defs.get(st.args[0].name)
+        ok = st is not None and st.op == "const" and isinstance(st.attrs[0], int)
+        return st.attrs[0] if ok and not isinstance(st.attrs[0], bool) else None
+    values = [tuple(map(const, other)) for other in groups]
+    if any(v is None for vs in values for v in vs):
+        return False
+    return all(any(a != b and (a < 0) == (b < 0) for a, b in zip(u, v))
+               for n, u in enumerate(values) for v in values[n + 1:])
 
 
 def _reach(offsets: set[int], step: int) -> set[int]:
@@ -142,5 +167,5 @@ def _reach(offsets: set[int], step: int) -> set[int]:
 def _note(s: While, windows: dict) -> tuple:
     arrays = {st.args[0].name: st.args[0] for st in walk(s.body)
               if isinstance(st, Op) and st.op == "load"}
-    named = [a for name in windows for a in (", ", arrays[name])][1:]
+    named = [a for name in dict.fromkeys(n for n, _ in windows) for a in (", ", arrays[name])][1:]
     return ("; partial sums for ", *named, " carried to the next trip")

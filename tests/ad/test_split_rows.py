@@ -1,7 +1,7 @@
 """Accumulating loops whose trips load one array at several offsets of the counter
 (`x[i]` and `x[i + 1]`: Rosenbrock, stencils) carry the partial sums of the elements the
 next trips add to and write each element once (pyad/ad/window.py), or, where that does not
-apply (loads with different indices on the other axes, contributions made in branches),
+apply (loads on the other axes at indices that may name one element: -1 and 0),
 give each load a row of its own for the contributions (pyad/ad/rows.py), added up in the
 order the shared temporary received them: either way no trip adds into what the trip
 before added. Each function is checked against CPython, central differences with the
@@ -115,6 +115,31 @@ def along_a_row(p):
     return e
 
 
+def curve_length(p):
+    """Two columns of one array, each loaded at two offsets of the counter: a window
+    each."""
+    s = 0.0
+    for i in range(p.shape[0] - 1):
+        s += math.sqrt((p[i + 1, 0] - p[i, 0]) ** 2 + (p[i + 1, 1] - p[i, 1]) ** 2)
+    return s
+
+
+def last_and_first_columns(p):
+    """Columns -1 and 0 may be one (a single column): rows, not windows."""
+    s = 0.0
+    for i in range(p.shape[0] - 1):
+        s += p[i + 1, -1] * p[i, 0] + math.sin(p[i, -1] - p[i + 1, 0])
+    return s
+
+
+def one_column_both_ends(p):
+    """last_and_first_columns given one column: p[i, -1] is p[i, 0]."""
+    s = 0.0
+    for i in range(p.shape[0] - 1):
+        s += p[i + 1, -1] * p[i, 0] + math.sin(p[i, -1] - p[i + 1, 0])
+    return s
+
+
 def step_three_meeting_loads(x):
     """Offset 1 is reached from offset 4 but read by no load: the window must not write it
     (refused: the rows serve)."""
@@ -172,9 +197,12 @@ WINDOW = [(rosenbrock, (X,)), (rosenbrock_backwards, (X,)),
           (three_point_stencil, (X, np.linspace(0.5, 2.0, 23))), (stencil_backwards, (X,)),
           (while_second_differences, (X, 3.0)), (stepping_by_two, (X,)),
           (gaps_between_offsets, (X,)), (step_two_four_apart, (X,)), (down_by_two, (X,)),
-          (along_a_row, (np.sin(np.arange(30.0)).reshape(3, 10),))]
-ROWS = [(columns_of_a_matrix, (np.sin(np.arange(30.0)).reshape(15, 2),)),
-        (step_three_meeting_loads, (X,))]
+          (along_a_row, (np.sin(np.arange(30.0)).reshape(3, 10),)),
+          (curve_length, (np.sin(np.arange(30.0)).reshape(15, 2),)),
+          (columns_of_a_matrix, (np.sin(np.arange(30.0)).reshape(15, 2),))]
+ROWS = [(step_three_meeting_loads, (X,)),
+        (last_and_first_columns, (np.sin(np.arange(30.0)).reshape(15, 2),)),
+        (one_column_both_ends, (np.sin(np.arange(15.0)).reshape(15, 1),))]
 SHARED = [(one_offset, (X,)), (loads_in_branches, (np.sin(np.arange(30.0)).reshape(15, 2),)), (halves, (X,)),
           (wraps_around, (X,)), (inner_loop_loads, (X,))]
 
