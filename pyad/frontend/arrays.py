@@ -366,6 +366,8 @@ class ArrayLowering:
         if f.attr == "diagonal":
             return self.lw.creation.diagonal(node, args, {k.arg: k.value for k in
                                                           node.keywords})
+        if f.attr == "squeeze":
+            return self.lw.indexing.function("squeeze", node, a)
         if f.attr == "item" and not node.keywords and len(args) == 1:
             return self.item(a)
         result = self.lw.arrayops.function(f.attr, node, args, method=True)

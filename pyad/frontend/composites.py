@@ -216,7 +216,8 @@ class Composites:
             axis = 0
         else:
             raise self.ctx.error(node, f"np.repeat of a {nd}-D array needs an axis here "
-                                 "(pyad does not flatten)", cls=PyadTypeError)
+                                 "(pyad does not flatten)", cls=PyadTypeError,
+                                 hint="np.repeat(a.ravel(), ...) for the flattened array")
         if not -nd <= axis < nd:
             raise self.ctx.error(node, f"axis {axis} is out of bounds", cls=PyadTypeError)
         axis %= nd

@@ -131,6 +131,10 @@ class Creation:
             raise self.ctx.error(src, f"np.{name} takes a non-empty list of arrays",
                                  cls=PyadTypeError)
         parts = [arrays.array(v, src) for v in items]
+        if name == "vstack" and len({ndim_of(p.type) for p in parts}) > 1:
+            # NumPy's np.atleast_2d of each part: a 1-D part is a row
+            parts = [self.lw.indexing.expand(p, 0, node) if ndim_of(p.type) == 1 else p
+                     for p in parts]
         if len({ndim_of(p.type) for p in parts}) != 1:
             raise self.ctx.error(src, "all the arrays must have the same number of dimensions",
                                  cls=PyadTypeError)

@@ -79,16 +79,21 @@ class Indexing:
         return [start, count, step]
 
     # ------------------------------------------------------------------ shape functions
-    def function(self, name: str, node: ast.Call) -> Var:
-        """np.squeeze(a, axis) and np.expand_dims(a, axis), axis a constant int or tuple."""
+    def function(self, name: str, node: ast.Call, a: Var | None = None) -> Var:
+        """np.squeeze(a, axis) and np.expand_dims(a, axis), axis a constant int or tuple;
+        given `a`, the method a.squeeze(axis)."""
         kw = {k.arg: k.value for k in node.keywords}
-        if set(kw) - {"axis"} or len(node.args) + len(kw) != 2:
-            raise self.ctx.error(node, f"np.{name} takes an array and a constant axis",
-                                 cls=PyadTypeError, hint="np.squeeze needs its axis: the "
+        given = 1 if a is None else 0
+        if set(kw) - {"axis"} or len(node.args) + len(kw) != 1 + given:
+            spelled = f"np.{name}" if a is None else f"a.{name}()"
+            raise self.ctx.error(node, f"{spelled} takes " + ("an array and " if given else "")
+                                 + "a constant axis",
+                                 cls=PyadTypeError, hint=f"{spelled} needs its axis: the "
                                  "sizes are only known at run time" if name == "squeeze"
                                  else "")
-        a = self.lw.arrays.array(self.lw.exprs.expr(node.args[0]), node.args[0])
-        axis_node = node.args[1] if len(node.args) == 2 else kw["axis"]
+        if a is None:
+            a = self.lw.arrays.array(self.lw.exprs.expr(node.args[0]), node.args[0])
+        axis_node = node.args[given] if len(node.args) == 1 + given else kw["axis"]
         axis = self.lw.arrayops.constant_arg(axis_node, (int, tuple), "axis must be a "
                                              "constant integer or tuple of integers")
         axes = axis if isinstance(axis, tuple) else (axis,)
@@ -188,7 +193,8 @@ class Indexing:
                       if not isinstance(it, ast.Slice)}
         if self._mask(a, items, values, node) is not None:
             raise self.ctx.error(ix, "np.add.at with a boolean mask is not supported",
-                                 cls=PyadTypeError)
+                                 cls=PyadTypeError, hint="a mask selects each element once: "
+                                 "a[m] += v, or a += np.where(m, v, 0.0)")
         self.fancy_store(a, items, values, self.lw.exprs.expr(node.args[2]), node,
                          accumulate=True)
         return ()

@@ -51,7 +51,9 @@ class NumpyFunctions:
         if axis is None:
             if nd != 1:
                 raise self.ctx.error(node, f"np.{node.func.attr} of a {nd}-D array needs an "
-                                     "axis here (pyad does not flatten)", cls=PyadTypeError)
+                                     "axis here (pyad does not flatten)", cls=PyadTypeError,
+                                     hint=f"np.{node.func.attr}(a.ravel()) for the flattened "
+                                     "array")
             return 0
         if not -nd <= axis < nd:
             raise self.ctx.error(node, f"axis {axis} is out of bounds for a {nd}-D array",
@@ -241,9 +243,17 @@ class NumpyFunctions:
         a = ops.materialize(ops.elementwise(lambda x: ctx.convert(x, F64), args[:1], node))
         axis_src = node.args[1] if len(args) == 2 else kw.get("axis")
         axis = 0 if axis_src is None else ops.constant_arg(
-            axis_src, (int,), "axis must be a constant integer")
+            axis_src, (int, tuple, type(None)),
+            "axis must be a constant integer, tuple of integers or None")
+        nd = ndim_of(a.type)
+        axes = tuple(range(nd)) if axis is None else (axis,) if type(axis) is int else axis
+        if not all(type(k) is int and -nd <= k < nd for k in axes) or \
+                len({k % nd for k in axes}) != len(axes):
+            raise self.ctx.error(axis_src, f"axis {axis} is out of bounds or repeated for a "
+                                 f"{nd}-D array", cls=PyadTypeError)
+        axes = tuple(sorted(k % nd for k in axes))
         keepdims = bool(self.const(kw, "keepdims", False, (bool,), "True or False"))
-        m = ops.reduce("max", a, (axis,), node, keepdims=True)
+        m = ops.reduce("max", a, axes, node, keepdims=True)
 
         def finite(x):   # m, held constant; 0 where it is infinite (or nan)
             b = ctx.b
@@ -251,11 +261,14 @@ class NumpyFunctions:
             return b.select(b.eq(b.sub(x, x), b.const(0.0)), x, b.const(0.0))
         m = ops.materialize(ops.elementwise(finite, [m], node))
         e = ops.elementwise(lambda x, y: ctx.b.exp(ctx.b.sub(x, y)), [a, m], node)
-        total = ops.reduce("sum", e, (axis,), node, keepdims=True)
+        total = ops.reduce("sum", e, axes, node, keepdims=True)
         out = ops.elementwise(lambda s, y: ctx.b.add(ctx.b.log(s), y), [total, m], node)
         if keepdims:
             return out
-        return self.lw.indexing.squeeze(ops.materialize(out), axis % ndim_of(a.type))
+        out = ops.materialize(out)
+        for k in reversed(axes):
+            out = self.lw.indexing.squeeze(out, k)
+        return out
 
     def roll(self, node: ast.Call, args: list, kw: dict) -> Lazy:
         """np.roll(a, shift, axis=None): along each given axis (an int or a tuple; `shift` an
@@ -361,12 +374,14 @@ class NumpyFunctions:
                     lambda idx: self.lw.exprs.binop(ast.Mult(), a.gen([idx[0]]),
                                                     b.gen([idx[1]]), node))
 
-    def inner(self, node: ast.Call, args: list, kw: dict) -> Var:
+    def inner(self, node: ast.Call, args: list, kw: dict) -> Var | Lazy:
+        """np.inner(a, b): the einsum over the last axes (a's other axes, then b's)."""
         self.check(node, args, kw, (2,), ())
         a, c = (self.lw.arrays.array(x, n) for x, n in zip(args, node.args))
-        if ndim_of(a.type) != 1 or ndim_of(c.type) != 1:
-            raise self.ctx.error(node, "np.inner takes two 1-D arrays here", cls=PyadTypeError)
-        return self.lw.arrayops.dot(a, c, node)
+        ta, tc = "ab"[:ndim_of(a.type) - 1] + "z", "cd"[:ndim_of(c.type) - 1] + "z"
+        if len(ta) == len(tc) == 1:
+            return self.lw.arrayops.dot(a, c, node)
+        return self.lw.einsum.contract([ta, tc], ta[:-1] + tc[:-1], [a, c], node)
 
     # ------------------------------------------------------------------ norms
     # ------------------------------------------------------------------ shapes
