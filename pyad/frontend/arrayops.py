@@ -55,15 +55,15 @@ class ArrayOps:
         if not isinstance(v, Lazy):
             return v
         out = self.lw.arrays.new_array(v.elem, v.dims)
-        own: list[int] = []
+        own: list = []
 
         def store(idx: list[Var]) -> None:
-            b = self.ctx.b
-            b.emit("store", out, *idx, v.gen(idx))
-            own.append(id(b.stmts[-1]))
+            self.ctx.b.emit("store", out, *idx, v.gen(idx))
+            own.append(self.ctx.b.stmts[-1])
         self.each(v.dims, store)
+        self.ctx.pinned.extend(own)  # alive while their ids are in use (context.py)
         if v.shares is not None:
-            self.ctx.shared_copies.append((frozenset(own), out, *v.shares))
+            self.ctx.shared_copies.append((frozenset(map(id, own)), out, *v.shares))
         return out
 
     def viewing(self, lz: Lazy, source: Var, what: str) -> Lazy:

@@ -269,6 +269,9 @@ class Context:
             parent.shared_copies if parent is not None else []
         #: the stores lists.py makes into list buffers (appends, growth), shared likewise
         self.list_stores: set[int] = parent.list_stores if parent is not None else set()
+        #: the statements whose ids the three above hold, kept alive: code lowered and
+        #: dropped (a probe) must not free an id that a later statement could take
+        self.pinned: list = parent.pinned if parent is not None else []
         if fn.__closure__:
             self.closure = {name: cell.cell_contents for name, cell
                             in zip(fn.__code__.co_freevars, fn.__closure__)}

@@ -192,9 +192,10 @@ class Lists:
             return b.emit("load", lst.buf, k)
         start = len(b.stmts)
         out = self.lw.arrays.copy_array(b.emit("row", lst.buf, k))
-        own = frozenset(id(s) for s in walk(Block((), tuple(b.stmts[start:]), ()))
-                        if isinstance(s, Op) and s.op == "store" and s.args[0] is out)
-        self.ctx.row_copies[out.name] = (own, b.loc)
+        stores = [s for s in walk(Block((), tuple(b.stmts[start:]), ()))
+                  if isinstance(s, Op) and s.op == "store" and s.args[0] is out]
+        self.ctx.pinned.extend(stores)
+        self.ctx.row_copies[out.name] = (frozenset(map(id, stores)), b.loc)
         return out
 
     def merged(self, sides: list, builders: list, node: ast.AST) -> list:
@@ -344,8 +345,10 @@ class Lists:
     def internal(self, stmts: list) -> frozenset[int]:
         """The stores among `stmts` (nested ones too), noted as the lists' own writes
         (appends, growth): not writes of the program's into an appended copy."""
-        own = frozenset(id(s) for s in walk(Block((), tuple(stmts), ()))
-                        if isinstance(s, Op) and s.op == "store")
+        stores = [s for s in walk(Block((), tuple(stmts), ()))
+                  if isinstance(s, Op) and s.op == "store"]
+        self.ctx.pinned.extend(stores)
+        own = frozenset(map(id, stores))
         self.ctx.list_stores |= own
         return own
 

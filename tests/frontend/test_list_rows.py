@@ -170,3 +170,28 @@ def written_before_the_append(x):
                                 written_before_the_append])
 def test_appends_cpython_agrees_with_compile(fn):
     check_against_python(fn, np.array([3.0, 1.0, 2.0]))
+
+
+@pytest.mark.parametrize("fn", [appended_then_stepped_in_place, copies_appended,
+                                written_before_the_append, reads_rows])
+def test_the_ids_the_write_checks_use_are_of_live_statements(fn, monkeypatch):
+    """The write checks hold statements by id; statements lowered and dropped (probes) are
+    kept alive (context.pinned), so no later statement can take one of their ids and be
+    mistaken for a list's own store (an intermittent missed refusal under xdist)."""
+    from pyad.frontend import lower
+    seen = []
+    original = lower.Lowering.refuse_writes
+
+    def spy(self, block):
+        ctx = self.ctx
+        recorded = set(ctx.list_stores) | {i for own, *_ in ctx.shared_copies for i in own} \
+            | {i for own, _ in ctx.row_copies.values() for i in own}
+        seen.append(recorded <= {id(s) for s in ctx.pinned})
+        return original(self, block)
+    monkeypatch.setattr(lower.Lowering, "refuse_writes", spy)
+    try:
+        pyad.jit_grad(fn, cache=False)(np.array([3.0, 1.0, 2.0]), *((2,) if fn is reads_rows
+                                                                       else ()))
+    except pyad.PyadTypeError:
+        pass
+    assert seen and all(seen)
