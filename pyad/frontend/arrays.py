@@ -370,7 +370,10 @@ class ArrayLowering:
             return self.lw.indexing.function("squeeze", node, a)
         if f.attr == "item" and not node.keywords and len(args) == 1:
             return self.item(a)
-        result = self.lw.arrayops.function(f.attr, node, args, method=True)
+        # the handlers read node.args as np.<name>'s: the array first, then the arguments
+        spelled = ast.Call(func=f, args=[f.value, *node.args], keywords=node.keywords)
+        self.ctx.pinned.append(ast.copy_location(spelled, node))
+        result = self.lw.arrayops.function(f.attr, spelled, args, method=True)
         if f.attr == "sort":      # a.sort(): sorts a in place; returns None
             self.lw.arrayops.assign_into(a, result, node)
             return self.ctx.b.const(0, I64)

@@ -205,19 +205,17 @@ class Composites:
             idx[:last] + [self.ctx.b.mod(idx[last], a.dims[last])]))
 
     def repeat(self, node: ast.Call, args: list, kw: dict) -> Lazy:
-        """np.repeat(a, k, axis): each element repeated k times along `axis` (a 1-D a
-        without an axis; NumPy flattens, pyad refuses that for N-D)."""
+        """np.repeat(a, k, axis): each element repeated k times along `axis` (without an
+        axis, of the flattened array)."""
         a, k = self._count(node, args, kw, "repeat", axis_ok=True)
         nd = len(a.dims)
         if "axis" in kw:
             axis = self.lw.arrayops.constant_arg(kw["axis"], (int,), "axis must be a "
                                                  "constant integer")
-        elif nd == 1:
-            axis = 0
-        else:
-            raise self.ctx.error(node, f"np.repeat of a {nd}-D array needs an axis here "
-                                 "(pyad does not flatten)", cls=PyadTypeError,
-                                 hint="np.repeat(a.ravel(), ...) for the flattened array")
+        else:   # the flattened array, as NumPy
+            nf, shape, lz = self.lw.numpyfuncs, a.dims, a
+            a = Lazy(a.elem, [nf.product(shape)], lambda idx: lz.gen(nf.unravel(idx[0], shape)))
+            nd, axis = 1, 0
         if not -nd <= axis < nd:
             raise self.ctx.error(node, f"axis {axis} is out of bounds", cls=PyadTypeError)
         axis %= nd

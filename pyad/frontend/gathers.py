@@ -1,5 +1,5 @@
 """Frontend, NumPy functions whose elements are reads of their arguments at computed
-indices: `np.broadcast_to`, `np.take` (with `axis`), `np.take_along_axis`, `np.kron`. Each
+indices: `np.broadcast_to`, `np.take`, `np.take_along_axis`, `np.kron`. Each
 is an elementwise `Lazy` (it fuses with the expression around it); its gradient is the
 scatter-add the loads' adjoints make (repeated indices add up)."""
 from __future__ import annotations
@@ -56,8 +56,8 @@ class Gathers:
         return ops.viewing(ops.broadcast_to(ops.lift(a), dims, node), a, "np.broadcast_to(a, shape)")
 
     def take(self, node: ast.Call, args: list, kw: dict):
-        """np.take(a, indices, axis): a[(:,) * axis + (indices,)]; without an axis only
-        for a 1-D `a` (pyad does not flatten)."""
+        """np.take(a, indices, axis): a[(:,) * axis + (indices,)]; without an axis, of
+        the flattened array."""
         if len(args) not in (2, 3):
             raise self.ctx.error(node, "np.take takes an array, indices and an axis",
                                  cls=PyadTypeError)
@@ -67,12 +67,8 @@ class Gathers:
         a = self.lw.arrays.array(args[0], node.args[0])
         nd = ndim_of(a.type)
         axis = self._axis(kw, node, args, nd, 2, None)
-        if axis is None:
-            if nd != 1:
-                raise self.ctx.error(node, f"np.take of a {nd}-D array needs an axis here "
-                                     "(pyad does not flatten)", cls=PyadTypeError,
-                                     hint="write np.take(a.ravel(), indices)")
-            axis = 0
+        if axis is None:   # the flattened array, as NumPy
+            a, nd, axis = self._flat(a, node), 1, 0
         idx = self.lw.arrayops.materialize(args[1])
         if isinstance(idx, (PyList, DynList)):   # np.take(a, [0, 2])
             idx = self.lw.arrays.array(idx, node.args[1])
@@ -96,17 +92,16 @@ class Gathers:
         arrays, b = self.lw.arrays, self.ctx.b
         a = arrays.array(args[0], node.args[0])
         ind = arrays.array(args[1], node.args[1])
+        axis = self._axis(kw, node, args, ndim_of(a.type), 2, "missing")
+        if axis == "missing":
+            raise self.ctx.error(node, "np.take_along_axis needs an axis here",
+                                 cls=PyadTypeError)
+        if axis is None:   # the flattened array, as NumPy
+            a, axis = self._flat(a, node), 0
         nd = ndim_of(a.type)
         if ndim_of(ind.type) != nd or elem_type(ind.type) != I64:
             raise self.ctx.error(node.args[1], "the indices must be an int array with as many "
                                  "dimensions as the array", cls=PyadTypeError)
-        axis = self._axis(kw, node, args, nd, 2, "missing")
-        if axis == "missing":
-            raise self.ctx.error(node, "np.take_along_axis needs an axis here",
-                                 cls=PyadTypeError)
-        if axis is None:
-            raise self.ctx.error(node, "np.take_along_axis with axis=None is not supported "
-                                 "(pyad does not flatten)", cls=PyadTypeError)
         da, di = arrays.dims(a), arrays.dims(ind)
         one = b.const(1, I64)
         dims = []
@@ -131,6 +126,12 @@ class Gathers:
                     for k, i in enumerate(idx)]
             return bb.emit("load", a, *at_a)
         return Lazy(elem_type(a.type), dims, gen)
+
+    def _flat(self, a: Var, node: ast.Call) -> Var:
+        """`a.ravel()` as a new array (`a` itself if 1-D)."""
+        if ndim_of(a.type) == 1:
+            return a
+        return self.lw.arrayops.materialize(self.lw.numpyfuncs.flatten(node, [a], {}))
 
     def kron(self, node: ast.Call, args: list, kw: dict) -> Lazy:
         """np.kron(a, c): out[i * n + j] = a[i] * c[j] on every axis (the one with fewer

@@ -13,7 +13,7 @@ import ast
 
 from ..errors import PyadTypeError
 from ..ir.loops import reduce_each
-from ..ir.nodes import I64, Var, elem_type, is_array, ndim_of
+from ..ir.nodes import BOOL, I64, Var, elem_type, is_array, ndim_of
 from .context import Lazy
 
 class Indexing:
@@ -150,6 +150,7 @@ class Indexing:
         together and their shape takes the place of the first of them (NumPy's rule when
         they are adjacent; they must be here). A boolean mask of a's shape (`x[x > 0]`)
         gives the 1-D array of the selected elements, in row-major order."""
+        items = list(items)   # _mask may replace masks by index arrays
         mask = self._mask(a, items, values, node)
         if mask is not None:
             return self._compress(a, mask, node)
@@ -161,6 +162,7 @@ class Indexing:
         """a[items] = value (the value broadcast to the gather's shape), index by index in
         row-major order (a repeated index keeps the last value, as in NumPy); with
         `accumulate`, a[items] += value element by element (np.add.at: repeats add up)."""
+        items = list(items)   # _mask may replace masks by index arrays
         mask = self._mask(a, items, values, node)
         if mask is not None:
             return self._mask_store(a, mask, value, node)
@@ -186,7 +188,7 @@ class Indexing:
                                  cls=PyadTypeError)
         a = self.lw.arrays.array(self.lw.exprs.expr(node.args[0]), node.args[0])
         ix = node.args[1]
-        items = ix.elts if isinstance(ix, ast.Tuple) else [ix]
+        items = list(ix.elts) if isinstance(ix, ast.Tuple) else [ix]
         values = self.lw.arrays.fancy_values(items)
         if values is None:
             values = {id(it): self.lw.exprs.expr(it) for it in items
@@ -208,13 +210,13 @@ class Indexing:
             raise self.ctx.error(node, f"too many indices for a {nd}-D array",
                                  cls=PyadTypeError)
         items = list(items) + [ast.Slice()] * (nd - len(items))
-        kinds = []
-        for it in items:
+        kinds, dims = [], self.lw.arrays.dims(a)
+        sliced = dict(enumerate(dims))   # each sliced axis: (start, count, step) or its size
+        for k, it in enumerate(items):
             v = values.get(id(it))
             if isinstance(it, ast.Slice):
                 if it.lower is not None or it.upper is not None or it.step is not None:
-                    raise self.ctx.error(it, "a slice with bounds next to an index array is "
-                                         "not supported", hint="slice first, then index")
+                    sliced[k] = self.slice_triple(it, dims[k])
                 kinds.append("s")
             elif self.is_newaxis(it):
                 raise self.ctx.error(it, "None next to an index array is not supported")
@@ -235,8 +237,8 @@ class Indexing:
                   ops.lift(self.lw.arrays.index_value(items[k])) for k in arr]
         bdims = ops.broadcast(lifted, node)
         gens = [ops._mapped(lz, bdims) for lz in lifted]
-        dims = self.lw.arrays.dims(a)
-        before, after = dims[:arr[0]], dims[arr[-1] + 1:]
+        size = [x[1] if isinstance(x, list) else x for x in sliced.values()]
+        before, after = size[:arr[0]], size[arr[-1] + 1:]
         out = before + bdims + after
         if not 1 <= len(out) <= 3:
             raise self.ctx.error(node, f"indexing gives a {len(out)}-D array: arrays have 1 "
@@ -246,27 +248,44 @@ class Indexing:
             head, mid = idx[:len(before)], idx[len(before):len(before) + len(bdims)]
             tail = idx[len(before) + len(bdims):]
             picked = [self.lw.arrays.normalize(g(mid), dims[k], k) for g, k in zip(gens, arr)]
-            return [*head, *picked, *tail]
+            bb = self.ctx.b
+            return [bb.add(sliced[k][0], bb.mul(sliced[k][2], i))
+                    if isinstance(sliced[k], list) else i
+                    for k, i in enumerate([*head, *picked, *tail])]
         return out, at
 
     # ------------------------------------------------------------------ boolean masks
     def _mask(self, a: Var, items: list, values: dict, node: ast.AST) -> Var | None:
-        """The mask of `a[mask]`, or None for integer-array indexing."""
+        """The mask of `a[mask]` with a mask of a's shape, or None for integer-array
+        indexing; other masks (of leading axes `x[m]`, next to other indices `x[:, m]`)
+        become their `nonzero()` index arrays in `items` and `values`."""
         masks = [values[id(it)] for it in items if id(it) in values and isinstance(
             values[id(it)], Var) and is_array(values[id(it)].type) and
             elem_type(values[id(it)].type) == "bool"]
         if not masks:
             return None
-        m = masks[0]
-        if len(items) != 1 or ndim_of(m.type) != ndim_of(a.type):
-            raise self.ctx.error(node, "a boolean mask must be the only index and have the "
-                                 "array's shape", cls=PyadTypeError,
-                                 hint="use np.where(mask, x, 0.0) to keep the shape")
-        b = self.ctx.b
-        for d, e in zip(self.lw.arrays.dims(a), self.lw.arrays.dims(m)):
-            b.emit("raise_if", b.ne(d, e), attrs=(
-                "IndexError", "boolean index did not match the indexed array"))
-        return m
+        whole = len(items) == 1 and ndim_of(masks[0].type) == ndim_of(a.type)
+        b, dims, at = self.ctx.b, self.lw.arrays.dims(a), 0
+        for k, it in enumerate(list(items)):
+            m = values.get(id(it))
+            if not (isinstance(m, Var) and is_array(m.type) and elem_type(m.type) == BOOL):
+                at += 0 if self.is_newaxis(it) else 1
+                continue
+            for d, e in zip(dims[at:], self.lw.arrays.dims(m)):
+                b.emit("raise_if", b.ne(d, e), attrs=(
+                    "IndexError", "boolean index did not match the indexed array"))
+            at += ndim_of(m.type)
+            if at > len(dims):
+                raise self.ctx.error(it, "too many indices: the boolean mask has more "
+                                     "dimensions than the axes it indexes", cls=PyadTypeError)
+            if not whole:   # NumPy's rule: the mask stands for the index arrays m.nonzero()
+                parts = self.lw.positions.nonzero("nonzero", node, m)
+                names = [ast.copy_location(ast.Name(f".mask{k}_{j}", ast.Load()), it)
+                         for j in range(len(parts))]
+                items[items.index(it):items.index(it) + 1] = names
+                values.update({id(n): v for n, v in zip(names, parts)})
+                self.ctx.pinned.extend(names)
+        return masks[0] if whole else None
 
     def _mask_store(self, a: Var, mask: Var, value, node: ast.AST) -> None:
         """a[mask] = value: a number into every selected element (a select per element: no

@@ -129,8 +129,8 @@ class Logical:
         if set(kw) - {"decimals"} or len(args) not in (1, 2):
             raise self.ctx.error(node, "np.round takes an array and decimals",
                                  cls=PyadTypeError)
-        given = node.args[len(node.args) - (len(args) - 1):]   # a method's receiver is
-        at = given[0] if given else kw.get("decimals")          # not in node.args
+        given = node.args[len(node.args) - (len(args) - 1):]   # after the array
+        at = given[0] if given else kw.get("decimals")
         d = 0 if at is None else self.lw.arrayops.constant_arg(
             at, (int,), "decimals must be a constant integer")
 

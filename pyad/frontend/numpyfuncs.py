@@ -1,6 +1,6 @@
 """Frontend, NumPy functions composed from the whole-array operations of arrayops.py and
 the views of indexing.py: `np.var`, `np.std` (axis, keepdims, ddof), `np.cumsum`,
-`np.cumprod`, `np.cumulative_sum`, `np.cumulative_prod` (1-D, or along an axis), `np.diff`
+`np.cumprod` (flattened, or along an axis), `np.cumulative_sum`, `np.cumulative_prod`, `np.diff`
 (n, axis), `np.clip`, `np.roll` (flattened, or along axes), `np.trace` (offset),
 `np.inner` (1-D), `np.outer`, `np.logaddexp`, `np.atleast_1d/2d/3d`, and the shapes
 (`reshape`, `ravel`, `transpose`, ...). Their gradients come from what they are made of;
@@ -88,17 +88,17 @@ class NumpyFunctions:
     def cumsum(self, node: ast.Call, args: list, kw: dict, op: str = "add") -> Var:
         """np.cumsum, np.cumprod and NumPy 2.1's np.cumulative_sum, np.cumulative_prod
         (`include_initial=True`: the identity first, one more element along the axis): a
-        1-D array, or any array with an `axis` (NumPy's cumulative_* also need it)."""
-        cumulative = node.func.attr.startswith("cumulative")
+        flattened array without an `axis` (NumPy's cumulative_* need it beyond 1-D)."""
+        arrays, cumulative = self.lw.arrays, node.func.attr.startswith("cumulative")
         self.check(node, args, kw, (1,), ("axis", "include_initial") if cumulative
                    else ("axis",))
-        arrays = self.lw.arrays
         a = arrays.array(args[0], node.args[0] if node.args else node)
-        axis = self.axis_of(a, self.const(kw, "axis", None, (int, type(None)),
-                                          "a constant integer"), node)
+        axis, lz = self.const(kw, "axis", None, (int, type(None)), "a constant integer"), \
+            self.lw.arrayops.lift(a)
+        if axis is None and not cumulative:   # NumPy flattens an N-D array
+            lz, axis = self.flatten(node, [a], {}), 0
+        axis, elem = self.axis_of(a, axis, node), F64 if a.type.startswith(F64) else I64
         first = self.const(kw, "include_initial", False, (bool,), "True or False")
-        elem = F64 if a.type.startswith(F64) else I64
-        lz = self.lw.arrayops.lift(a)
         dims = lz.dims
         b = self.ctx.b
         shift = b.const(1 if first else 0, I64)
@@ -174,7 +174,7 @@ class NumpyFunctions:
         keywords) both or neither, and NumPy 2.1's min=/max= only without them; the method
         `a.clip(min, max)` takes either bound alone, positional or min=/max=."""
         self.check(node, args, kw, (1, 2, 3), ("a_min", "a_max", "min", "max"))
-        method = len(args) > len(node.args)   # a method's receiver is not in node.args
+        method = node.args[0] is node.func.value   # a.clip(...): the receiver is first
         given = {k: v for k, v in zip(("min", "max") if method else ("a_min", "a_max"),
                                       args[1:])}
         for k, v in kw.items():
@@ -419,8 +419,8 @@ class NumpyFunctions:
             raise self.ctx.error(node, f"unsupported keyword argument `{extra.pop()}`")
         a = self.lw.arrays.array(ops.materialize(args[0]), node)
         nd = ndim_of(a.type)
-        given = node.args[len(node.args) - (len(args) - 1):]   # after the array (a method's
-        consts = [self._axis_arg(x, node) for x in given]       # receiver is not in node.args)
+        given = node.args[len(node.args) - (len(args) - 1):]   # after the array
+        consts = [self._axis_arg(x, node) for x in given]
         if name == "transpose":
             if "axes" in kw:
                 consts = [ops.constant_arg(kw["axes"], (tuple, list, type(None)),

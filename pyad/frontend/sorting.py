@@ -46,10 +46,8 @@ class Sorting:
                                                  "axis must be a constant integer")
         else:
             axis = nf.const(kw, "axis", -1, (int, type(None)), "a constant integer")
-        if axis is None and nd != 1:
-            raise self.ctx.error(node, f"np.{node.func.attr}(axis=None) of a {nd}-D array "
-                                 "(a sort of the flattened array) is not supported",
-                                 cls=PyadTypeError, hint="sort a.ravel()")
+        if axis is None and nd != 1:   # the flattened array, as NumPy
+            a = self.lw.arrayops.materialize(nf.flatten(node, [a], {}))
         return a, nf.axis_of(a, 0 if axis is None else axis, node)
 
     def argsort(self, node: ast.Call, args: list, kw: dict) -> Var:

@@ -90,7 +90,7 @@ def test_out_of_bounds_index_arrays_raise_index_error_naming_the_line():
 
 
 @pytest.mark.parametrize("src, message", [
-    ("x[np.ones((2, 2)) > 0.0]", "a boolean mask must be the only index"),
+    ("x[np.ones((2, 2)) > 0.0]", "the boolean mask has more dimensions than the axes"),
     ("x[np.array([1.5])]", "index arrays must hold integers"),
     ("np.squeeze(x)", "np.squeeze takes an array and a constant axis"),
     ("np.array([])", "has no dtype or length"),

@@ -191,7 +191,6 @@ def test_logaddexp_derivative_at_a_tie_is_one_half():
 
 
 @pytest.mark.parametrize("src, message", [
-    ("np.cumsum(x)", "needs an axis"),
     ("np.roll(x, 1.5)", "expected an integer"),
     ("np.var(x, ddof=k)", "ddof must be a constant integer"),
     ("np.clip(x, 0.0)", "clip\\(\\) missing 1 required positional argument: .a_max."),
@@ -200,10 +199,8 @@ def test_logaddexp_derivative_at_a_tie_is_one_half():
     ("np.linalg.norm(x, 2)", "needs singular values"),
     ("np.linalg.norm(x, 'nuc')", "needs singular values"),
     ("x.reshape(2, 3, 1, 1)", "1 to 3 dimensions"),
-    ("np.sort(x, axis=None)", "flattened array"),
     ("np.argsort(x, kind='quicksort')", "sorts stably"),
     ("np.tile(x, (2, 2))", "an int count"),
-    ("np.repeat(x, 2)", "needs an axis"),
     ("np.average(x, weights=x[0])", "weights must have the array's shape"),
 ])
 def test_refusals_are_located(src, message, tmp_path):

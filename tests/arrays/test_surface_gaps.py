@@ -1,6 +1,7 @@
 """NumPy spellings a probe of issue 15's list found refused, now compiled: `np.vstack` of 1-D
 and 2-D parts (a 1-D part is a row), `np.logaddexp.reduce` over a tuple of axes or all of
-them, the method `a.squeeze(axis)`, `np.inner` of 2-D operands. Each checked by the harness:
+them, the method `a.squeeze(axis)`, `np.inner` of 2-D operands, scans, sorts, gathers and
+repeats of N-D arrays without an axis (the flattened array). Each checked by the harness:
 value against NumPy, gradient against central differences and the interpreter, and on
 non-contiguous inputs; the refusals that stay say what to write instead."""
 from __future__ import annotations
@@ -45,12 +46,33 @@ def inner_matrix_vector(x, v):
     return np.sum(np.inner(x, v) ** 3) + np.sum(np.sin(np.inner(v, x)))
 
 
+def flattening_scans(x):
+    """Without an axis, NumPy's scans, sorts, gathers and repeats see the flattened array."""
+    return np.sum(np.cumsum(x) ** 2) + np.sum(np.cumprod(x * 0.5)) + \
+        np.sum(np.repeat(x, 2) * np.arange(2.0 * x.size))
+
+
+def flattening_sorts_and_gathers(x):
+    k = np.array([[0, x.size - 1], [5, 2]])
+    return np.sum(np.sort(x, axis=None) * np.arange(x.size + 0.0)) + \
+        np.sum(x.ravel()[np.argsort(x, axis=None)][:3] ** 3) + np.sum(np.take(x, k) ** 2) + \
+        np.sum(np.take_along_axis(x, k[0], axis=None) ** 3)
+
+
+def flattening_methods(x):
+    k = np.array([[0, x.size - 1], [5, 2]])
+    return np.sum(x.T.cumsum() ** 2) + np.sum(x.repeat(3) ** 2) + np.sum(x.take(k) ** 2) + \
+        np.sum(np.sin(x[:, ::-1].cumprod()))
+
+
 X = np.sin(np.arange(12.0) * 0.7 + 0.3).reshape(3, 4)
 V = np.cos(np.arange(4.0) * 1.3)
 CASES = [(vstack_rows_and_matrix, (X,)), (vstack_row_last, (X, V)),
          (logaddexp_over_both_axes, (X,)), (logaddexp_over_everything, (X,)),
          (logaddexp_negative_tuple, (X,)), (squeeze_methods, (X,)),
-         (inner_of_matrices, (X,)), (inner_matrix_vector, (X, V))]
+         (inner_of_matrices, (X,)), (inner_matrix_vector, (X, V)),
+         (flattening_scans, (X,)), (flattening_sorts_and_gathers, (X,)),
+         (flattening_methods, (X,))]
 IDS = [fn.__name__ for fn, _ in CASES]
 
 
@@ -77,10 +99,6 @@ def logaddexp_repeated_axis(x):
     return np.logaddexp.reduce(x, axis=(1, -1))
 
 
-def cumsum_of_a_matrix(x):
-    return np.sum(np.cumsum(x))
-
-
 def add_at_with_a_mask(x):
     y = np.zeros(x.shape)
     np.add.at(y, x > 0, 1.0)
@@ -90,7 +108,6 @@ def add_at_with_a_mask(x):
 @pytest.mark.parametrize("fn,needle,hint", [
     (squeeze_method_without_axis, "a.squeeze() takes a constant axis", "needs its axis"),
     (logaddexp_repeated_axis, "out of bounds or repeated", ""),
-    (cumsum_of_a_matrix, "needs an axis here", "np.cumsum(a.ravel())"),
     (add_at_with_a_mask, "np.add.at with a boolean mask", "a[m] += v"),
 ], ids=lambda v: v.__name__ if callable(v) else None)
 def test_refusals_say_what_to_write(fn, needle, hint):
