@@ -201,6 +201,22 @@ PYAD_API int32_t pyad_la_tril_fold(const pyad_mat *x, pyad_mat *out);
 PYAD_API int32_t pyad_la_eigh_mid(const pyad_mat *w, const pyad_mat *wbar,
                                   const pyad_mat *x, pyad_mat *out);
 
+/* The singular value decomposition of the m x n matrix a (runtime/pyad_svd.c: one-sided
+ * Jacobi), k = min(m, n): out ((1 + m + n) x k) gets the singular values, descending, in
+ * row 0, the left singular vectors U (m x k) in rows 1..m and the right ones V (n x k, so
+ * a = U diag(s) V^T) in rows m+1..m+n, each pair signed so that the largest-magnitude
+ * component of V's column (the first of equals) is positive; the left vector of a zero
+ * singular value completes U's columns to an orthonormal set. PYAD_ERR_LINALG when it
+ * does not converge (nan or inf entries). */
+PYAD_API int32_t pyad_la_svd(const pyad_mat *a, pyad_mat *out);
+
+/* out (m x n, a's shape; a is not read otherwise) = the adjoint of svd at its packed
+ * result p for the packed cotangent ct (p's shape): U J V^T + (I - U U^T) Ubar S^-1 V^T + U S^-1 Vbar^T (I - V V^T), J's off-
+ * diagonal terms over s[j]^2 - s[i]^2 taken as 0 where the two are equal and 1 / s as 0
+ * where s is 0 (see pyad/ir/linalg_rows.py). */
+PYAD_API int32_t pyad_la_svd_back(const pyad_mat *p, const pyad_mat *ct, const pyad_mat *a,
+                                  pyad_mat *out);
+
 /* c (m x n) = a (m x k) @ b (k x n), any strides (a 1-D operand is passed as an n x 1 or
  * 1 x n matrix). Every element is the sequential sum over p = 0..k-1 of a[i][p] * b[p][j]
  * from 0.0, one fused multiply-add per step where the CPU has AVX2+FMA (chosen at run time,

@@ -113,8 +113,21 @@ def eigh_mid(e, s, t, w, wbar, X):
     return out
 
 
+def svd(e, s, t, A):
+    m, n = _dim(e, A, 0), _dim(e, A, 1)
+    k = e.b.select(e.b.icmp_signed("<", m, n), m, n)
+    return _unary(e, s, t, A, [e.b.add(e.b.add(m, n), _i(1)), k])
+
+
+def svd_back(e, s, t, P, ct, A):
+    out = _new(e, s, t, [_dim(e, A, 0), _dim(e, A, 1)])
+    _run(e, s, [_mat(e, P, t), _mat(e, ct, t), _mat(e, A, t), _mat(e, out, t)])
+    return out
+
+
 LINALG_LOWERINGS = {
     "solve": solve, "inv": square_result, "det": det, "slogdet": slogdet,
     "cholesky": square_result, "eigh": eigh, "trisolve": trisolve,
     "tril_half": square_result, "tril_fold": square_result, "eigh_mid": eigh_mid,
+    "svd": svd, "svd_back": svd_back,
 }

@@ -294,7 +294,8 @@ class ArrayLowering:
             if any(isinstance(a, (ast.List, ast.ListComp)) or isinstance(a, ast.Name) and
                    isinstance(self.ctx.env.get(a.id), (PyList, DynList)) for a in node.args):
                 return self._with_lists_as_arrays(name, node)
-            return self.lw.calls.user_call(Static(getattr(prelude, name), f"np.{name}"), node)
+            fn = getattr(prelude, name.replace(".", "_"))   # np.linalg.x: linalg_x
+            return self.lw.calls.user_call(Static(fn, f"np.{name}"), node)
         args = [self.argument(a, name) for a in node.args]
         stop = _SHAPE_ARGS.get(name, len(args))
         args = [self.array(v, a) if k < stop and isinstance(v, (PyList, DynList)) else v
@@ -370,9 +371,8 @@ class ArrayLowering:
             return self.lw.indexing.function("squeeze", node, a)
         if f.attr == "item" and not node.keywords and len(args) == 1:
             return self.item(a)
-        # the handlers read node.args as np.<name>'s: the array first, then the arguments
         spelled = ast.Call(func=f, args=[f.value, *node.args], keywords=node.keywords)
-        self.ctx.pinned.append(ast.copy_location(spelled, node))
+        self.ctx.pinned.append(ast.copy_location(spelled, node))   # read as np.x(a, ...)
         result = self.lw.arrayops.function(f.attr, spelled, args, method=True)
         if f.attr == "sort":      # a.sort(): sorts a in place; returns None
             self.lw.arrayops.assign_into(a, result, node)

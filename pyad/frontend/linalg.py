@@ -1,8 +1,11 @@
 """Frontend, `np.linalg`: `solve`, `inv`, `det`, `slogdet`, `cholesky`, `eigh`, `eigvalsh`,
-each one row of the op table (pyad/ir/linalg_rows.py) on a 2-D float matrix (int and bool
-arrays are converted), or on each matrix of a 3-D stack (NumPy's leading axis). `slogdet` and `eigh` return a tuple of views of the row's packed
-result. The rest of `np.linalg` is refused with a located error naming what to write;
-`np.linalg.norm` is in numpyfuncs.py."""
+`svd`, `svdvals`, each one row of the op table (pyad/ir/linalg_rows.py) on a 2-D float
+matrix (int and bool arrays are converted), or on each matrix of a 3-D stack (NumPy's
+leading axis). `slogdet`, `eigh` and `svd` return a tuple of views of the row's packed
+result (`svd`'s factors are the reduced ones: NumPy's default full_matrices=True is taken
+for a square matrix only, ValueError otherwise). `pinv`, `lstsq`, `matrix_rank` and `cond`
+are written in prelude.py, `np.linalg.norm` is in norms.py; the rest of `np.linalg` is
+refused with a located error naming what to write."""
 from __future__ import annotations
 
 import ast
@@ -17,13 +20,8 @@ REFUSED = {
     "eig": "use np.linalg.eigh for a symmetric matrix (general eigenproblems have complex "
            "results, which pyad does not have)",
     "eigvals": "use np.linalg.eigh or eigvalsh for a symmetric matrix",
-    "svd": "for a symmetric positive semi-definite matrix use np.linalg.eigh",
-    "qr": "solve least-squares problems with np.linalg.solve(A.T @ A, A.T @ b)",
-    "lstsq": "write np.linalg.solve(A.T @ A, A.T @ b) (the normal equations)",
-    "pinv": "write np.linalg.solve(A.T @ A, A.T) for a matrix of full column rank",
+    "qr": "solve least-squares problems with np.linalg.lstsq or np.linalg.pinv",
     "matrix_power": "write the products with @ (or a loop)",
-    "matrix_rank": "it is piecewise constant: compute it outside the compiled function",
-    "cond": "write it from np.linalg.norm and np.linalg.inv",
     "tensorsolve": "reshape to a matrix and use np.linalg.solve",
     "tensorinv": "reshape to a matrix and use np.linalg.inv",
     "multi_dot": "write the products with @",
@@ -33,7 +31,10 @@ REFUSED = {
 class LinearAlgebra:
     """See the module docstring; one per function body."""
 
-    NAMES = ("solve", "inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh")
+    NAMES = ("solve", "inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "svd",
+             "svdvals")
+    KEYWORDS = {"eigh": {"UPLO"}, "eigvalsh": {"UPLO"},
+                "svd": {"full_matrices", "compute_uv", "hermitian"}}
 
     def __init__(self, lw) -> None:
         self.lw = lw
@@ -46,10 +47,15 @@ class LinearAlgebra:
         if name not in self.NAMES:
             raise self.ctx.error(node.func, f"unsupported numpy function `np.linalg.{name}`",
                                  hint="pyad has np.linalg.solve, inv, det, slogdet, cholesky, "
-                                 "eigh, eigvalsh and norm (docs/arrays.md)")
-        extra = set(kw) - ({"UPLO"} if name in ("eigh", "eigvalsh") else set())
+                                 "eigh, eigvalsh, svd, svdvals and norm (docs/arrays.md)")
+        extra = set(kw) - self.KEYWORDS.get(name, set())
         if extra:
             raise self.ctx.error(node, f"unsupported keyword argument `{extra.pop()}`")
+        if name == "svd":
+            flags = [self.lw.arrayops.constant_arg(kw[k], (bool,), f"{k} must be True or "
+                                                   "False") if k in kw else k != "hermitian"
+                     for k in ("full_matrices", "compute_uv", "hermitian")]
+            name = "svd_full" if flags[0] and flags[1] else "svd" if flags[1] else "svdvals"
         upper = "UPLO" in kw and self.lw.arrayops.constant_arg(
             kw["UPLO"], (str,), "UPLO must be a constant string") == "U"
         if "UPLO" in kw and not upper and self.lw.arrayops.constant_arg(
@@ -79,6 +85,20 @@ class LinearAlgebra:
         if name == "slogdet":
             P = b.emit("slogdet", A)
             return tuple(b.emit("load", P, b.const(k, I64)) for k in (0, 1))
+        if name in ("svd", "svd_full", "svdvals"):
+            P = b.emit("svd", A)
+            s = b.emit("row", P, b.const(0, I64))
+            if name == "svdvals":
+                return s
+            m, n = (b.emit("dim", A, attrs=(k,), type=I64) for k in (0, 1))
+            if name == "svd_full":   # NumPy's default: U m x m and Vh n x n
+                b.emit("raise_if", b.ne(m, n), attrs=(
+                    "ValueError", "np.linalg.svd of a non-square matrix needs "
+                    "full_matrices=False in pyad (the reduced factors)"))
+            one = b.const(1, I64)
+            top = b.add(m, one)
+            return b.emit("slice", P, one, top), s, b.emit("transpose", b.emit(
+                "slice", P, top, b.add(top, n)))
         if name in ("eigh", "eigvalsh"):
             P = b.emit("eigh", A)
             zero, one = b.const(0, I64), b.const(1, I64)
@@ -107,7 +127,13 @@ class LinearAlgebra:
                                             "could not be broadcast"))
             s = bl.select(bl.eq(s, one), m, s)
         n = arrays.dims(A)[-1]
-        if name in ("det",):
+        m = arrays.dims(A)[-2]
+        k = bl.min(m, n)
+        if name == "svdvals":
+            shapes = [[s, k]]
+        elif name in ("svd", "svd_full"):
+            shapes = [[s, m, k], [s, k], [s, k, n]]
+        elif name in ("det",):
             shapes = [[s]]
         elif name == "slogdet":
             shapes = [[s], [s]]

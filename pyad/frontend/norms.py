@@ -26,7 +26,7 @@ class Norms:
         x): ord 2, 1, np.inf, -np.inf, 0 (the count of non-zeros) or any other p
         (`sum(|x|**p)**(1/p)`); a matrix norm over two axes (or of a 2-D x with an ord):
         'fro', 1 and -1 (largest and smallest column sum of magnitudes), np.inf and -np.inf
-        (rows). The spectral and nuclear norms (ord 2, -2, 'nuc' of a matrix) are refused."""
+        (rows), 2, -2 and 'nuc' (from the singular values: np.linalg.svd's row)."""
         self._check(node, args, kw, (1, 2, 3), ("ord", "axis", "keepdims"))
         ops, ctx = self.lw.arrayops, self.ctx
         ord_node = node.args[1] if len(args) >= 2 else kw.get("ord")
@@ -99,14 +99,29 @@ class Norms:
         inv = b.const(1.0 / float(order), F64)
         return ops.elementwise(lambda t: ctx.b.emit("pow", t, inv), [total], node)
 
+    def _spectral(self, x, order, axes, keepdims: bool, node: ast.Call):
+        """The largest (ord 2) or smallest (-2) singular value, or their sum ('nuc'), of a
+        2-D x or of each matrix of a 3-D x over its last two axes (np.linalg.svd's rows)."""
+        ops = self.lw.arrayops
+        a = self.lw.arrays.array(ops.materialize(x), node)
+        nd = len(self.lw.arrays.dims(a))
+        if nd == 3 and set(axes) != {1, 2}:
+            raise self.ctx.error(node, f"the matrix norm ord={order!r} of a 3-D array is "
+                                 "taken over its last two axes here", cls=PyadTypeError,
+                                 hint="move the matrix axes last with np.moveaxis")
+        s = self.lw.linalg.call("svdvals", node, [a], {})
+        kind = {2: "max", -2: "min", "nuc": "sum"}[order]
+        out = ops.reduce(kind, s, (nd - 2,), node, keepdims)
+        if keepdims:   # both matrix axes kept, of size 1
+            out = self.lw.indexing.expand(ops.materialize(out), nd - 1, node)
+        return out
+
     def _matrix_norm(self, x, order, axes, keepdims: bool, at: ast.AST, node: ast.Call):
         ops, ctx = self.lw.arrayops, self.ctx
         if order in (None, "fro"):
             return self._vector_norm(x, None, axes, keepdims, node)
         if order in (2, -2, "nuc"):
-            raise ctx.error(at, f"the matrix norm ord={order!r} needs singular values, which "
-                            "pyad does not have", hint="for a symmetric matrix use the "
-                            "eigenvalues of np.linalg.eigh; or the Frobenius norm (ord='fro')")
+            return self._spectral(x, order, axes, keepdims, node)
         if order not in (1, -1, math.inf, -math.inf):
             raise ctx.error(at, f"ord={order!r} is not a matrix norm (1, -1, np.inf, -np.inf, "
                             "'fro')")

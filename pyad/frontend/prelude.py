@@ -11,6 +11,10 @@ call site (a keyword they do not have: "unexpected keyword argument"):
 - `nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None)` of an array: nan, inf and
   -inf replaced (by default with 0 and the largest finite doubles); the gradient flows
   through the other elements;
+- `np.linalg.pinv(a, rcond=None, hermitian=False, rtol=...)`, `np.linalg.lstsq(a, b,
+  rcond=None)` (the minimum-norm solution, residuals, rank and singular values, as NumPy),
+  `np.linalg.matrix_rank(A, tol=None, hermitian=False, rtol=None)`, `np.linalg.cond(x,
+  p=None)` (p None or a number), from np.linalg.svd, as functions `linalg_<name>`;
 (np.median, np.percentile, np.quantile and np.interp, once here, are frontend functions now:
 sorting.py, where `axis` and arrays of `x` are at hand.)
 """
@@ -19,7 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
-NAMES = ("polyval", "vander", "nan_to_num")
+NAMES = ("polyval", "vander", "nan_to_num", "linalg.pinv", "linalg.lstsq", "linalg.matrix_rank",
+         "linalg.cond")
+EPS = 2.220446049250313e-16   # np.finfo(float).eps
 
 
 def polyval(p, x):
@@ -47,3 +53,47 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=1.7976931348623157e308,
     small = -1.7976931348623157e308 if neginf is None else neginf
     return np.where(np.isnan(x), nan,
                     np.where(x == np.inf, big, np.where(x == -np.inf, small, x)))
+
+
+# np.linalg.<name> is the function linalg_<name>; each reads the singular values of
+# np.linalg.svd (the op table's row), with NumPy's cutoffs.
+def linalg_pinv(a, rcond=None, hermitian=False, rtol=-1.0):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    r = 1e-15 if rcond is None else rcond
+    if rtol is None:
+        r = max(a.shape[0], a.shape[1]) * EPS
+    elif rtol >= 0.0:
+        r = rtol
+    large = s > r * np.max(s)
+    inverse = np.where(large, 1.0 / s, 0.0)
+    return vh.T @ (inverse[:, None] * u.T)
+
+
+def linalg_lstsq(a, b, rcond=None):
+    m, n = a.shape[0], a.shape[1]
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    r = max(m, n) * EPS if rcond is None else rcond
+    large = s > r * np.max(s)
+    rank = np.count_nonzero(large)
+    inverse = np.where(large, 1.0 / s, 0.0)
+    x = vh.T @ ((u.T @ b).T * inverse).T   # a 1-D b or each column of a 2-D one
+    d = b - a @ x
+    residuals = np.atleast_1d(np.sum(d * d, axis=0))
+    if rank != n or m <= n:   # NumPy gives the residuals of full-rank tall problems only
+        residuals = residuals[:0]
+    return x, residuals, rank, s
+
+
+def linalg_matrix_rank(A, tol=None, hermitian=False, rtol=None):
+    s = np.linalg.svd(A, compute_uv=False)
+    if tol is None:
+        r = max(A.shape[0], A.shape[1]) * EPS if rtol is None else rtol
+        return np.count_nonzero(s > np.max(s) * r)
+    return np.count_nonzero(s > tol)
+
+
+def linalg_cond(x, p=None):
+    if p is None:
+        s = np.linalg.svd(x, compute_uv=False)
+        return s[0] / s[s.shape[0] - 1]
+    return np.linalg.norm(x, p) * np.linalg.norm(np.linalg.inv(x), p)

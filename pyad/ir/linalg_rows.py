@@ -1,5 +1,5 @@
 """Linear-algebra rows of the op table (`np.linalg.solve`, `inv`, `det`, `slogdet`,
-`cholesky`, `eigh`), with adjoints written at the array level from their standard rules,
+`cholesky`, `eigh`, `svd`), with adjoints written at the array level from their standard rules,
 and the few adjoint-only rows those rules use (triangular solve, the triangle maps of the
 Cholesky and eigh adjoints).
 
@@ -12,7 +12,10 @@ the late pass pyad/ir/expand.py leaves them as they are. The interpreter runs Nu
 Results with two parts are packed in one array, which the frontend splits into views:
 `slogdet(A)` is [sign, log|det|]; `eigh(A)` is the (n+1, n) array whose row 0 holds the
 eigenvalues (ascending) and rows 1..n the eigenvectors (columns), each signed so that its
-largest-magnitude component (the first of equals) is positive.
+largest-magnitude component (the first of equals) is positive; `svd(A)` of an m x n A is
+the (1 + m + n, k) array, k = min(m, n), of the singular values (descending), U (m x k)
+and V (n x k), A = U diag(s) V^T, each pair signed so that V's column has its largest-
+magnitude component (the first of equals) positive.
 
 Like NumPy (LAPACK's UPLO='L'), `cholesky` and `eigh` read only the lower triangle of A, so
 their gradients have zeros above the diagonal: the gradient of the symmetric matrix's
@@ -20,6 +23,10 @@ function, folded onto the lower triangle (`tril_fold`). The eigenvector part of 
 adjoint divides by eigenvalue gaps λj - λi; where two eigenvalues are exactly equal the
 term is taken as 0 (the eigenvectors of a repeated eigenvalue are not unique, so only
 objectives that do not depend on the choice have a gradient; for those it is right).
+The adjoint of svd is the same kind of rule: its terms over s[j]^2 - s[i]^2 are taken as 0
+where two singular values are equal, and its terms with 1/s as 0 where s is 0 (the
+singular vectors are then not unique), so functions of the singular values alone
+(`np.linalg.norm(A, 2)`, the nuclear norm) get U diag(sbar) V^T.
 """
 from __future__ import annotations
 
@@ -101,6 +108,19 @@ def _eigh_adjoint(b, ct, P, A):
     return (b.tril_fold(b.matmul(b.matmul(V, mid), b.transpose(V))),)
 
 
+def _svd_sig(ts):
+    return M2 if ts == (M2,) else None
+
+
+def _svd_back_sig(ts):
+    return M2 if ts == (M2, M2, M2) else None
+
+
+def _svd_adjoint(b, ct, P, A):
+    """A = U diag(s) V^T, P = [s; U; V]: the standard rule (Townsend 2016), in one kernel."""
+    return (b.emit("svd_back", P, ct, A),)
+
+
 def _spd(args):
     """A random matrix made symmetric positive definite: A A^T + n I."""
     return [a @ a.T + len(a) * np.eye(len(a)) for a in args]
@@ -116,6 +136,28 @@ def _eigh_py(a):
         big = np.argmax(np.abs(v), axis=0)
         v = v * np.where(v[big, np.arange(len(w))] < 0, -1.0, 1.0)
     return np.vstack([w[None, :], v])
+
+
+def _svd_py(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    v = vt.T
+    if v.size:
+        big = np.argmax(np.abs(v), axis=0)
+        flip = np.where(v[big, np.arange(len(s))] < 0, -1.0, 1.0)
+        u, v = u * flip, v * flip
+    return np.vstack([s[None, :], u, v])
+
+
+def _svd_back_py(p, ct, a):
+    m = a.shape[0]
+    s, u, v = p[0], p[1:1 + m], p[1 + m:]
+    sb, ub, vb = ct[0], ct[1:1 + m], ct[1 + m:]
+    x, y = u.T @ ub, v.T @ vb
+    gap = s[None, :] ** 2 - s[:, None] ** 2
+    f = np.divide(1.0, gap, out=np.zeros_like(gap), where=gap != 0)
+    j = f * (x - x.T) * s[None, :] + s[:, None] * (f * (y - y.T)) + np.diag(sb)
+    inv = np.divide(1.0, s, out=np.zeros_like(s), where=s != 0)
+    return (u @ j + (ub - u @ x) * inv) @ v.T + u @ ((vb - v @ y) * inv).T
 
 
 def _trisolve_py(t, x, lower):
@@ -168,7 +210,19 @@ LINALG_ROWS = [
           "[w; V] ((n+1) x n): the eigenvalues and eigenvectors of the symmetric matrix of "
           "A's lower triangle (see the module docstring)", samples=SQUARE,
           memory="alloc", strong_zero=False, reads_result=True),
+    OpDef("svd", _svd_sig, _svd_py, _svd_adjoint,
+          ("kernel", "pyad_la_svd", "SVD did not converge"),
+          "[s; U; V] ((1 + m + n) x k, k = min(m, n)): the reduced singular value "
+          "decomposition A = U diag(s) V^T (see the module docstring)",
+          samples=(((3, 3),), ((4, 2),), ((2, 5),), ((1, 1),)),
+          memory="alloc", strong_zero=False, reads_result=True),
     # --- used by the adjoints above
+    OpDef("svd_back", _svd_back_sig, _svd_back_py, None,
+          ("kernel", "pyad_la_svd_back", ""),
+          "the adjoint of svd at its result P for the cotangent ct, of A's shape (A is "
+          "read for its shape only); adjoint code only",
+          samples=(((7, 2), (7, 2), (4, 2)), ((6, 3), (6, 3), (3, 2)), ((3, 1), (3, 1), (1, 1))),
+          memory="alloc"),
     OpDef("trisolve", _trisolve_sig, _trisolve_py, None,
           ("kernel", "pyad_la_trisolve", ""),
           "T^-1 X for T lower (attrs[0]) or upper triangular; adjoint code only",

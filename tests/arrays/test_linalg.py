@@ -1,5 +1,6 @@
 """`np.linalg` (pyad/frontend/linalg.py, the rows of pyad/ir/linalg_rows.py, the kernels of
-runtime/pyad_linalg.c) end to end: values against NumPy, gradients by the differential
+runtime/pyad_linalg.c and runtime/pyad_svd.c; pinv, lstsq, matrix_rank and cond in
+pyad/frontend/prelude.py) end to end: values against NumPy, gradients by the differential
 harness (central finite differences, the interpreter on the gradient IR, the dot-product test
 for array and tuple results) on several shapes, size 1, transposed and strided inputs;
 errors (LinAlgError naming the line) and located refusals."""
@@ -79,8 +80,34 @@ def stacks(A, B, b):
         np.linalg.solve(S, np.stack([B, 2.0 * B, B * B])), np.linalg.solve(S[:1], np.stack([B, B]))
 
 
+def singular_values(A, B, b):
+    """Results that do not depend on the signs of the singular vectors (NumPy's and pyad's
+    may differ): values, products of a left and a right vector, magnitudes."""
+    u, s, vh = np.linalg.svd(B, full_matrices=False)
+    uf, sf, vhf = np.linalg.svd(A)                    # square: the full factors
+    return np.linalg.svd(A, compute_uv=False), (u * s) @ vh, np.abs(u), np.abs(vhf), \
+        np.linalg.svdvals(B.T), u[:, :1] * vh[:1], uf[:, -1:] * vhf[-1:] * sf[-1]
+
+
+def pseudo_inverses(A, B, b):
+    x, residuals, rank, s = np.linalg.lstsq(B, b, rcond=None)
+    y = np.linalg.lstsq(B.T, B.T @ A, rcond=None)[0]   # wide: the minimum-norm solution
+    return np.linalg.pinv(B), np.linalg.pinv(A.T, rtol=1e-12), x, residuals, float(rank), \
+        s, y, np.linalg.norm(A, 2), np.linalg.norm(B, "nuc"), np.linalg.norm(A, -2), \
+        np.linalg.cond(A), np.linalg.cond(A, 1), float(np.linalg.matrix_rank(B)), \
+        np.linalg.norm(np.stack([A, 2 * A]), 2, axis=(1, 2), keepdims=True)
+
+
+def svd_stacks(A, B, b):
+    t = np.stack([A, A.T * 2.0 + 1.0])
+    u, s, vh = np.linalg.svd(t)
+    return np.linalg.svd(t, compute_uv=False), (u * s[:, None, :]) @ vh, \
+        np.linalg.svdvals(np.stack([B, -B]))
+
+
 CASES = [solves, inverse, determinants, cholesky, eigen, eigh_lower_triangle,
-         eigh_upper_triangle, gaussian_log_density, ints, stacks]
+         eigh_upper_triangle, gaussian_log_density, ints, stacks, singular_values,
+         pseudo_inverses, svd_stacks]
 
 
 def _args(n: int, layout: str | None = None):
@@ -162,6 +189,51 @@ def test_repeated_eigenvalues_give_finite_eigenvalue_gradients():
     np.testing.assert_allclose(g, want, atol=1e-12)
 
 
+def svd_factors(a):
+    return np.linalg.svd(a, full_matrices=False)
+
+
+def test_singular_vectors_are_numpys_up_to_sign():
+    for shape in ((6, 4), (4, 6), (5, 5)):
+        a = rng.normal(size=shape)
+        U, s, Vh = pyad.jit_grad(svd_factors)(a)
+        nU, ns, nVh = np.linalg.svd(a, full_matrices=False)
+        np.testing.assert_allclose(s, ns, rtol=1e-12)
+        np.testing.assert_allclose(np.abs(U), np.abs(nU), atol=1e-12)
+        np.testing.assert_allclose(np.abs(Vh), np.abs(nVh), atol=1e-12)
+        np.testing.assert_allclose((U * s) @ Vh, a, atol=1e-13)
+        big = np.argmax(np.abs(Vh), axis=1)
+        assert np.all(Vh[np.arange(len(s)), big] > 0)   # the documented sign
+
+
+def nuclear(a):
+    return np.linalg.norm(a, "nuc")
+
+
+def test_singular_value_gradients_at_repeated_and_zero_singular_values():
+    """The nuclear norm's gradient is U V^T: finite where singular values repeat (the
+    identity) or vanish (a rank-1 matrix: U V^T there is one valid subgradient, of norm 1
+    in each direction the matrix has)."""
+    g = pyad.jit_grad(nuclear).grad(np.eye(3))
+    np.testing.assert_allclose(g, np.eye(3), atol=1e-15)
+    v = np.array([1.0, 2.0, 2.0])
+    g = pyad.jit_grad(nuclear).grad(np.outer(v, v))
+    assert np.all(np.isfinite(g))
+    np.testing.assert_allclose(g @ v, v, atol=1e-12)   # U V^T v = v for v in the range
+
+
+def test_full_factors_of_a_non_square_matrix_are_a_value_error():
+    f = pyad.jit_grad(svd_default)
+    np.testing.assert_allclose(f(np.eye(3) * 2.0), 6.0)
+    with pytest.raises(ValueError, match=r"full_matrices=False in pyad.*\(line \d+"):
+        f(np.ones((3, 2)))
+
+
+def svd_default(a):
+    u, s, vh = np.linalg.svd(a)
+    return float(np.sum(s))
+
+
 def solve_sum(a, b):
     x = np.linalg.solve(a, b)
     return np.sum(x)
@@ -211,10 +283,8 @@ def test_shape_errors():
 
 
 @pytest.mark.parametrize("src, message", [
-    ("np.linalg.lstsq(x, v)", "np.linalg.lstsq is not supported"),
+    ("np.linalg.svd(x, compute_uv=v)", "compute_uv must be True or False"),
     ("np.linalg.eig(x)", "np.linalg.eig is not supported"),
-    ("np.linalg.svd(x)", "np.linalg.svd is not supported"),
-    ("np.linalg.pinv(x)", "np.linalg.pinv is not supported"),
     ("np.linalg.qr(x)", "np.linalg.qr is not supported"),
     ("np.linalg.matrix_power(x, 2)", "np.linalg.matrix_power is not supported"),
     ("np.linalg.inv(v)", "expected a 2-D matrix or a 3-D stack of them here, not a 1-D"),
@@ -226,8 +296,8 @@ def test_refusals_are_located(src, message, tmp_path):
 
 
 def test_the_refusal_says_what_to_write(tmp_path):
-    f = returning(tmp_path, "x, v", "np.sum(np.linalg.lstsq(x, v))")
+    f = returning(tmp_path, "x, v", "np.sum(np.linalg.qr(x))")
     with pytest.raises(pyad.PyadError) as info:
         pyad.jit_grad(f)(np.eye(2), np.ones(2))
-    assert "np.linalg.solve(A.T @ A, A.T @ b)" in str(info.value)
+    assert "np.linalg.lstsq or np.linalg.pinv" in str(info.value)
     assert "^" in str(info.value)

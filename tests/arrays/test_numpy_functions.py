@@ -196,8 +196,6 @@ def test_logaddexp_derivative_at_a_tie_is_one_half():
     ("np.clip(x, 0.0)", "clip\\(\\) missing 1 required positional argument: .a_max."),
     ("np.inner(x[None], x[None])", "at most 3 dimensions"),
     ("np.linalg.norm(x, ord=3)", "ord=3 is not a matrix norm"),
-    ("np.linalg.norm(x, 2)", "needs singular values"),
-    ("np.linalg.norm(x, 'nuc')", "needs singular values"),
     ("x.reshape(2, 3, 1, 1)", "1 to 3 dimensions"),
     ("np.argsort(x, kind='quicksort')", "sorts stably"),
     ("np.tile(x, (2, 2))", "an int count"),

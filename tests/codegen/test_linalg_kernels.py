@@ -52,7 +52,8 @@ def _call(rt, name: str, args: list, attrs: tuple):
         return fn(*ins, out), out[0]
     n = args[0].shape[0]
     shape = {"solve": args[-1].shape, "slogdet": (2,), "eigh": (n + 1, n),
-             "trisolve": args[-1].shape}.get(name, (n, n))
+             "trisolve": args[-1].shape, "svd": (1 + sum(args[0].shape), min(args[0].shape)),
+             "svd_back": args[-1].shape}.get(name, (n, n))
     out = np.full(shape, np.nan)
     if name == "slogdet":
         return fn(*ins, ffi.cast("double *", out.ctypes.data)), out
@@ -116,3 +117,25 @@ def test_empty_matrices(rt):
     for name in ("inv", "cholesky", "eigh"):
         status, out = _call(rt, name, [empty], ())
         assert status == 0 and out.shape == ROWS[name].py(empty).shape
+
+
+def test_svd_of_larger_wide_degenerate_and_failing_matrices(rt):
+    rng = np.random.default_rng(6)
+    q1, _ = np.linalg.qr(rng.normal(size=(7, 7)))
+    q2, _ = np.linalg.qr(rng.normal(size=(4, 4)))
+    repeated = q1[:, :4] @ np.diag([3.0, 2.0, 2.0, 1.0]) @ q2.T
+    rank_one = np.outer(np.arange(1.0, 6.0), [1.0, -2.0, 0.5])
+    for a in (rng.normal(size=(30, 20)), rng.normal(size=(8, 25)), repeated, rank_one,
+              np.zeros((3, 2)), np.diag([1e-200, 1.0, 1e200])):
+        status, got = _call(rt, "svd", [a], ())
+        m, n = a.shape
+        s, u, v = got[0], got[1:1 + m], got[1 + m:]
+        assert status == 0
+        np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), rtol=1e-12,
+                                   atol=1e-13 * max(1.0, np.max(np.abs(s))))
+        np.testing.assert_allclose(u.T @ u, np.eye(len(s)), atol=1e-12)
+        np.testing.assert_allclose(v.T @ v, np.eye(len(s)), atol=1e-12)
+        np.testing.assert_allclose((u * s) @ v.T, a, atol=1e-12 * max(1.0, np.max(s)))
+        assert np.all(np.diff(s) <= 0)
+    assert _call(rt, "svd", [np.array([[1.0, np.nan], [0.0, 1.0]])], ())[0] == 8
+    assert _call(rt, "svd", [np.array([[np.inf, 0.0]])], ())[0] == 8
