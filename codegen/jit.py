@@ -50,7 +50,6 @@ __all__ = [
     "LIBM_SYMBOLS",
     "LIBC_SYMBOLS",
     "LIBGCC_SYMBOLS",
-    "LLVM_OPTIONS",
 ]
 
 _LIVE = LIVE  # the registry of loaded code (library.py); tests count it
@@ -96,18 +95,11 @@ _JIT_RELOC = "static"
 _JIT_CODEMODEL = "jitdefault"
 
 
-#: LLVM command-line options set once per process, before the first compile (passes.py says
-#: why each is there; none changes a result)
-LLVM_OPTIONS = ("-force-ordered-reductions",)
-
-
 def _init() -> None:
     global _initialized
     if not _initialized:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
-        for option in LLVM_OPTIONS:
-            llvm.set_option("pyad", option)
         _initialized = True
 
 

@@ -34,18 +34,15 @@ interleaved runs in one process; scripts and commands in the commit message):
   machine-code time but W1 value+grad and W5 loop value+grad 1.02-1.03x in two runs. Level
   0: 2-6x slower code. So they keep the default pipeline and level 2.
 
-LLVM runs with one command-line option, set once where LLVM is initialised (jit.py,
-LLVM_OPTIONS): `-force-ordered-reductions`. A float running sum without `reassoc` flags (a
-loop the user wrote, `s += math.exp(x[i])`; pyad never reassociates without `fastmath=True`)
-is then vectorized as an ordered reduction: the terms in vector lanes, added to the sum in
-the original order (`llvm.vector.reduce.fadd` with the sum as start value, which the x86
-back end expands into sequential adds). The bits are those of the scalar loop; LLVM enables
-this by default only for targets with an in-order vector add (AArch64's `fadda`). The option
-is process-wide and off in LLVM by default; pyad sets it on every compile path (the JIT,
-shared objects, AOT objects), so all give the same bits. Measured (issue 18, item 3; `python
--m bench.reductions_ab`, which compiles each function with and without it): `s +=
-math.exp(x[i])` 11.3 -> 4.3 ns per element, `log` 13.6 -> 4.7, `tanh` 21.5 -> 5.4; `s +=
-x[i] * x[i]` about the same (1.58 -> 1.39; 0.87x in a run under load).
+LLVM runs with its default command-line options. `-force-ordered-reductions` (which lets the
+loop vectorizer compute the terms of a strict float running sum, `s += math.exp(x[i])`, in
+vector lanes and add them in order: 11.3 -> 4.3 ns per element for exp, measured in issue
+18) was set here until a random-program probe found LLVM 22 miscompiling with it: in a loop
+that reads an element, adds it to a running sum and then stores into the same element (`s
++= v[i]; v[i] = 0.0`, which is also what the reverse sweep does with a shadow it reads and
+clears), the vectorized loop, tail-folded when the trip count is small, stored before it
+loaded. Wrong values and gradients, no error (tests/codegen/test_running_sums.py). Strict
+running sums are scalar loops again; the bits never depended on the option.
 
 Every pass builder and pass manager is fresh: a module pass manager must never run twice
 (LLVM aborts), and a pass builder keeps the instrumentation callbacks of every run.

@@ -29,7 +29,8 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 @dataclasses.dataclass(frozen=True)
 class Record:
     """A node that is not a tuple. `kind` is "list", "dict", "namedtuple", "dataclass",
-    "none" or "object" (`self` of a compiled method, api/methods.py); `cls` the class
+    "none", "str" (a compile-time string, its one field; frontend/records.py) or "object"
+    (`self` of a compiled method, api/methods.py); `cls` the class
     (None for lists, dicts and None); `fields` the names of the children (dict keys sorted,
     fields and attributes in order; () for a list)."""
 
@@ -53,7 +54,7 @@ class Record:
     def describe(self) -> str:
         if self.kind in ("namedtuple", "dataclass", "object"):
             return f"{self.kind} {self.cls.__name__}"
-        return "None" if self.kind == "none" else self.kind
+        return {"none": "None", "str": "string"}.get(self.kind, self.kind)
 
 
 NONE = Record("none", None, (), ())
@@ -162,8 +163,8 @@ def tree_map(f: Callable[[Any], Any], tree: Any) -> Any:
 
 
 def to_python(tree: Any) -> Any:
-    """`tree` with its Records rebuilt as the user's dicts, lists, namedtuples, dataclasses
-    and None."""
+    """`tree` with its Records rebuilt as the user's dicts, lists, namedtuples, dataclasses,
+    strings and None."""
     if isinstance(tree, tuple) and not is_namedtuple(tree):
         return tuple(to_python(e) for e in tree)
     if not isinstance(tree, Record):
@@ -179,6 +180,8 @@ def to_python(tree: Any) -> Any:
         return _make_dataclass(tree.cls, dict(zip(tree.fields, kids)))
     if tree.kind == "object":
         return dict(zip(tree.fields, kids))  # the attributes read from `self`
+    if tree.kind == "str":
+        return tree.fields[0]   # a compile-time string
     return None
 
 

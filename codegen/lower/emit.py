@@ -185,9 +185,10 @@ class KernelEmitter:
 
     def _loop_id(self, *props: tuple) -> ir.MDValue:
         """A new loop ID with properties `props` (name, then i32 operands), for the loops
-        jam.py made: LLVM's unroller and vectorizer would undo their point (the vectorizer
-        turns the lanes' float chains into ordered reductions over gathered elements:
-        W5's loop spelling 1.05x, 1.3x with boundscheck=False). LLVM wants a distinct node
+        jam.py made: LLVM's unroller and vectorizer would undo their point (the vectorizer,
+        when -force-ordered-reductions was set, turned the lanes' float chains into ordered
+        reductions over gathered elements: W5's loop spelling 1.05x, 1.3x with
+        boundscheck=False; kept as a guard). LLVM wants a distinct node
         per loop, whose first operand is the node itself."""
         m = self.module
         nodes = [m.add_metadata([ir.MetaDataString(m, p[0])]

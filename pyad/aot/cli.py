@@ -330,6 +330,14 @@ def _location(fn: Callable, path: Path) -> str:
     return f"{file}:{fn.__code__.co_firstlineno}"
 
 
+def _constants(t) -> list:
+    """The compile-time values (strings, None) in a result's structure `t`."""
+    if isinstance(t, pytree.Record):
+        return [t] if t.kind in ("str", "none") else [c for e in t.children
+                                                       for c in _constants(e)]
+    return [c for e in t for c in _constants(e)] if isinstance(t, tuple) else []
+
+
 def _entry(fn: Callable, item: _Item, sig_text: str, path: Path, want_gradient: bool,
            vmap: bool):
     sig = sigparse.parse(sig_text)
@@ -351,6 +359,10 @@ def _entry(fn: Callable, item: _Item, sig_text: str, path: Path, want_gradient: 
                        f"{item.func}({', '.join(params)}) takes {len(params)}", where)
     func, shape = pipeline.primal_ir(fn, sig.args)
     inferred = pytree.gather(shape, [r.type for r in func.results])
+    constants = _constants(inferred)
+    if constants:
+        raise CliError(f"{item.func} returns a {constants[0].describe()}: the results of a C "
+                       "library function are numbers and arrays (and tuples of them)", where)
     if inferred != sig.result:
         raise CliError(f"{item.func} returns {sigparse.spell(inferred)} for arguments "
                        f"({', '.join(sigparse.spell(a) for a in sig.args)}), but --sig "

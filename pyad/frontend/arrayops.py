@@ -1,18 +1,11 @@
 """Frontend, whole-array operations: NumPy arithmetic with broadcasting, math functions,
 `np.where`, reductions, `np.dot`/`@`, `np.outer`, `np.linalg.norm`. The NumPy functions that
-are op-table spellings (`np.exp`, `np.maximum`, ...) are found in the table and applied
-elementwise (functions.py); the others are here.
-
-Array operations are not primitives: each expands into element loops over the scalar ops of
-the op table, so its gradient comes from differentiating those loops (loads accumulate into
-shadow arrays, stores clear them) and needs no rule of its own. Elementwise expressions are
-fused: `x * y + np.exp(z)` is a `Lazy` value (a function from an index to the element) that
-becomes one loop when it is stored, assigned or reduced; `np.sum((x - y) ** 2)` allocates
-nothing.
-
-Broadcasting follows NumPy: dimensions are aligned from the right and must be equal or 1
-(checked at run time: ValueError naming the line); an operand's index along a dimension of
-size 1 is 0.
+are op-table spellings (`np.exp`, `np.maximum`, ...) are applied elementwise (functions.py).
+Elementwise expressions are fused: `x * y + np.exp(z)` is a `Lazy` (a function from an index
+to the element) that becomes one loop where it is stored or reduced, so their gradients come
+from those loops; `@` and the sums of arrays are op-table primitives with array-level
+adjoints (pyad/ir/array_rows.py). Broadcasting follows NumPy: sizes aligned from the right,
+equal or 1 (checked at run time: ValueError naming the line).
 """
 from __future__ import annotations
 
@@ -21,6 +14,7 @@ from dataclasses import replace
 from typing import Callable
 
 from ..errors import PyadTypeError
+from ..pytree import NONE
 from .context import Lazy, arith, unify
 from .exprs import CMPOPS
 from .functions import SPELLINGS, arity
@@ -292,11 +286,17 @@ class ArrayOps:
         parameter given a literal)."""
         try:
             value = ast.literal_eval(node)
-        except ValueError:
+        except ValueError:   # a name bound to a literal, or to a tuple of them, or None
             v = self.lw.exprs.expr(node) if isinstance(node, ast.Name) else None
-            if not (isinstance(v, Var) and v.name in self.ctx.literals):
+            known = self.ctx.literals   # None: axis=axis of a helper whose default is None
+            value = None
+            if isinstance(v, tuple) and all(isinstance(x, Var) and x.name in known
+                                              for x in v):
+                value = tuple(known[x.name] for x in v)
+            elif isinstance(v, Var) and v.name in known or getattr(v, "kind", "") == "str":
+                value = known[v.name] if isinstance(v, Var) else v.fields[0]
+            elif v is not NONE:
                 raise self.ctx.error(node, message) from None
-            value = self.ctx.literals[v.name]
         if not isinstance(value, types):
             raise self.ctx.error(node, message)
         return value

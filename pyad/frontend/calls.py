@@ -105,11 +105,11 @@ class CallLowering:
         return values
 
     def default_value(self, value: Any, fname: str, pname: str, node: ast.AST):
-        """A parameter's default: a number, None, a tuple of numbers, or (like a global) an
-        array frozen as a constant, a tuple or namedtuple of numbers and arrays; not a list
-        or dict (mutable: CPython shares one between calls)."""
+        """A parameter's default: a number, None, a string, a tuple of numbers, or (like a
+        global) an array frozen as a constant, a tuple or namedtuple of numbers and arrays;
+        not a list or dict (mutable: CPython shares one between calls)."""
         constant = self.lw.exprs.constant
-        if value is None or isinstance(value, (bool, int, float)):
+        if value is None or isinstance(value, (bool, int, float, str)):
             return constant(value, node)
         if isinstance(value, tuple) and all(isinstance(v, (bool, int, float)) for v in value):
             return tuple(constant(v, node) for v in value)

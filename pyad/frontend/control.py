@@ -21,7 +21,7 @@ from .. import pytree
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
 from . import dictstate, itemstore, raising, records
-from .context import Compound, PyList, SliceVal, Undefined, is_value, location_of, unify
+from .context import Compound, DynList, PyList, SliceVal, Undefined, is_value, location_of, unify
 from .lists import is_list
 from .closures import is_function
 from .context import Lazy
@@ -294,7 +294,7 @@ class Statements:
         elif isinstance(target, (ast.Tuple, ast.List)):
             if any(isinstance(t, ast.Starred) for t in target.elts):
                 target, value = self.starred(target, value)
-            elif isinstance(value, Var) and is_array(value.type):
+            elif isinstance(value, DynList) or isinstance(value, Var) and is_array(value.type):
                 value = self.array_rows(target, value, len(target.elts), 0)
             if not isinstance(value, tuple):
                 raise ctx.error(target, "cannot unpack a number", cls=PyadTypeError)
@@ -335,14 +335,16 @@ class Statements:
         raise ctx.error(target, "starred assignment unpacks a tuple, a list of known length "
                         "or an array here", cls=PyadTypeError)
 
-    def array_rows(self, target: ast.expr, value: Var, count: int, n_after: int,
+    def array_rows(self, target: ast.expr, value, count: int, n_after: int,
                    star: int | None = None) -> tuple:
-        """The rows of an array unpacked into `count` names (NumPy unpacks an array like a
-        sequence of its rows), checked against its length when it runs: exactly `count`
-        rows, or at least `count` with a starred name at position `star`, which gets the
-        slice of the rows between the first `star` and the last `n_after`."""
+        """The rows of an array (NumPy unpacks an array like a sequence of its rows), or the
+        items of a list whose length is known when it runs (no star), unpacked into `count`
+        names, checked against its length when it runs: exactly `count` rows, or at least
+        `count` with a starred name at position `star`, which gets the slice of the rows
+        between the first `star` and the last `n_after`."""
         ctx = self.ctx
-        n = ctx.b.emit("dim", value, attrs=(0,), type=I64)
+        n = value.n if isinstance(value, DynList) else ctx.b.emit("dim", value, attrs=(0,),
+                                                                    type=I64)
         want = ctx.b.const(count, I64)
         expected = f"expected at least {count}" if star is not None else f"expected {count}"
         ctx.b.emit("raise_if", ctx.b.lt(n, want),
@@ -375,6 +377,8 @@ class Statements:
         if fresh and isinstance(last, Op) and last.outs == (v,) and v.name[0].isdigit():
             new = Var(self.ctx.names.fresh(name), v.type)
             b.stmts[-1] = Op((new,), last.op, last.args, last.attrs, last.loc)
+            if v.name in self.ctx.literals:   # `n = 3`: n is the literal 3
+                self.ctx.literals[new.name] = self.ctx.literals[v.name]
             return new
         return v
 
@@ -419,12 +423,7 @@ class Statements:
                 sides = self.lw.lists.merged(sides, builders, node)
             struct = pytree.structure(sides[0])
             if struct != pytree.structure(sides[1]):
-                if all(isinstance(v, SliceVal) for v in sides):
-                    raise ctx.error(node, f"`{n}` is a slice whose bounds are None on one "
-                                    "path of this `if` and numbers on the other",
-                                    hint="write the bound out on both paths (0, len(x), "
-                                    "1)", cls=PyadTypeError)
-                raise ctx.error(node, f"`{n}` has different tuple shapes in the two branches")
+                raise self.unmerged(n, sides, node)
             leaves = list(zip(pytree.leaves(sides[0]), pytree.leaves(sides[1])))
             types = [unify(a.type, b.type) for a, b in leaves]
             for k in (0, 1):
@@ -439,6 +438,20 @@ class Statements:
             ctx.env[n] = m if isinstance(m, Undefined) else pytree.unflatten(m[0], it)
         if lefts[0] and lefts[1]:
             ctx.env[LEFT] = lefts[0] | lefts[1]
+
+    def unmerged(self, n: str, sides: list, node: ast.AST):
+        """The error for `n` bound to values of different structures on the two paths of
+        an `if`."""
+        if any(getattr(v, "kind", "") == "str" for v in sides):
+            return self.ctx.error(node, f"`{n}` is a different string (or a string and "
+                                  "another value) on the two paths of this `if`", hint=(
+                                  "strings are compile-time values: choose with a test known "
+                                  "when compiling, or use numbers"))
+        if all(isinstance(v, SliceVal) for v in sides):
+            return self.ctx.error(node, f"`{n}` is a slice whose bounds are None on one path "
+                                  "of this `if` and numbers on the other", hint="write the "
+                                  "bound out on both paths (0, len(x), 1)", cls=PyadTypeError)
+        return self.ctx.error(node, f"`{n}` has different tuple shapes in the two branches")
 
     def unassigned(self, name: str, sides: list, node: ast.AST) -> Undefined:
         """`name` after an `if` where a path that goes on lacks it: the path that does."""

@@ -102,7 +102,7 @@ class Expressions:
         ops = self.lw.arrayops
         if type(node.ops[0]) in (ast.Is, ast.IsNot) and len(node.ops) == 1:
             return self.static_test(node)
-        decided = records.string_comparison(node)   # keys of a dict loop (dictiter.py)
+        decided = records.string_comparison(self.lw, node)   # compile-time strings
         if decided is not None:
             return self.ctx.b.const(decided, BOOL)
         if type(node.ops[0]) in (ast.In, ast.NotIn) and len(node.ops) == 1 and \
@@ -134,8 +134,11 @@ class Expressions:
             return v
         if isinstance(value, float):
             return b.const(value, F64)
+        if isinstance(value, str):   # a compile-time value, like None
+            return records.string(value)
         raise self.ctx.error(node, f"unsupported constant {value!r} of type "
-                             f"{type(value).__name__}", hint="only numbers and bools are supported")
+                             f"{type(value).__name__}", hint="only numbers, bools, None and "
+                             "strings are supported")
 
     def name(self, node: ast.Name) -> Value:
         env = self.ctx.env
@@ -214,6 +217,9 @@ class Expressions:
     # ------------------------------------------------------------------ operators
     def binop(self, op: ast.operator, a: Value, b: Value, node: ast.AST) -> Var:
         ops = self.lw.arrayops
+        for v in (a, b):
+            if isinstance(v, Record) and v.kind in ("none", "str"):
+                raise records.not_a_number(self.ctx, v, node)
         if _is_tuple(a) or _is_tuple(b) or (is_list(a) or is_list(b)) and not (
                 ops.is_arrayish(a) or ops.is_arrayish(b)):
             return self.tuple_binop(op, a, b, node)
@@ -234,7 +240,8 @@ class Expressions:
         a, b = self.scalar(a, node), self.scalar(b, node)
         name = BINOPS[type(op)]
         t = unify(arith(a.type), arith(b.type))
-        if name == "div" or (name == "pow" and t == F64):
+        if name == "div" or (name == "pow" and (t == F64 or self.ctx.literals.get(
+                b.name, 0) < 0)):   # 2 ** -3 is Python's float 0.125
             t = F64
         elif name == "pow":
             name = "ipow"
@@ -282,7 +289,10 @@ class Expressions:
             return self.lw.arrayops.unary(node.op, v, node)
         v = self.scalar(v, node)
         if isinstance(node.op, ast.USub):
-            return self.ctx.b.neg(self.ctx.convert(v, arith(v.type)))
+            out = self.ctx.b.neg(self.ctx.convert(v, arith(v.type)))
+            if v.type == I64 and v.name in self.ctx.literals:   # -3, -n: still a literal
+                self.ctx.literals[out.name] = -self.ctx.literals[v.name]
+            return out
         if isinstance(node.op, ast.UAdd):
             return self.ctx.convert(v, arith(v.type))
         raise self.ctx.error(node, f"unsupported operator `{_OPERATOR_NAMES[type(node.op)]}`"

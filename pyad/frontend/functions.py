@@ -23,6 +23,7 @@ from ..errors import PyadTypeError
 from .arrays import numpy_module
 from .context import PyList, RangeVal, SliceVal, Static, Value, arith, location_of, unify
 from .lists import is_list
+from .refusals import FUNCTIONS_INSTEAD
 from .closures import FuncRef, is_function
 from ..ir.nodes import F64, I64, Var, is_array, ndim_of
 from ..ir.ops import OPS, OpDef
@@ -244,12 +245,20 @@ class Functions:
             return self.mapped(node)
         if fn.obj in (round, divmod, sorted):
             return self.python_builtin(fn.obj, node)
+        spelling = spelling_of(fn.obj)
+        if spelling is None and fn.obj not in (math.radians, math.degrees, len):
+            raise ctx.error(node.func, f"call to unsupported function `{fn.name}`", hint=(
+                FUNCTIONS_INSTEAD.get(getattr(fn.obj, "__name__", None)) or "pyad supports "
+                "abs/min/max/float/int/bool/pow, the math functions of docs/python.md, "
+                "numpy's array functions, and Python functions of your own"))
         raw = [ex.expr(a) for a in node.args]
         if fn.obj is len:
             return self.length(raw, node)
         if node.keywords:
             raise ctx.error(node.keywords[0].value, "keyword arguments are not supported "
                             f"in calls to `{fn.name}`", hint="pass them positionally")
+        if fn.obj is abs and len(raw) == 1 and self.lw.arrayops.is_arrayish(raw[0]):
+            return self.lw.arrayops.function("abs", node, raw)   # abs(a) is np.abs(a)
         args = [ex.scalar(a, n) for a, n in zip(raw, node.args)]
         for a, an in zip(args, node.args):
             if is_array(a.type):
@@ -258,11 +267,6 @@ class Functions:
                                 "np.sqrt, ...) for whole arrays")
         if fn.obj in (math.radians, math.degrees) and len(args) == 1:
             return self.lw.logical.simple(fn.obj.__name__, ctx.convert(args[0], F64))
-        spelling = spelling_of(fn.obj)
-        if spelling is None:
-            raise ctx.error(node.func, f"call to unsupported function `{fn.name}`",
-                            hint="pyad supports the math module, abs/min/max/float/int/bool/"
-                            "pow, numpy's array functions, and Python functions of your own")
         self.check_arity(spelling, f"`{fn.name}`", len(args), node)
         return self.apply(spelling, args, node)
 

@@ -168,7 +168,10 @@ class Indexing:
             return self._mask_store(a, mask, value, node)
         dims, at = self._plan(a, items, values, node)
         ops, arrays = self.lw.arrayops, self.lw.arrays
-        src = ops.broadcast_to(ops.lift(ops.materialize(value)), dims, node)
+        value = ops.materialize(value)
+        if isinstance(value, Var) and is_array(value.type):   # it may be a view of `a`:
+            value = arrays.copy_array(value)                   # NumPy reads it first
+        src = ops.broadcast_to(ops.lift(value), dims, node)
         elem = elem_type(a.type)
 
         def body(idx):
@@ -303,6 +306,7 @@ class Indexing:
         if ndim_of(value.type) != 1:
             raise ctx.error(node, "a value assigned through a boolean mask must be a number or "
                             "a 1-D array (one element per True)", cls=PyadTypeError)
+        value = arrays.copy_array(value)   # it may be a view of `a`: NumPy reads it first
         b = ctx.b
         one, zero = b.const(1, I64), b.const(0, I64)
         count = reduce_each(b, dims, [zero], lambda bb, idx, acc: [bb.add(acc[0], bb.select(

@@ -11,6 +11,7 @@ sorting.py, composites.py)."""
 from __future__ import annotations
 
 import ast
+import math
 
 from ..errors import PyadTypeError
 from ..ir.loops import for_range
@@ -108,7 +109,8 @@ class NumpyFunctions:
 
         def line(idx: list[Var]) -> None:   # the scan along `axis` at the other indices
             b = self.ctx.b
-            init = b.const(0 if op == "add" else 1, elem)
+            init = b.const({"add": 0, "mul": 1}.get(op, -math.inf if elem == F64 else
+                                                     -2**63) * (-1 if op == "min" else 1), elem)
             if first:
                 b.emit("store", out, *idx[:axis], b.const(0, I64), *idx[axis:], init)
 
@@ -225,16 +227,14 @@ class NumpyFunctions:
         ufuncs.py; other ufunc methods are refused, naming the function to write."""
         ufunc = node.func.value
         name = getattr(self.ctx.resolve_static(ufunc).obj, "__name__", "?")
-        if node.func.attr == "outer":
-            return self.lw.ufuncs.outer(name, node)
+        if node.func.attr in ("outer", "accumulate") and name != "logaddexp":
+            return getattr(self.lw.ufuncs, node.func.attr)(name, node)
         spelled = f"np.{name}.{node.func.attr}"
         instead = {"add": "np.sum(a, axis=0)", "multiply": "np.prod(a, axis=0)",
                    "maximum": "np.max(a, axis=0)", "minimum": "np.min(a, axis=0)"}
         if name != "logaddexp" or node.func.attr != "reduce":
             hint = f"write {instead[name]}" if node.func.attr == "reduce" and name in instead \
-                else "pyad has np.logaddexp.reduce of the ufunc methods"
-            if name == "add" and node.func.attr == "accumulate":
-                hint = "write np.cumsum(a, axis=0)"
+                else "pyad has np.logaddexp.reduce, ufunc.outer and ufunc.accumulate"
             raise self.ctx.error(node.func, f"{spelled} is not supported", hint=hint)
         args = [self.lw.exprs.expr(a) for a in node.args]
         kw = {k.arg: k.value for k in node.keywords}

@@ -111,6 +111,10 @@ def not_a_number(ctx, v: Record, node: ast.AST):
     if v is NONE:
         return ctx.error(node, "None cannot be used as a number here", cls=PyadTypeError,
                          hint="test it first: `if scale is None: ...`")
+    if v.kind == "str":
+        return ctx.error(node, "a string cannot be used as a number here", cls=PyadTypeError,
+                         hint="strings are compile-time values: compare them (`if mode == "
+                         "'mean':`) or pass them on")
     return ctx.error(node, f"a {v.describe()} cannot be used as a number here",
                      cls=PyadTypeError, hint="read one of its entries")
 
@@ -258,23 +262,43 @@ _STR_COMPARE = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
                 ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
 
 
-def string_comparison(test: ast.expr) -> bool | None:
-    """The value of a comparison of string constants (`k == 'w'` once a loop over a dict's
-    keys has put the key in, dictiter.py), else None."""
-    if not isinstance(test, ast.Compare):
+def string(value: str) -> Record:
+    """A string as a compile-time value (a literal, a helper's string default, a name bound
+    to one): a Record without children, the string its one field, so that two strings are
+    one value exactly when they are equal (as None is NONE)."""
+    return Record("str", None, (value,), ())
+
+
+def string_of(lw, node: ast.expr) -> str | tuple | None:
+    """The compile-time string `node` stands for (a tuple of them for a tuple or list of
+    such), else None."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, (ast.Tuple, ast.List)):
+        items = [string_of(lw, e) for e in node.elts]
+        return tuple(items) if all(isinstance(x, str) for x in items) else None
+    v = lw.ctx.env.get(node.id) if isinstance(node, ast.Name) else None
+    return v.fields[0] if isinstance(v, Record) and v.kind == "str" else None
+
+
+def string_comparison(lw, test: ast.expr) -> bool | None:
+    """The value of a comparison of compile-time strings (`reduction == 'mean'`, `mode in
+    ('same', 'valid')`, `k == 'w'` once a loop over a dict's keys has put the key in,
+    dictiter.py), else None."""
+    if not isinstance(test, ast.Compare) or not all(type(op) in _STR_COMPARE
+                                                     for op in test.ops):
         return None
-    operands = [test.left, *test.comparators]
-    if not all(isinstance(c, ast.Constant) and isinstance(c.value, str) for c in operands) \
-            or not all(type(op) in _STR_COMPARE for op in test.ops):
+    operands = [string_of(lw, c) for c in (test.left, *test.comparators)]
+    if any(x is None for x in operands) or not isinstance(operands[0], str):
         return None
-    return all(_STR_COMPARE[type(op)](a.value, b.value)
+    return all(_STR_COMPARE[type(op)](a, b)
                for op, a, b in zip(test.ops, operands, operands[1:]))
 
 
 def static_truth(lw, test: ast.expr) -> bool | None:
     """The value of `test` when it is decided at compile time (see the module docstring),
     else None."""
-    decided = string_comparison(test)
+    decided = string_comparison(lw, test)
     if decided is not None:
         return decided
     match test:

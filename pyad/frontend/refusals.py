@@ -1,5 +1,6 @@
-"""NumPy functions pyad does not have, with what to write instead: the hints of the located
-errors that refuse them (arrayops.py). The refused parts of np.linalg are in linalg.py."""
+"""NumPy, math and scipy.special functions pyad does not have, with what to write instead:
+the hints of the located errors that refuse them (arrayops.py, functions.py). The refused
+parts of np.linalg are in linalg.py."""
 from __future__ import annotations
 
 #: NumPy functions pyad does not have -> what to write instead
@@ -9,4 +10,21 @@ INSTEAD = {
     "correlate": "np.convolve(a, v[::-1], mode) is the correlation of real arrays",
     "trapz": "np.trapezoid (NumPy 2's name)",
     "tolist": "iterate over the array (for v in a) or index it",
+    "bincount": "np.add.at(counts, x, 1) into counts = np.zeros(n, dtype=int)",
+}
+
+#: other functions (by __name__: math's, scipy.special's) -> what to write instead
+FUNCTIONS_INSTEAD = {
+    "expit": "write 1.0 / (1.0 + np.exp(-x)) (or the math version for a number)",
+    "logsumexp": "write np.logaddexp.reduce(x, axis) (or m + np.log(np.sum(np.exp(x - m))) "
+                 "with m = np.max(x))",
+    "softmax": "write e = np.exp(x - np.max(x, axis, keepdims=True)); e / np.sum(e, axis, "
+               "keepdims=True)",
+    "log_softmax": "write x - np.logaddexp.reduce(x, axis, keepdims=True)",
+    "logit": "write np.log(p / (1.0 - p))",
+    "gammaln": "write math.lgamma(x) (numbers)",
+    "factorial": "write math.gamma(n + 1), or a loop of products",
+    "comb": "write math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1))",
+    "isinstance": "types are fixed when compiling: branch on the value instead (or write "
+                  "one function per type)",
 }

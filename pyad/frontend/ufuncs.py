@@ -86,6 +86,21 @@ class Ufuncs:
             return out
         return self.lw.logical.count("all", node, [out], {})
 
+    def accumulate(self, name: str, node: ast.Call):
+        """`np.<name>.accumulate(a, axis=0)` of add, multiply, maximum, minimum: the running
+        sum, product, maximum or minimum along `axis` (a scan of numpyfuncs.cumsum;
+        maximum and minimum compare as Python's max and min: a nan in `a` does not
+        propagate as in NumPy)."""
+        ops = {"add": "add", "multiply": "mul", "maximum": "max", "minimum": "min"}
+        kw = {k.arg: k.value for k in node.keywords}
+        if name not in ops or len(node.args) not in (1, 2) or set(kw) - {"axis"}:
+            raise self.ctx.error(node, f"np.{name}.accumulate is not supported here", hint=(
+                "pyad has accumulate of np.add, np.multiply, np.maximum and np.minimum, "
+                "taking an array and an axis"))
+        axis = node.args[1] if len(node.args) == 2 else kw.get("axis", ast.Constant(0))
+        args = [self.lw.exprs.expr(node.args[0])]
+        return self.lw.numpyfuncs.cumsum(node, args, {"axis": axis}, op=ops[name])
+
     def outer(self, name: str, node: ast.Call):
         """`np.<name>.outer(a, b)`: the function of a[i..., None...] and b[None..., j...]
         (at most 3 dimensions in all)."""

@@ -275,6 +275,8 @@ def _added_in_order(accesses, where, jammed, loops, defs, uniform, ctx) -> bool:
     m, count = loops[stretch[1]], jammed[stretch[1]]
     counter = m.body.params[count.k].name
     nidx = len(accesses[0].args) - 2
+    if any(len(t.args) - 2 != nidx for t in accesses):   # views of several ranks: unproven
+        return False
     for axis in range(nidx):
         idx = {t.args[1 + axis] for t in accesses}
         if len(idx) == 1 and _separating(next(iter(idx)), counter, count, defs, uniform, ctx):

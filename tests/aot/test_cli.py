@@ -202,6 +202,10 @@ BAD = {
         def kwonly(x, *, y):
             return x * y
     ''',
+    "strings.py": '''
+        def named(x):
+            return x * 2.0, "twice"
+    ''',
     "syntax.py": '''
         def f(x):
             return x +
@@ -255,6 +259,12 @@ def test_errors_of_the_real_command_are_one_line(bad, args, expected):
     assert proc.returncode == (2 if "--emit" in args else 1)
     assert proc.stdout == "" and "Traceback" not in proc.stderr
     assert len(proc.stderr.splitlines()) == 1 and proc.stderr.startswith(expected), proc.stderr
+
+
+def test_a_string_result_is_refused(fails, tmp_path):
+    msg = fails("strings.py:named", "--sig", "(f64, f64)(f64)", "-o", str(tmp_path))
+    assert msg.endswith("named returns a string: the results of a C library function are "
+                        "numbers and arrays (and tuples of them)"), msg
 
 
 def test_missing_file(fails, tmp_path):

@@ -270,9 +270,8 @@ def test_element_loops_vectorize_with_bounds_checks_on():
 
 
 def test_fastmath_reassociates_reductions_and_strict_ieee_does_not():
-    """Strict: the terms may be computed in vector lanes (ordered reductions,
-    codegen/passes.py) but the adds keep CPython's order: no vector of partial sums, CPython's
-    bits. fastmath: partial sums in vector registers."""
+    """Strict: the adds keep CPython's order: no vector of partial sums, CPython's bits.
+    fastmath: partial sums in vector registers."""
     x, y = np.linspace(0.0, 1.0, 64), np.linspace(1.0, 2.0, 64)
     strict, fast = pyad.jit_grad(_dot_loop), pyad.jit_grad(fastmath=True, argnums="all")(_dot_loop)
     assert not _PARTIAL_SUMS.search(strict.llvm_ir(x, y))     # the sum keeps its order

@@ -1,7 +1,8 @@
 """NumPy spellings a probe of issue 15's list found refused, now compiled: `np.vstack` of 1-D
 and 2-D parts (a 1-D part is a row), `np.logaddexp.reduce` over a tuple of axes or all of
 them, the method `a.squeeze(axis)`, `np.inner` of 2-D operands, scans, sorts, gathers and
-repeats of N-D arrays without an axis (the flattened array). Each checked by the harness:
+repeats of N-D arrays without an axis (the flattened array), `np.<ufunc>.accumulate`. Each
+checked by the harness:
 value against NumPy, gradient against central differences and the interpreter, and on
 non-contiguous inputs; the refusals that stay say what to write instead."""
 from __future__ import annotations
@@ -65,6 +66,15 @@ def flattening_methods(x):
         np.sum(np.sin(x[:, ::-1].cumprod()))
 
 
+def ufunc_accumulations(x):
+    """np.<ufunc>.accumulate: running sums, products, maxima and minima (axis 0 by
+    default, as NumPy), e.g. a drawdown."""
+    w = np.cumsum(x[0])
+    return np.sum(np.maximum.accumulate(x) * x) + np.sum(np.minimum.accumulate(x, axis=1) ** 2) \
+        + np.sum(np.add.accumulate(x[:, 1]) ** 3) + np.sum(np.multiply.accumulate(x, 1)) + \
+        np.max(np.maximum.accumulate(w) - w)
+
+
 X = np.sin(np.arange(12.0) * 0.7 + 0.3).reshape(3, 4)
 V = np.cos(np.arange(4.0) * 1.3)
 CASES = [(vstack_rows_and_matrix, (X,)), (vstack_row_last, (X, V)),
@@ -72,7 +82,7 @@ CASES = [(vstack_rows_and_matrix, (X,)), (vstack_row_last, (X, V)),
          (logaddexp_negative_tuple, (X,)), (squeeze_methods, (X,)),
          (inner_of_matrices, (X,)), (inner_matrix_vector, (X, V)),
          (flattening_scans, (X,)), (flattening_sorts_and_gathers, (X,)),
-         (flattening_methods, (X,))]
+         (flattening_methods, (X,)), (ufunc_accumulations, (X,))]
 IDS = [fn.__name__ for fn, _ in CASES]
 
 

@@ -148,10 +148,11 @@ def test_element_loops_and_array_expressions_vectorize(name, m):
     for spelling in ("l", "a"):
         ir = pyad.jit_grad(getattr(m, f"{spelling}_{name}")).llvm_ir(x)
         assert _vectorized(ir) and _no_libm_call(ir), (spelling, name)
-    # np.sum of an expression is a running sum, vectorized as an ordered reduction (the terms
-    # in vector lanes, the adds in order: codegen/passes.py), and so is the gradient's loop
+    # np.sum of an expression is a running sum under strict IEEE rules, a scalar loop of the
+    # inlined kernel (codegen/passes.py: why not an ordered vector reduction); the
+    # gradient's elementwise loop vectorizes
     loss = pyad.jit_grad(getattr(m, f"sum_{name}"))
-    assert _vectorized(loss.llvm_ir(x)) and _no_libm_call(loss.llvm_ir(x))
+    assert _no_libm_call(loss.llvm_ir(x))
     grad_ir = loss.llvm_ir(x, gradient=True)
     assert _vectorized(grad_ir) and _no_libm_call(grad_ir)
 
