@@ -42,7 +42,12 @@ that reads an element, adds it to a running sum and then stores into the same el
 += v[i]; v[i] = 0.0`, which is also what the reverse sweep does with a shadow it reads and
 clears), the vectorized loop, tail-folded when the trip count is small, stored before it
 loaded. Wrong values and gradients, no error (tests/codegen/test_running_sums.py). Strict
-running sums are scalar loops again; the bits never depended on the option.
+running sums are scalar loops again; the bits never depended on the option. Its price,
+measured A/B (bench workloads, full size, value and gradient, best of two processes each):
+W1 1.60x (loop spelling) and 1.49x (array spelling), W4 array spelling 1.30x, the others
+0.99-1.02x. LLVM options tried to keep it safely (`-prefer-predicate-over-epilogue=scalar-
+epilogue`, `-vectorizer-min-trip-count`, `-vectorize-num-stores-pred=0`) did not remove the
+miscompile.
 
 Every pass builder and pass manager is fresh: a module pass manager must never run twice
 (LLVM aborts), and a pass builder keeps the instrumentation callbacks of every run.
