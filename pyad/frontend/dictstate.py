@@ -20,6 +20,7 @@ import ast
 
 from ..errors import PyadTypeError
 from ..pytree import Record
+from . import records
 
 _FRESH_METHODS = ("copy",)
 _READ_METHODS = ("get", "copy", "keys", "items", "values")
@@ -109,7 +110,7 @@ def assign_item(lw, base: Record, target: ast.Subscript, value) -> Record:
     name = target.value.id if isinstance(target.value, ast.Name) else None
     rules = lw.stmts.mutable_dicts
     why = rules.get(name, "it is not a plain name") if name else "it is not a plain name"
-    key = target.slice
+    key = records.key_node(ctx, target.slice)
     if not why and not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
         why = "the key is not a constant string"
     if why:

@@ -170,7 +170,7 @@ class Expressions:
         return self.static_value(self.ctx.resolve_static(node), node)
 
     def static_value(self, s: Static, node: ast.AST) -> Value:
-        if isinstance(s.obj, (bool, int, float)):
+        if isinstance(s.obj, (bool, int, float, str)):   # a string: a compile-time value
             return self.constant(s.obj, node)
         if isinstance(s.obj, functools.partial):
             f = self.static_value(Static(s.obj.func, s.name), node)
@@ -180,7 +180,8 @@ class Expressions:
             return Partial(f, args, kwargs)
         if callable(s.obj) and not isinstance(s.obj, type):
             return FuncRef(s)
-        if isinstance(s.obj, tuple) and all(isinstance(x, (bool, int, float)) for x in s.obj):
+        if isinstance(s.obj, tuple) and all(isinstance(x, (bool, int, float, str))
+                                            for x in s.obj):
             return tuple(self.constant(x, node) for x in s.obj)
         if type(s.obj) is np.ndarray:
             return self.lw.arrays.constant(s.obj, s.name, node)

@@ -63,9 +63,32 @@ def _as_value(v: Any) -> Any:
 
 # ----------------------------------------------------------------------------- reading records
 
+def key_node(ctx, key: ast.expr) -> ast.expr:
+    """A dict key as written: a name bound to a compile-time string (`name = "w"`, a helper's
+    parameter given one, a loop over a tuple of them) becomes that string constant."""
+    v = _named_string(ctx, key)
+    return key if v is None else ast.copy_location(ast.Constant(v), key)
+
+
+def _named_string(ctx, node: ast.expr) -> str | None:
+    """The string a name stands for when compiling (a local bound to one, or a global
+    string), else None."""
+    if not isinstance(node, ast.Name):
+        return None
+    if node.id in ctx.env:
+        v = ctx.env[node.id]
+        return v.fields[0] if isinstance(v, Record) and v.kind == "str" else None
+    try:
+        obj = ctx.resolve_static(node).obj
+    except PyadSyntaxError:
+        return None
+    return obj if isinstance(obj, str) else None
+
+
 def subscript(ctx, base: Record, node: ast.Subscript) -> Any:
-    """`p['key']` on a dict record; `p[0]` on a namedtuple (a tuple)."""
-    key = node.slice
+    """`p['key']` on a dict record (the key a string known when compiling); `p[0]` on a
+    namedtuple (a tuple)."""
+    key = key_node(ctx, node.slice)
     try:
         i = ast.literal_eval(key)  # a constant, e.g. -1
     except ValueError:
@@ -277,8 +300,7 @@ def string_of(lw, node: ast.expr) -> str | tuple | None:
     if isinstance(node, (ast.Tuple, ast.List)):
         items = [string_of(lw, e) for e in node.elts]
         return tuple(items) if all(isinstance(x, str) for x in items) else None
-    v = lw.ctx.env.get(node.id) if isinstance(node, ast.Name) else None
-    return v.fields[0] if isinstance(v, Record) and v.kind == "str" else None
+    return _named_string(lw.ctx, node)
 
 
 def string_comparison(lw, test: ast.expr) -> bool | None:

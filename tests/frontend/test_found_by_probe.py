@@ -164,3 +164,23 @@ def string_chosen_at_run_time(x):
 def test_strings_used_as_run_time_values_are_refused(fn, message):
     with pytest.raises(pyad.PyadError, match=message.replace("(", r"\(").replace(")", r"\)")):
         pyad.jit_grad(fn)(1.0)
+
+
+NAMES = ("w", "b")
+MODE = "sum"
+
+
+def sgd_step_over_names(params, x):
+    """Dict keys and options held in names: a module's tuple of key names, a global string,
+    a local name bound to a key."""
+    p = dict(params)
+    g = {"w": x * 2.0, "b": 1.0}
+    for name in NAMES:
+        p[name] = p[name] - 0.1 * g[name]
+    key = "w"
+    r = np.sum(p[key] ** 2) if MODE == "sum" else np.mean(p[key])
+    return r + p["b"] ** 2
+
+
+def test_dict_keys_and_options_in_names():
+    check_against_python(sgd_step_over_names, {"w": np.array([1.0, 2.0]), "b": 0.5}, X[:2])
