@@ -213,9 +213,7 @@ class Composites:
             axis = self.lw.arrayops.constant_arg(kw["axis"], (int,), "axis must be a "
                                                  "constant integer")
         else:   # the flattened array, as NumPy
-            nf, shape, lz = self.lw.numpyfuncs, a.dims, a
-            a = Lazy(a.elem, [nf.product(shape)], lambda idx: lz.gen(nf.unravel(idx[0], shape)))
-            nd, axis = 1, 0
+            a, nd, axis = self.lw.numpyfuncs.flat(a), 1, 0
         if not -nd <= axis < nd:
             raise self.ctx.error(node, f"axis {axis} is out of bounds", cls=PyadTypeError)
         axis %= nd

@@ -1,13 +1,10 @@
 """Frontend, NumPy functions composed from the whole-array operations of arrayops.py and
-the views of indexing.py: `np.var`, `np.std` (axis, keepdims, ddof), `np.cumsum`,
-`np.cumprod` (flattened, or along an axis), `np.cumulative_sum`, `np.cumulative_prod`, `np.diff`
-(n, axis), `np.clip`, `np.roll` (flattened, or along axes), `np.trace` (offset),
-`np.inner` (1-D), `np.outer`, `np.logaddexp`, `np.atleast_1d/2d/3d`, and the shapes
-(`reshape`, `ravel`, `transpose`, ...). Their gradients come from what they are made of;
-`np.logaddexp` is written so that its derivative is exact at ties (m + log(exp(a - m) +
-exp(b - m)), the max cancelling). The helpers (`check`, `const`, `axis_of`, `integer`,
-`product`, `ravel_index`, `unravel`) serve the other NumPy collaborators too (positions.py,
-sorting.py, composites.py)."""
+the views of indexing.py: `np.var`, `np.std`, `np.cumsum`, `np.cumprod` (flattened, or along
+an axis), `np.cumulative_sum/prod`, `np.diff`, `np.clip`, `np.roll`, `np.trace`, `np.inner`,
+`np.outer`, `np.logaddexp` (m + log(exp(a - m) + exp(b - m)): its derivative is exact at
+ties), `np.atleast_1d/2d/3d`, and the shapes (`reshape`, `ravel`, `transpose`, ...); their
+gradients come from what they are made of. The helpers (`check`, `const`, `axis_of`,
+`integer`, `flat`, `product`, `ravel_index`, `unravel`) serve the other collaborators too."""
 from __future__ import annotations
 
 import ast
@@ -97,7 +94,7 @@ class NumpyFunctions:
         axis, lz = self.const(kw, "axis", None, (int, type(None)), "a constant integer"), \
             self.lw.arrayops.lift(a)
         if axis is None and not cumulative:   # NumPy flattens an N-D array
-            lz, axis = self.flatten(node, [a], {}), 0
+            lz, axis = self.flat(lz), 0
         axis, elem = self.axis_of(a, axis, node), F64 if a.type.startswith(F64) else I64
         first = self.const(kw, "include_initial", False, (bool,), "True or False")
         dims = lz.dims
@@ -109,8 +106,8 @@ class NumpyFunctions:
 
         def line(idx: list[Var]) -> None:   # the scan along `axis` at the other indices
             b = self.ctx.b
-            init = b.const({"add": 0, "mul": 1}.get(op, -math.inf if elem == F64 else
-                                                     -2**63) * (-1 if op == "min" else 1), elem)
+            big = math.inf if elem == F64 else 2**63 - 1   # the identity of max and min
+            init = b.const({"add": 0, "mul": 1, "max": -big, "min": big}[op], elem)
             if first:
                 b.emit("store", out, *idx[:axis], b.const(0, I64), *idx[axis:], init)
 
@@ -467,8 +464,11 @@ class NumpyFunctions:
     def flatten(self, node: ast.Call, args: list, kw: dict) -> Lazy:
         """The elements of an array in row-major order, a new 1-D array."""
         self.check(node, args, kw, (1,), ())
-        a = self.lw.arrays.array(args[0], node.args[0] if node.args else node)
-        lz = self.lw.arrayops.lift(a)
+        return self.flat(self.lw.arrayops.lift(self.lw.arrays.array(
+            args[0], node.args[0] if node.args else node)))
+
+    def flat(self, lz: Lazy) -> Lazy:
+        """The elements of `lz` in row-major order, 1-D."""
         return Lazy(lz.elem, [self.product(lz.dims)],
                     lambda idx: lz.gen(self.unravel(idx[0], lz.dims)))
 

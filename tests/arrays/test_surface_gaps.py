@@ -96,6 +96,16 @@ def test_on_strided_inputs(fn, args):
     check_function(fn, tuple(relayout(a, "strided")[0] for a in args))
 
 
+def int_running_extremes(k):
+    return np.minimum.accumulate(k), np.maximum.accumulate(k[::-1]), np.add.accumulate(k)
+
+
+def test_int_accumulations_start_from_their_identities():
+    k = np.array([3, 1, 4, 1, 5, -9])
+    for got, want in zip(pyad.jit_grad(int_running_extremes)(k), int_running_extremes(k)):
+        np.testing.assert_array_equal(got, want)
+
+
 def test_one_row_matrix():
     check_function(inner_of_matrices, (X[:1],))
     check_function(logaddexp_over_both_axes, (X[:1],))
