@@ -22,6 +22,7 @@ from .ir.nodes import F64, Func, Op, callees_of, walk
 from .ir.verify import verify
 from .ir.versioning import version_loops
 from .ir.jam import jam_loops
+from .ir.split_sums import split_sums
 
 
 def primal_ir(fn: types.FunctionType, sig: tuple[str, ...], treedef=None,
@@ -41,10 +42,11 @@ def primal_ir(fn: types.FunctionType, sig: tuple[str, ...], treedef=None,
 def native(func: Func, timings: Timings | None = None) -> Func:
     """What codegen compiles: whole-array primitives turned into element loops (after AD,
     which differentiates them at the array level), loops whose indices depend on
-    broadcasting versioned for the case that nothing broadcasts, and loops with independent
-    trips around inner loops unrolled and jammed (ir/jam.py)."""
+    broadcasting versioned for the case that nothing broadcasts, loops with independent
+    trips around inner loops unrolled and jammed (ir/jam.py), and running sums split from
+    the work of the loops computing their terms (ir/split_sums.py)."""
     with phase(timings, "IR optimization"):
-        return verify(opt.dce(jam_loops(version_loops(expand(func)))))
+        return verify(opt.dce(split_sums(jam_loops(version_loops(expand(func))))))
 
 
 def simplify(func: Func) -> Func:

@@ -124,8 +124,11 @@ def normidx(e, s, t, i, n):
 
 
 def wrapidx(e, s, t, i, n):
-    """normidx without the bounds check (the forward sweep checked the same values)."""
+    """normidx without the bounds check (the forward sweep checked the same values); the
+    index itself when it is known to be >= 0 (attrs (axis, True): pyad/ir/split_sums.py)."""
     b = e.b
+    if s.attrs[1:] == (True,):
+        return i
     return b.select(b.icmp_signed("<", i, _i(0)), b.add(i, n), i)
 
 

@@ -140,8 +140,10 @@ def _accum(a, *idx_v):
     a[idx_v[:-1]] += idx_v[-1]
 
 
-def _normidx(i: int, n: int, axis: int) -> int:
-    """i wrapped like Python's a[i] (negative counts from the end), bounds-checked."""
+def _normidx(i: int, n: int, axis: int, nonneg: bool = False) -> int:
+    """i wrapped like Python's a[i] (negative counts from the end), bounds-checked. `nonneg`:
+    a `wrapidx` whose i is known to be >= 0 (pyad/ir/split_sums.py; checked here all the
+    same)."""
     j = i + n if i < 0 else i
     if not 0 <= j < n:
         raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
@@ -251,8 +253,9 @@ _ROWS: list[OpDef] = [
     OpDef("wrapidx", {(I64, I64): I64}, _normidx, ZERO, ("custom",),
           "normidx known to be in bounds: a normidx of the forward sweep that the reverse "
           "sweep runs again on the same values (pyad/ad/taped.py), so native code does not "
-          "check it again (the interpreter does: a failure there is a compiler bug); "
-          "attrs = (axis,)"),
+          "check it again (the interpreter does: a failure there is a compiler bug), or "
+          "one a split loop's block checked before its trips (pyad/ir/split_sums.py); "
+          "attrs = (axis,), or (axis, True) when i is known to be >= 0 (used as it is)"),
     OpDef("load", _load_sig, _load, STRUCTURAL, ("custom",),
           "a[i, j, ...] with normalized indices", memory="read"),
     OpDef("store", _store_sig, _store, STRUCTURAL, ("custom",),
