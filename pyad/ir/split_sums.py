@@ -23,7 +23,11 @@ A loop is split when
   constant);
 - its body is straight-line code of ops that vectorize (`VECTOR_OPS`: arithmetic, compares,
   selects, sqrt and pyad's own exp/log/tanh kernels, loads, stores, accumulations, index
-  normalization): no inner loop, branch, call, tape traffic or check but index checks;
+  normalization): no inner loop, branch, call, tape traffic or check but index checks and
+  one division of floats (`/`, ZeroDivisionError: checked for the whole block after its
+  trips, when nothing else in the work loop can raise and the body writes only arrays the
+  function allocates, so no one sees what trips after the failing one wrote);
+- it walks arrays along their last axis only (a stride LLVM can take to be 1);
 - it carries at least one sum: a float value whose only use in the body is the first of a
   chain of `add`s (either operand) and `sub`s (`s - v`), each of whose results is used only
   by the next, the last being the value carried to the next trip (`s += a; s -= b`:
@@ -53,6 +57,7 @@ from dataclasses import dataclass, field, replace
 
 from .builder import Builder, NameGen, names_of
 from .loops import invariant_test, rewrite_outermost
+from .memory import VIEW_OPS
 from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, walk
 
 __all__ = ["BLOCK", "MIN_TRIPS", "split_sums"]
@@ -76,7 +81,7 @@ _WEIGHT = {
                      "floor", "ceil", "rint", "strongzero", "store", "accum"), 1.0),
     **dict.fromkeys(("lt", "le", "gt", "ge", "eq", "ne", "not", "tofloat", "toint",
                      "tobool"), 0.5),
-    "load": 0.5, "fdiv": 4.0, "sqrt": 6.0,
+    "load": 0.5, "fdiv": 4.0, "div": 4.0, "sqrt": 6.0,
     **dict.fromkeys(("exp", "expm1", "log", "log1p", "tanh"), 20.0),  # codegen/lower/vecmath.py
 }
 #: ops that cost nothing once vectorized, or are folded by LLVM
@@ -99,6 +104,7 @@ class _Plan:
     sums: tuple[_Sum, ...]
     checks: tuple = ()  # (normidx op, offset of its index from the counter, None: fixed)
     defs: dict = field(default_factory=dict)  # the body's ops, by the names they define
+    div: Op | None = None  # a checked division (`/` of floats), checked for the block
 
     @property
     def n_terms(self) -> int:
@@ -112,12 +118,17 @@ def split_sums(func: Func) -> Func:
     names = names_of(func)
     consts = {s.outs[0].name: s.attrs[0] for s in walk(func.block)
               if isinstance(s, Op) and s.op == "const" and s.outs[0].type == I64}
+    local: set[str] = set()  # arrays the function allocates, and views of them
+    for st in walk(func.block):
+        if isinstance(st, Op) and (st.op == "alloc" or st.op in VIEW_OPS and st.args[0].name
+                                   in local):
+            local.add(st.outs[0].name)
     top = Builder(names)
     size = top.const(BLOCK, I64)
     buffers: list[Var] = []
 
     def rewrite(loop: While) -> list[Stmt] | None:
-        plan = _plan(loop, consts)
+        plan = _plan(loop, consts, local)
         if plan is None:
             return None
         while len(buffers) < plan.n_terms:
@@ -130,12 +141,14 @@ def split_sums(func: Func) -> Func:
     return Func(func.name, block, func.filename, func.arg_names)
 
 
-def _plan(loop: While, consts: dict[str, int]) -> _Plan | None:
+def _plan(loop: While, consts: dict[str, int], local: set[str]) -> _Plan | None:
     body = loop.body
-    if not all(isinstance(s, Op) and s.op in VECTOR_OPS for s in body.body):
+    divs = [s for s in body.body if isinstance(s, Op) and s.op == "div"]
+    if len(divs) > 1 or not all(isinstance(s, Op) and s.op in VECTOR_OPS or s in divs
+                                for s in body.body):
         return None
     count = _count(loop, consts)
-    if count is None:
+    if count is None or _strided(loop):
         return None
     uses: dict[str, list[Op | None]] = {}  # None: a use as a carried result
     for s in body.body:
@@ -153,7 +166,32 @@ def _plan(loop: While, consts: dict[str, int]) -> _Plan | None:
     if not _pays(work, sum(len(s.ops) for s in sums), max(len(s.ops) for s in sums)):
         return None
     defs = {o.name: s for s in body.body for o in s.outs}
-    return _Plan(*count, tuple(sums), _checks(loop, count[0], consts, defs), defs)
+    checks = _checks(loop, count[0], consts, defs)
+    if divs and not _deferrable(body, checks, local):
+        return None
+    return _Plan(*count, tuple(sums), checks, defs, divs[0] if divs else None)
+
+
+def _strided(loop: While) -> bool:
+    """Whether the body walks an array along an axis other than its last (a row of a
+    matrix per trip): that stride is rarely 1, and LLVM vectorizes such loops for stride 1
+    only (or with gathers), so the work loop would not vectorize."""
+    inv = invariant_test(loop)
+    for s in loop.body.body:
+        if s.op in ("load", "store", "accum"):
+            idx = s.args[1:] if s.op == "load" else s.args[1:-1]
+            if any(not inv(i) for i in idx[:-1]):
+                return True
+    return False
+
+
+def _deferrable(body: Block, checks: tuple, local: set[str]) -> bool:
+    """Whether a block may check its division after its trips: nothing else in the work
+    loop can raise (every index check is the block's) and the body writes only arrays the
+    function allocates (after the error, nobody sees what later trips wrote)."""
+    checked = {id(op) for op, _ in checks}
+    return all(s.op != "normidx" or id(s) in checked for s in body.body) and \
+        all(s.args[0].name in local for s in body.body if s.op in ("store", "accum"))
 
 
 def _checks(loop: While, k: int, consts: dict[str, int], defs: dict[str, Op]) -> tuple:
@@ -308,27 +346,28 @@ def _work_and_sums(b: Builder, loop: While, plan: _Plan, buffers: list[Var], bp,
     for s in plan.sums:
         for op, term in zip(s.ops, s.terms):
             slot[id(op)] = (buffers[len(slot)], term)
-    unchecked = {id(op) for op, _ in plan.checks}
     q = Var(names.fresh("q"), I64)
     wb = Builder(names, loop.loc)
-    for s in body.body:
-        if id(s) in slot:
-            wb.stmts.append(Op((), "store", (slot[id(s)][0], q, slot[id(s)][1]), (), s.loc))
-        elif id(s) in unchecked:  # in bounds in this block, and >= 0: the index itself
-            wb.stmts.append(Op(s.outs, "wrapidx", s.args, (s.attrs[0], True), s.loc))
-        else:
-            wb.stmts.append(s)
-    q_next = wb.add(q, one)
+    flag = Var(names.fresh("zero"), BOOL) if plan.div is not None else None
+    _work(wb, loop, plan, slot, q, flag)
+    steps = (wb.add(q, one),) + ((wb.select(wb.eq(plan.div.args[1], wb.const(0.0)),
+                                            wb.const(True, BOOL), flag),) if flag else ())
     fresh = lambda v: Var(names.fresh(v.name.split(".")[0]), v.type)  # noqa: E731
-    cp = tuple(fresh(body.params[k]) for k in kept) + (fresh(q),)
+    extra = (q,) + ((flag,) if flag else ())
+    cp = tuple(fresh(body.params[k]) for k in kept) + tuple(map(fresh, extra))
     cb = Builder(names, loop.loc)
     go = cb.lt(cp[kept.index(plan.k)], limit)
-    outs = tuple(fresh(body.params[k]) for k in kept) + (fresh(q),)
+    outs = tuple(fresh(body.params[k]) for k in kept) + tuple(map(fresh, extra))
     b.stmts.append(While(
-        outs, tuple(bp[k] for k in kept) + (zero,), Block(cp, tuple(cb.stmts), (go,)),
-        Block(tuple(body.params[k] for k in kept) + (q,), tuple(wb.stmts),
-              tuple(body.results[k] for k in kept) + (q_next,)), loop.loc,
+        outs, tuple(bp[k] for k in kept) + (zero,) + ((b.const(False, BOOL),) if flag else ()),
+        Block(cp, tuple(cb.stmts), (go,)),
+        Block(tuple(body.params[k] for k in kept) + extra, tuple(wb.stmts),
+              tuple(body.results[k] for k in kept) + steps), loop.loc,
         unrolled=loop.unrolled))
+    if flag:  # the division's check, for the whole block (docstring)
+        b.stmts.append(Op((), "raise_if", (outs[-1],),
+                          ("ZeroDivisionError", "float division by zero"), plan.div.loc))
+        outs = outs[:-1]
     sp = (fresh(q),) + tuple(fresh(body.params[s.k]) for s in plan.sums)
     sb = tuple(map(fresh, sp))
     ab = Builder(names, loop.loc)
@@ -339,7 +378,7 @@ def _work_and_sums(b: Builder, loop: While, plan: _Plan, buffers: list[Var], bp,
             n += 1
     q_next = ab.add(sb[0], one)
     sc = Builder(names, loop.loc)
-    go2 = sc.lt(sp[0], outs[-1])
+    go2 = sc.lt(sp[0], outs[-1])  # the block's trips
     sums = tuple(map(fresh, sp))
     b.stmts.append(While(sums, (zero,) + tuple(bp[s.k] for s in plan.sums),
                          Block(sp, tuple(sc.stmts), (go2,)),
@@ -347,6 +386,21 @@ def _work_and_sums(b: Builder, loop: While, plan: _Plan, buffers: list[Var], bp,
     nxt = dict(zip(kept, outs[:-1]))
     nxt.update((s.k, v) for s, v in zip(plan.sums, sums[1:]))
     return [nxt[k] for k in range(len(body.params))]
+
+
+def _work(wb: Builder, loop: While, plan: _Plan, slot: dict, q: Var, flag: Var | None) -> None:
+    """The body of the work loop: each sum's adds a store of its term at slot q, the checks
+    of `plan.checks` left to the block, the division unchecked (the block checks `flag`)."""
+    unchecked = {id(op) for op, _ in plan.checks}
+    for s in loop.body.body:
+        if id(s) in slot:
+            wb.stmts.append(Op((), "store", (slot[id(s)][0], q, slot[id(s)][1]), (), s.loc))
+        elif id(s) in unchecked:  # in bounds in this block, and >= 0: the index itself
+            wb.stmts.append(Op(s.outs, "wrapidx", s.args, (s.attrs[0], True), s.loc))
+        elif s is plan.div:
+            wb.stmts.append(Op(s.outs, "fdiv", s.args, (), s.loc))
+        else:
+            wb.stmts.append(s)
 
 
 def _in_bounds(b: Builder, plan: _Plan, first: Var, limit: Var) -> Var:

@@ -62,7 +62,23 @@ def pairs(x, y):
     return e
 
 
-LOOPS = [one_term, two_terms, two_sums, by_three, pairs]
+def dividing(x, y):
+    s = 0.0
+    for i in range(len(x)):
+        s += math.sqrt(x[i] * x[i] + 1.0) / math.sqrt(y[i] * y[i] + 1.0) * x[i]
+    return s
+
+
+def dividing_into_a_copy(x, y):
+    s = 0.0
+    h = y.copy()
+    for i in range(len(x)):
+        h[i] = math.sqrt(x[i] * x[i] + 1.0) / y[i]
+        s += h[i] * math.sqrt(h[i] * h[i] + 2.0)
+    return s
+
+
+LOOPS = [one_term, two_terms, two_sums, by_three, pairs, dividing, dividing_into_a_copy]
 
 
 def _args(n, seed=0):
@@ -148,10 +164,10 @@ def dot(x, y):
     return s
 
 
-def dividing(x, y):
+def dividing_twice(x, y):
     s = 0.0
     for i in range(len(x)):
-        s += math.sqrt(x[i] * x[i] + 1.0) / math.sqrt(y[i] * y[i] + 1.0) * math.exp(x[i])
+        s += math.sqrt(x[i] * x[i] + 1.0) / y[i] + x[i] / math.sqrt(y[i] * y[i] + 1.0)
     return s
 
 
@@ -163,11 +179,13 @@ def branching(x, y):
     return s
 
 
-@pytest.mark.parametrize("fn", [dot, dividing, branching, backwards], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", [dot, dividing_twice, branching, backwards],
+                         ids=lambda f: f.__name__)
 def test_loops_left_alone(fn):
-    """A sum with little work per trip (as fast scalar), a checked division (ZeroDivisionError
-    at its trip), a branch (does not vectorize) and a loop counting down (its loads of
-    arrays of unknown stride become gathers) stay as written."""
+    """A sum with little work per trip (as fast scalar), two checked divisions (which one
+    raises first is a matter of trips), a
+    branch (does not vectorize) and a loop counting down (its loads of arrays of unknown
+    stride become gathers) stay as written."""
     f = pyad.jit_grad(fn)
     x, y = _args(BLOCK + 1)
     assert not _split(f, (x, y))
@@ -207,3 +225,28 @@ def test_negative_indices_still_wrap():
         assert f(x) == wraps(x)
         assert f.value_and_grad(x)[0] == wraps(x)
     assert _split(f, (x,))
+
+
+def over_y(x, y):
+    s = 0.0
+    for i in range(len(x)):
+        s += math.sqrt(x[i] * x[i] + 1.0) / y[i] * x[i]
+    return s
+
+
+def test_a_zero_divisor_raises_for_its_line():
+    """The block checks its division after its trips: the same ZeroDivisionError, naming
+    the line, wherever the zero is (first block, a later block, the last trip)."""
+    f = pyad.jit_grad(over_y)
+    x, y = _args(3 * BLOCK + 5)
+    assert _split(f, (x, y))
+    assert f(x, y) == over_y(x, y)
+    line = over_y.__code__.co_firstlineno + 3
+    for at in (0, 5, BLOCK + 7, 3 * BLOCK + 4):
+        z = y.copy()
+        z[at] = 0.0
+        with pytest.raises(ZeroDivisionError):
+            over_y(x.tolist(), z.tolist())  # Python floats (NumPy scalars give inf)
+        for call in (f, f.grad, f.value_and_grad):
+            with pytest.raises(ZeroDivisionError, match=f"line {line}"):
+                call(x, z)
