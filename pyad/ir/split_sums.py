@@ -79,8 +79,7 @@ CAP = 2 ** 62
 _WEIGHT = {
     **dict.fromkeys(("add", "sub", "mul", "neg", "select", "abs", "max", "min", "copysign",
                      "floor", "ceil", "rint", "strongzero", "store", "accum"), 1.0),
-    **dict.fromkeys(("lt", "le", "gt", "ge", "eq", "ne", "not", "tofloat", "toint",
-                     "tobool"), 0.5),
+    **dict.fromkeys(("lt", "le", "gt", "ge", "eq", "ne", "not", "tofloat", "tobool"), 0.5),
     "load": 0.5, "fdiv": 4.0, "div": 4.0, "sqrt": 6.0,
     **dict.fromkeys(("exp", "expm1", "log", "log1p", "tanh"), 20.0),  # codegen/lower/vecmath.py
 }
