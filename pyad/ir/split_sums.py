@@ -56,7 +56,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from .builder import Builder, NameGen, names_of
-from .loops import invariant_test, rewrite_outermost
+from .loops import invariant_test, range_bounds, rewrite_outermost
 from .memory import VIEW_OPS
 from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, walk
 
@@ -228,21 +228,13 @@ def _pays(work: float, terms: int, longest: int) -> bool:
 
 def _count(loop: While, consts: dict[str, int]) -> tuple[int, int, Var] | None:
     """(carried index of the counter, its step, the bound) of a loop whose condition is only
-    `counter < bound`, the bound defined before the loop and the counter stepping by a
-    constant from 1 to 2**32. `consts`: the function's i64 constants."""
-    test = loop.cond.body[0] if len(loop.cond.body) == 1 else None
-    if not isinstance(test, Op) or test.op != "lt" or test.outs != loop.cond.results:
+    `counter < bound` (loops.range_bounds), the counter stepping by a constant from 1 to
+    2**32. `consts`: the function's i64 constants."""
+    found = range_bounds(loop)
+    if found is None:
         return None
-    i, bound = test.args
-    params = [p.name for p in loop.cond.params]
-    if i.name not in params or not invariant_test(loop)(bound) or bound.name in params:
-        return None
-    k = params.index(i.name)
-    defs = {s.outs[0].name: s for s in loop.body.body if s.outs}
-    step_op = defs.get(loop.body.results[k].name)
-    if step_op is None or step_op.op != "add" or step_op.args[0] != loop.body.params[k]:
-        return None
-    step = consts.get(step_op.args[1].name)
+    k, _, bound, step = found
+    step = step if isinstance(step, int) else consts.get(step.name)
     if not isinstance(step, int) or isinstance(step, bool) or not 0 < step <= 2 ** 32:
         return None
     return k, step, bound
@@ -273,9 +265,9 @@ def _chain(k: int, p: Var, result: Var, uses: dict) -> _Sum | None:
 
 
 def _guarded(loop: While, plan: _Plan, buffers: list[Var], names: NameGen) -> list[Stmt]:
-    """The split loop if the loop has at least MIN_TRIPS trips to run and its bound is at
-    most 2**62 in size (so no counter wraps: ir/indices.py sees that from the bound, capped
-    at CAP), else a copy of the loop as written."""
+    """The split loop if the loop has at least MIN_TRIPS trips to run and its counter starts
+    and ends within CAP of 0 (so neither the blocks' counters nor an index the counter plus
+    a constant wraps), else a copy of the loop as written."""
     b = Builder(names, loop.loc)
     first, no = loop.inits[plan.k], b.const(False, BOOL)
     many = b.ge(b.sub(plan.bound, first), b.const(MIN_TRIPS * plan.step, I64))
