@@ -17,6 +17,7 @@ from ..ir.memory import AliasClasses, final_loads, final_stores
 from ..ir.opt import cse_block, dce_block
 from .activity import active_values, is_float_array
 from .checkpoint import Budget
+from .direct import accumulate_directly
 from ..ir.private import private_arrays
 from .rerun import loops_written_after
 from .close import close, substitute
@@ -126,8 +127,12 @@ def _glue(g: Gradient, seed: float) -> Func:
         body.append(Op((ct,), "const", (), (float(seed),)))
     body.extend(g.bwd.block.body)
     results = g.fwd.results[:g.n_results] + g.bwd.results
-    return Func(f"{g.primal.name}.vg", Block(g.fwd.params, tuple(body), results),
-                g.primal.filename, g.primal.arg_names)
+    glued = Func(f"{g.primal.name}.vg", Block(g.fwd.params, tuple(body), results),
+                 g.primal.filename, g.primal.arg_names)
+    if seed != 1.0:
+        return glued
+    shadows = {p.name for p in g.fwd.params[len(g.primal.params):]}  # zeroed by the callers
+    return accumulate_directly(glued, shadows)
 
 
 def _with_fallback(fast: Func, safe: Func | None) -> Func:
