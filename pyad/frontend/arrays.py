@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 
 from . import prelude, records
+from .refusals import INSTEAD
 from ..pytree import NONE, Record
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
@@ -24,27 +25,20 @@ _DTYPE_NAMES = {"float": F64, "float64": F64, "double": F64, "int": I64, "int64"
 MAX_CONSTANT_ELEMENTS = 1 << 16
 
 #: array methods that change the array in place (a.sort() and a.fill() are supported)
-_IN_PLACE_REFUSED = ("partition", "resize", "put", "itemset", "setfield", "byteswap",
-                     "setflags")
-#: functions whose arguments from this position on are shapes, axes or counts, not arrays
-#: (a list there stays a list); the other functions take a list wherever NumPy takes an array
+_IN_PLACE_REFUSED = ("partition", "resize", "put", "itemset", "setfield", "byteswap", "setflags")
+#: functions whose arguments from this position on are shapes, axes, counts or lists of
+#: cases (a list there stays a list); the others take a list wherever NumPy takes an array
 _SHAPE_ARGS = {"reshape": 1, "tile": 1, "repeat": 1, "broadcast_to": 1, "roll": 1,
                "transpose": 1, "swapaxes": 1, "moveaxis": 1, "zeros": 0, "ones": 0,
-               "empty": 0, "full": 0}
+               "empty": 0, "full": 0, "select": 0}
 _CREATE = ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
            "full_like", "copy")
 
 
 def numpy_module(obj) -> str | None:
     """"" for the numpy module, "linalg." for numpy.linalg, None for anything else."""
-    name = getattr(obj, "__name__", None)
-    if not isinstance(obj, type(ast)) or name is None:
-        return None
-    if name == "numpy":
-        return ""
-    if name == "numpy.linalg":
-        return "linalg."
-    return None
+    name = getattr(obj, "__name__", None) if isinstance(obj, type(ast)) else None
+    return {"numpy": "", "numpy.linalg": "linalg."}.get(name)
 
 
 class ArrayLowering:
@@ -296,6 +290,8 @@ class ArrayLowering:
                 return self._with_lists_as_arrays(name, node)
             fn = getattr(prelude, name.replace(".", "_"))   # np.linalg.x: linalg_x
             return self.lw.calls.user_call(Static(fn, f"np.{name}"), node)
+        if name in INSTEAD:   # refused before its arguments (np.piecewise's functions) are read
+            self.lw.arrayops.function(name, node, [])
         args = [self.argument(a, name) for a in node.args]
         stop = _SHAPE_ARGS.get(name, len(args))
         args = [self.array(v, a) if k < stop and isinstance(v, (PyList, DynList)) else v

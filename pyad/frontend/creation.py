@@ -86,6 +86,13 @@ class Creation:
         b, arrays = self.ctx.b, self.lw.arrays
         rows = [self._stack(list(it), node, {}) if isinstance(it, tuple) else it
                 for it in items]
+        odd = next((r for r in rows if not isinstance(r, Var)), None)
+        if odd is not None:   # a function, a string, None: NumPy would make an object array
+            what = "a function" if callable(odd) or hasattr(odd, "node") else repr(odd)
+            raise self.ctx.error(node, f"an array of items that are not numbers or arrays "
+                                 f"({what})", cls=PyadTypeError,
+                                 hint="pyad arrays hold numbers; for np.piecewise write "
+                                 "np.where(cond, f(x), g(x)) or np.select")
         kinds = {r.type for r in rows}
         if len({ndim_of(t) for t in kinds}) != 1:
             raise self.ctx.error(node, "np.array of items with different shapes",
@@ -131,6 +138,17 @@ class Creation:
             raise self.ctx.error(src, f"np.{name} takes a non-empty list of arrays",
                                  cls=PyadTypeError)
         parts = [arrays.array(v, src) for v in items]
+        axis = 0
+        if "axis" in kw:
+            axis = self.lw.arrayops.constant_arg(kw["axis"], (int, type(None)),
+                                                 "axis must be a constant integer or None")
+        if axis is None:   # np.concatenate(parts, axis=None): the parts flattened, joined
+            if name != "concatenate":
+                raise self.ctx.error(node, f"np.{name} takes an integer axis",
+                                     cls=PyadTypeError)
+            ops = self.lw.arrayops
+            return self._concatenate([arrays.array(ops.materialize(self.lw.numpyfuncs.flat(
+                ops.lift(p))), src) for p in parts], 0, node)
         if name == "vstack" and len({ndim_of(p.type) for p in parts}) > 1:
             # NumPy's np.atleast_2d of each part: a 1-D part is a row
             parts = [self.lw.indexing.expand(p, 0, node) if ndim_of(p.type) == 1 else p
@@ -139,10 +157,6 @@ class Creation:
             raise self.ctx.error(src, "all the arrays must have the same number of dimensions",
                                  cls=PyadTypeError)
         nd = ndim_of(parts[0].type)
-        axis = 0
-        if "axis" in kw:
-            axis = self.lw.arrayops.constant_arg(kw["axis"], (int,),
-                                                 "axis must be a constant integer")
         if name == "stack" or (name == "vstack" and nd == 1):
             parts = [self.lw.indexing.expand(p, 0 if name == "vstack" else axis, node)
                      for p in parts]

@@ -29,7 +29,7 @@ class Logical:
              "isfinite", "any", "all", "count_nonzero", "square", "mod", "remainder",
              "flip", "fliplr", "flipud", "reciprocal", "negative", "positive", "exp2",
              "deg2rad", "radians", "rad2deg", "degrees", "trunc", "fix", "round",
-             "around", "sinc", "float64", "int64", "bool_")
+             "around", "sinc", "float64", "int64", "bool_", "select", "rot90")
 
     def __init__(self, lw) -> None:
         self.lw = lw
@@ -41,6 +41,10 @@ class Logical:
             return self.count(name, node, args, kw)
         if name in ("flip", "fliplr", "flipud"):
             return self.flip(name, node, args, kw)
+        if name == "rot90":
+            return self.rot90(node, args, kw)
+        if name == "select":
+            return self.select(node, args, kw)
         if name in ("round", "around"):
             return self.round(node, args, kw)
         if name in ("float64", "int64", "bool_"):   # np.float64(x): a conversion, as astype
@@ -82,6 +86,77 @@ class Logical:
             return ctx.b.select(self.lw.exprs.truth(c, node), ctx.convert(x, t),
                                 ctx.convert(y, t))
         return self.lw.arrayops.elementwise(w, args, node)
+
+    def select(self, node: ast.Call, args: list, kw: dict) -> Lazy:
+        """np.select(condlist, choicelist, default=0): where the first true condition is,
+        its choice; `default` where none is (lists or tuples of arrays or numbers, of one
+        length, known when compiling)."""
+        extra = set(kw) - {"default"}
+        if extra:
+            raise self.ctx.error(node, f"unsupported keyword argument `{extra.pop()}`")
+        if len(args) not in (2, 3) or len(args) == 3 and "default" in kw:
+            raise self.ctx.error(node, "np.select takes condlist, choicelist and default",
+                                 cls=PyadTypeError)
+        conds, choices = args[0], args[1]
+        if not all(isinstance(v, (tuple, list)) for v in (conds, choices)):
+            raise self.ctx.error(node, "np.select: condlist and choicelist must be lists "
+                                 "written in the call (or tuples)", cls=PyadTypeError)
+        if len(conds) != len(choices) or not conds:
+            raise self.ctx.error(node, "np.select: list of cases must be same length as "
+                                 "list of conditions (and not empty)", cls=PyadTypeError)
+        if len(args) == 3:
+            out = args[2]
+        elif "default" in kw:
+            out = self.lw.exprs.expr(kw["default"])
+        else:
+            out = self.ctx.b.const(0, I64)
+        for c, v in reversed(list(zip(conds, choices))):   # the first true one wins
+            out = self.where([c, v, out], node)
+        return out
+
+    def rot90(self, node: ast.Call, args: list, kw: dict) -> Lazy:
+        """np.rot90(m, k=1, axes=(0, 1)): `m` turned k times by 90 degrees from the first
+        axis towards the second (k and axes constants), as NumPy: flip along axes[1], then
+        swap the axes (k = 1); both flips (k = 2); swap, then flip along axes[1] (k = 3)."""
+        ops = self.lw.arrayops
+        extra = set(kw) - {"k", "axes"}
+        if extra:
+            raise self.ctx.error(node, f"unsupported keyword argument `{extra.pop()}`")
+        if not 1 <= len(args) <= 3:
+            raise self.ctx.error(node, "np.rot90 takes an array, k and axes", cls=PyadTypeError)
+        given = dict(zip(("k", "axes"), node.args[1:]), **kw)
+        k = ops.constant_arg(given["k"], (int,), "k must be a constant integer") \
+            if "k" in given else 1
+        axes = ops.constant_arg(given["axes"], (tuple, list), "axes must be a constant "
+                                "tuple") if "axes" in given else (0, 1)
+        a = ops.materialize(args[0])
+        lz = ops.lift(a)
+        nd = len(lz.dims)
+        if len(axes) != 2 or not all(isinstance(x, int) and -nd <= x < nd for x in axes) \
+                or axes[0] % nd == axes[1] % nd:
+            raise self.ctx.error(node, f"np.rot90: axes {tuple(axes)} must be two different "
+                                 f"axes of a {nd}-D array", cls=PyadTypeError)
+        p, q = (x % nd for x in axes)
+        k %= 4
+        swap = k in (1, 3)
+        dims = list(lz.dims)
+        if swap:
+            dims[p], dims[q] = dims[q], dims[p]
+
+        def gen(idx):
+            b = self.ctx.b
+            one = b.const(1, I64)
+            j = list(idx)
+            if k == 3:    # flip the swapped array along q (its size there is dims[q])
+                j[q] = b.sub(b.sub(dims[q], one), j[q])
+            if swap:
+                j[p], j[q] = j[q], j[p]
+            if k in (1, 2):   # flip m along q (and p for k = 2)
+                j[q] = b.sub(b.sub(lz.dims[q], one), j[q])
+            if k == 2:
+                j[p] = b.sub(b.sub(lz.dims[p], one), j[p])
+            return lz.gen(j)
+        return ops.viewing(Lazy(lz.elem, dims, gen), a, "np.rot90(a)")
 
     def bool_operator(self, op: ast.AST, node: ast.AST, x: Var | None = None,
                       y: Var | None = None) -> Var:

@@ -11,6 +11,8 @@ INSTEAD = {
     "trapz": "np.trapezoid (NumPy 2's name)",
     "tolist": "iterate over the array (for v in a) or index it",
     "bincount": "np.add.at(counts, x, 1) into counts = np.zeros(n, dtype=int)",
+    "piecewise": "np.select([c1, c2], [f1(x), f2(x)], default) or nested np.where (each "
+                 "function of the whole array)",
 }
 
 #: other functions (by __name__: math's, scipy.special's) -> what to write instead
