@@ -21,7 +21,6 @@ REFUSED = {
            "results, which pyad does not have)",
     "eigvals": "use np.linalg.eigh or eigvalsh for a symmetric matrix",
     "qr": "solve least-squares problems with np.linalg.lstsq or np.linalg.pinv",
-    "matrix_power": "write the products with @ (or a loop)",
     "tensorsolve": "reshape to a matrix and use np.linalg.solve",
     "tensorinv": "reshape to a matrix and use np.linalg.inv",
     "multi_dot": "write the products with @",

@@ -21,7 +21,7 @@ class Positions:
 
     NAMES = ("argmax", "argmin", "nonzero", "flatnonzero", "argwhere", "triu_indices",
              "tril_indices", "triu_indices_from", "tril_indices_from", "diag_indices",
-             "diag_indices_from")
+             "diag_indices_from", "unravel_index")
 
     def __init__(self, lw) -> None:
         self.lw = lw
@@ -30,10 +30,44 @@ class Positions:
     def call(self, name: str, node: ast.Call, args: list, kw: dict):
         if name in ("argmax", "argmin"):
             return self.argmax(node, args, kw, smaller=name == "argmin")
+        if name == "unravel_index":
+            return self.unravel_index(node, args, kw)
         if "_indices" in name:
             return self.indices(name, node, args, kw)
         self.lw.numpyfuncs.check(node, args, kw, (1,), ())
         return self.nonzero(name, node, args[0])
+
+    def unravel_index(self, node: ast.Call, args: list, kw: dict):
+        """np.unravel_index(indices, shape): the row-major coordinates of flat indices (an
+        int or an int array) in an array of `shape` (a tuple), a tuple of one int (array)
+        per axis; an index outside 0..size-1 raises ValueError, as NumPy."""
+        nf = self.lw.numpyfuncs
+        nf.check(node, args, kw, (2,), ("order",))
+        if "order" in kw and self.lw.arrayops.constant_arg(kw["order"], (str,), "order must "
+                                                           "be a constant string") != "C":
+            raise self.ctx.error(node, "np.unravel_index(order='F') is not supported",
+                                 cls=PyadTypeError, hint="reverse the shape and the result")
+        shape = args[1] if isinstance(args[1], tuple) else (args[1],)
+        if not shape or not all(isinstance(d, Var) and d.type == I64 for d in shape):
+            raise self.ctx.error(node, "np.unravel_index takes a shape tuple of ints",
+                                 cls=PyadTypeError)
+        size = nf.product(list(shape))
+        ops = self.lw.arrayops
+        if not ops.is_arrayish(args[0]) and getattr(args[0], "type", None) != I64 or \
+                ops.is_arrayish(args[0]) and ops.lift(args[0]).elem != I64:
+            raise self.ctx.error(node, "np.unravel_index takes int indices", cls=PyadTypeError)
+
+        def coords(i: Var) -> list[Var]:
+            b = self.ctx.b
+            bad = b.select(b.lt(i, b.const(0, I64)), b.const(True, BOOL), b.ge(i, size))
+            b.emit("raise_if", bad, attrs=("ValueError", "np.unravel_index: an index is out "
+                                           "of bounds for the shape"))
+            return nf.unravel(i, list(shape))
+        if not ops.is_arrayish(args[0]):
+            return tuple(coords(args[0]))
+        lz = ops.lift(args[0])
+        return tuple(ops.materialize(Lazy(I64, lz.dims, lambda idx, k=k: coords(lz.gen(idx))[k]))
+                     for k in range(len(shape)))
 
     # ------------------------------------------------------------------ argmax, argmin
     def argmax(self, node: ast.Call, args: list, kw: dict, smaller: bool = False):

@@ -15,6 +15,9 @@ call site (a keyword they do not have: "unexpected keyword argument"):
   rcond=None)` (the minimum-norm solution, residuals, rank and singular values, as NumPy),
   `np.linalg.matrix_rank(A, tol=None, hermitian=False, rtol=None)`, `np.linalg.cond(x,
   p=None)` (p None or a number), from np.linalg.svd, as functions `linalg_<name>`;
+- `np.linalg.matrix_power(a, n)`: products by repeated squaring (NumPy's order of them), the
+  inverse's powers for n < 0; a float result (NumPy keeps an int matrix's dtype), ValueError
+  (NumPy: LinAlgError, a ValueError) for a matrix that is not square;
 (np.median, np.percentile, np.quantile and np.interp, once here, are frontend functions now:
 sorting.py, where `axis` and arrays of `x` are at hand.)
 """
@@ -24,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 NAMES = ("polyval", "vander", "nan_to_num", "linalg.pinv", "linalg.lstsq", "linalg.matrix_rank",
-         "linalg.cond")
+         "linalg.cond", "linalg.matrix_power")
 EPS = 2.220446049250313e-16   # np.finfo(float).eps
 
 
@@ -97,3 +100,24 @@ def linalg_cond(x, p=None):
         s = np.linalg.svd(x, compute_uv=False)
         return s[0] / s[s.shape[0] - 1]
     return np.linalg.norm(x, p) * np.linalg.norm(np.linalg.inv(x), p)
+
+
+def linalg_matrix_power(a, n):
+    if a.shape[0] != a.shape[1]:   # NumPy raises LinAlgError, a ValueError
+        raise ValueError("Last 2 dimensions of the array must be square")
+    m = a + 0.0
+    k = n
+    if k < 0:
+        m = np.linalg.inv(m)
+        k = -k
+    result = np.eye(a.shape[0])
+    first, found = True, False
+    while k > 0:   # NumPy's order: z, z @ z, ...; each multiplied in where n has a 1 bit
+        if not first:
+            m = m @ m
+        first = False
+        if k % 2 == 1:
+            result = result @ m if found else m
+            found = True
+        k = k // 2
+    return result

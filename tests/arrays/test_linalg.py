@@ -286,7 +286,7 @@ def test_shape_errors():
     ("np.linalg.svd(x, compute_uv=v)", "compute_uv must be True or False"),
     ("np.linalg.eig(x)", "np.linalg.eig is not supported"),
     ("np.linalg.qr(x)", "np.linalg.qr is not supported"),
-    ("np.linalg.matrix_power(x, 2)", "np.linalg.matrix_power is not supported"),
+    ("np.linalg.multi_dot([x, x])", "np.linalg.multi_dot is not supported"),
     ("np.linalg.inv(v)", "expected a 2-D matrix or a 3-D stack of them here, not a 1-D"),
     ("np.linalg.eigh(x, UPLO='X')[0]", "UPLO must be 'L' or 'U'"),
     ("np.linalg.solve(x)", "takes 2 arguments"),
