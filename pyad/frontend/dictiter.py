@@ -15,8 +15,9 @@ from __future__ import annotations
 import ast
 import copy
 
-from ..errors import PyadTypeError
+from ..errors import PyadError, PyadTypeError
 from ..pytree import Record
+from .lists import name
 
 
 def keys_of(lw, node: ast.expr) -> tuple[list[str], Record | None, str] | None:
@@ -73,10 +74,8 @@ def comprehension(lw, node: ast.DictComp) -> Record:
     ctx = lw.ctx
     gen = node.generators[0] if len(node.generators) == 1 else None
     found = keys_of(lw, gen.iter) if gen is not None and not gen.ifs else None
-    if found is None:
-        raise ctx.error(node, "unsupported dict comprehension: pyad makes a dict from the "
-                        "keys of another (`{k: f(v) for k, v in p.items()}`)",
-                        hint="write a dict display `{'w': w, 'b': b}`")
+    if found is None:   # as the loop it stands for (`for i, k in enumerate(names)`)
+        return _as_loop(lw, node)
     keys, d, mode = found
     values = {}
     for k in keys:
@@ -93,6 +92,32 @@ def comprehension(lw, node: ast.DictComp) -> Record:
         ctx.env.update(saved)   # the comprehension's names do not leak
     keys = tuple(sorted(values))
     return Record("dict", None, keys, tuple(values[k] for k in keys))
+
+
+def _as_loop(lw, node: ast.DictComp) -> Record:
+    """`{key: value for ... in ... if ...}` lowered as `d = {}` and the loops that make
+    `d = {**d, key: value}`: it compiles where that loop does (over a tuple of strings,
+    which is unrolled, so each key is a constant); the comprehension's names do not leak."""
+    d = lw.lists.temp("dict")
+    body: ast.stmt = ast.Assign([name(d, True)], ast.Dict([None, node.key],
+                                                          [name(d), node.value]))
+    scoped: set[str] = set()
+    for gen in reversed(node.generators):
+        for cond in reversed(gen.ifs):
+            body = ast.If(cond, [body], [])
+        body = ast.For(gen.target, gen.iter, [body], [])
+        scoped.update(n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name))
+    try:
+        return lw.lists.run_scoped([ast.Assign([name(d, True)], ast.Dict([], [])), body], node,
+                                   d, scoped)
+    except PyadError as e:
+        if f"`{d}`" not in str(e):
+            raise   # an error of the user's expressions, as it is
+        raise lw.ctx.error(node, "unsupported dict comprehension: its keys are not known when "
+                           "compiling (they come from a loop over a tuple of strings or a "
+                           "dict's keys, with no condition on values)", cls=PyadTypeError,
+                           hint="write a dict display `{'w': w, 'b': b}`, or keep the "
+                           "entries and use np.where on the values") from None
 
 
 def _targets(ctx, target: ast.expr, mode: str) -> tuple[str | None, ast.expr | None]:

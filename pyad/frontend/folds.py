@@ -1,5 +1,5 @@
 """Frontend, the builtins that fold a sequence: `sum`, `min`, `max`, `any`, `all`,
-`math.fsum`, and `list.index`/`list.count`, over any iterable pyad can loop over (arrays,
+`math.fsum`, `math.prod` (keyword `start`, 1 by default), and `list.index`/`list.count`, over any iterable pyad can loop over (arrays,
 lists, tuples, ranges, generator expressions; iteration.py), each lowered as the loop it
 stands for, written as statements (lists.py `run_scoped`).
 """
@@ -25,12 +25,15 @@ class Folds:
         """sum(seq[, start]), min(seq), max(seq), any(seq), all(seq), math.fsum(seq): the
         loop they stand for, over any iterable pyad can loop over."""
         ctx = self.ctx
-        start_kw = fname == "sum" and [k.arg for k in node.keywords] == ["start"]
+        start_kw = fname in ("sum", "prod") and [k.arg for k in node.keywords] == ["start"]
         if node.keywords and not start_kw:
             raise ctx.error(node.keywords[0].value, f"{fname}() keyword arguments are not "
                             "supported", cls=PyadTypeError)
+        if fname == "prod" and len(node.args) != 1:
+            raise ctx.error(node, "math.prod() takes one iterable (and start=)",
+                            cls=PyadTypeError)
         args = list(node.args) + [k.value for k in node.keywords]
-        if not 1 <= len(args) <= (2 if fname == "sum" else 1):
+        if not 1 <= len(args) <= (2 if fname in ("sum", "prod") else 1):
             takes = "1 or 2 arguments" if fname == "sum" else "one iterable"
             raise ctx.error(node, f"{fname}() takes {takes} here", cls=PyadTypeError)
         temp = self.lists.temp
@@ -48,11 +51,12 @@ class Folds:
                             hint=f"use np.{ {'fsum': 'sum'}.get(fname, fname) }"
                             "(np.array(xs), axis=0)")
         loop = lambda body: ast.For(name(v, True), name(seq), body, [])  # noqa: E731
-        if fname in ("sum", "fsum"):
-            start = args[1] if len(args) == 2 else ast.Constant(0.0 if fname == "fsum" else 0)
+        if fname in ("sum", "fsum", "prod"):
+            start = args[1] if len(args) == 2 else ast.Constant(
+                {"fsum": 0.0, "prod": 1}.get(fname, 0))
+            step = ast.Mult() if fname == "prod" else ast.Add()
             stmts = [ast.Assign([name(acc, True)], start),
-                     loop([ast.Assign([name(acc, True)],
-                                      ast.BinOp(name(acc), ast.Add(), name(v)))])]
+                     loop([ast.Assign([name(acc, True)], ast.BinOp(name(acc), step, name(v)))])]
             if fname == "fsum":
                 stmts = self.compensated(seq, acc, v)
         elif fname in ("min", "max"):

@@ -229,7 +229,7 @@ class Functions:
             raise ctx.error(node, "print is not supported in compiled code", hint="to see "
                             "values while debugging, run the Python function itself (for a "
                             "@pyad.jit_grad function f: f.__wrapped__(...)), or return them")
-        folds = fn.obj in (sum, any, all, math.fsum) or (
+        folds = fn.obj in (sum, any, all, math.fsum, math.prod) or (
             fn.obj in (min, max) and len(node.args) == 1 and not node.keywords)
         if folds:
             return self.lw.folds.fold(fn.obj.__name__, node)

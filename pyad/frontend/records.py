@@ -175,16 +175,16 @@ def constant(exprs, obj: Any, name: str, node: ast.AST) -> Any:
         else exprs.lw.arrays.constant(v, name, node) for v in leaves]))
 
 
-
-
 def display(lw, node: ast.Dict) -> Record:
-    """`{'a': x, 'b': y}` with constant string keys; `{**p, 'b': y}` unpacks a dict (a
-    later key replaces an earlier one, as in CPython)."""
+    """`{'a': x, 'b': y}` with constant string keys (or names bound to strings when
+    compiling); `{**p, 'b': y}` unpacks a dict (a later key replaces an earlier one, as in
+    CPython)."""
     ctx, values = lw.ctx, {}
     for k, v in zip(node.keys, node.values):
         if k is None:
             values.update(_entries(lw, v))
             continue
+        k = key_node(ctx, k)   # a name bound to a string when compiling is that string
         if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
             raise ctx.error(k, "unsupported dict: keys must be constant strings",
                             hint="write `{'w': w, 'b': b}`")

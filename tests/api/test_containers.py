@@ -363,3 +363,22 @@ def _breaks_in_a_key_loop(p):
         if t > 1.0:
             break
     return t
+
+
+NAMES = ("a", "b", "c")
+
+
+def comprehensions_as_loops(x):
+    """Dict comprehensions over a tuple of strings (enumerate, a filter on the keys, two
+    loops), and a display whose key is a name bound to a string."""
+    p = {n: x[i] ** 2 for i, n in enumerate(NAMES)}
+    q = {k: np.sum(x[j]) for j, k in enumerate(("u", "v", "w")) if k != "v"}
+    r = {a: x[1, 0] * 2.0 for a in ("x", "y2") for b in ("1", "22") if b != "1"}
+    key = "z"
+    s = {key: x[0, 0], **r}
+    return np.sum(p["b"] * p["c"]) + q["u"] * q["w"] + s["z"] * len(r) + s["y2"]
+
+
+def test_dict_comprehensions_lowered_as_their_loops():
+    from tests.gradients import check_against_python
+    check_against_python(comprehensions_as_loops, np.random.default_rng(1).normal(size=(3, 4)))

@@ -148,3 +148,18 @@ def test_fsum_compensates():
 
 def _fsum_only(x):
     return math.fsum(x)
+
+
+def products(x):
+    """math.prod over an array, a generator and a list, with and without start=."""
+    return math.prod(x) + math.prod((v + 1.0 for v in x), start=0.5) + math.prod([x[0], 2.0])
+
+
+def test_math_prod():
+    check_against_python(products, C.ARR)
+    f = pyad.jit_grad(_prod_only)
+    assert f(np.zeros(0)) == 2.0 and f(np.array([3.0, 0.5])) == _prod_only(np.array([3.0, 0.5]))
+
+
+def _prod_only(x):
+    return math.prod(x, start=2.0)
