@@ -246,6 +246,7 @@ class Context:
         self.parent = parent
         self.callees = callees
         self.loop_depth = 0
+        self.conditional = 0   # inside a part of an expression that may not run (exprs.branch)
         #: name -> the exits (%brk, %cont) that leave an iteration of the innermost loop
         #: without assigning it (loops.py)
         self.unset_at_exit: dict[str, set[str]] = {}

@@ -208,7 +208,7 @@ class Statements:
                 cond = ex.truth(ex.expr(node.test), node.test)
                 self.if_region(cond, node.body, node.orelse, node)
             case ast.While() | ast.For():
-                loops = self.lw.loops
+                loops, node = self.lw.loops, self.lw.loops.test_in_body(node)  # `(v := ...)`
                 loops.broke = None
                 (loops.while_stmt if isinstance(node, ast.While) else loops.for_stmt)(node)
                 if node.orelse:
@@ -477,3 +477,4 @@ class Statements:
             zero = b.const(0, I64)
             return b.emit("alloc", *([zero] * ndim_of(like.type)), type=like.type)
         return b.const(0, like.type) if like.type != BOOL else b.const(False, BOOL)
+

@@ -93,6 +93,13 @@ class Expressions:
             case ast.DictComp():
                 return dictiter.comprehension(self.lw, node)
             case ast.NamedExpr():   # `(w := v * v) > 0.5`: bound where CPython binds it
+                if self.ctx.conditional:   # the name would be bound whether it runs or not
+                    raise self.ctx.error(node, "an assignment expression (:=) in a part of "
+                                         "an expression that may not run (after `and` or "
+                                         "`or`, in a branch of `a if c else b`, a later "
+                                         "link of a chained comparison)", cls=PyadTypeError,
+                                         hint="assign it in a statement before the "
+                                         "expression")
                 value = self.lw.arrayops.materialize(self.expr(node.value))
                 self.lw.stmts.assign(node.target, value)
                 return value
@@ -357,9 +364,13 @@ class Expressions:
         """An If region computing one value: `then()` or `orelse()` runs, not both."""
         ctx = self.ctx
         results = []
-        for make in (then, orelse):
-            with ctx.emitting(ctx.builder()) as b:
-                results.append((b, self.scalar(make(), node)))
+        ctx.conditional += 1
+        try:
+            for make in (then, orelse):
+                with ctx.emitting(ctx.builder()) as b:
+                    results.append((b, self.scalar(make(), node)))
+        finally:
+            ctx.conditional -= 1
         t = unify(results[0][1].type, results[1][1].type)
         blocks = [self.finish_region(b, [(v, t)]) for b, v in results]
         out = Var(ctx.names.fresh(), t)

@@ -74,6 +74,26 @@ class Loops:
         self.broke = None   # the `break` flag of the loop lowered last (None: it cannot break)
 
     # ------------------------------------------------------------------ statements
+    def test_in_body(self, node: ast.For | ast.While) -> ast.For | ast.While:
+        """`node`; or, for `while test: body` whose test binds names (`while (v := x[i]) <
+        1.0:`), `while True: if not test: break` then the body, so that the body and the code
+        after the loop see what the test bound (a loop's condition yields only its truth). An
+        `else:` runs where the test fails, before that `break`; it may not `break` or
+        `continue` an enclosing loop then."""
+        if not isinstance(node, ast.While) or not any(isinstance(n, ast.NamedExpr)
+                                                      for n in ast.walk(node.test)):
+            return node
+        if any(isinstance(n, (ast.Break, ast.Continue)) for s in node.orelse
+               for n in _outside_loops(s)):
+            raise self.ctx.error(node.orelse[0], "the `else:` of a `while` loop whose "
+                                 "condition assigns (:=) cannot `break` or `continue`",
+                                 hint="assign before the loop and at the end of its body")
+        stop = ast.If(ast.UnaryOp(ast.Not(), node.test), list(node.orelse) + [ast.Break()], [])
+        loop = ast.While(ast.Constant(True), [stop] + list(node.body), [])
+        for n in (stop, stop.test, stop.body[-1], loop, loop.test):
+            ast.copy_location(n, node.test if n is not loop else node)
+        return loop
+
     def while_stmt(self, node: ast.While) -> None:
         runs = isinstance(node.test, ast.Constant) and bool(node.test.value)
         self.loop(LoopSpec(node, node.body, lambda env: self.lw.exprs.expr(node.test),
@@ -374,3 +394,11 @@ def _holds(v, lst) -> bool:
         return any(_holds(c, lst) for c in v.children)
     return isinstance(v, tuple) and not isinstance(v, DynList) and \
         any(_holds(c, lst) for c in v)
+
+
+def _outside_loops(node: ast.AST):
+    """The nodes of `node` not inside a loop or function nested in it."""
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, (ast.For, ast.While, ast.FunctionDef, ast.Lambda)):
+            yield from _outside_loops(child)
