@@ -477,4 +477,3 @@ class Statements:
             zero = b.const(0, I64)
             return b.emit("alloc", *([zero] * ndim_of(like.type)), type=like.type)
         return b.const(0, like.type) if like.type != BOOL else b.const(False, BOOL)
-
