@@ -18,7 +18,7 @@ import math
 from typing import Any
 
 from . import records
-from ..pytree import NONE
+from ..pytree import NONE, Record
 from ..errors import PyadTypeError
 from .arrays import numpy_module
 from .context import PyList, RangeVal, SliceVal, Static, Value, arith, location_of, unify
@@ -292,7 +292,8 @@ class Functions:
 
     def python_builtin(self, fn, node: ast.Call) -> Value:
         """round(x) (an int, ties to even), divmod(a, b) (a // b, a % b) and sorted(seq,
-        reverse=False) (of numbers: an array, read like the list CPython makes)."""
+        reverse=False) (of numbers: an array, read like the list CPython makes; of a dict's
+        keys or of strings: the list of strings, made when compiling)."""
         ctx, ex, b = self.ctx, self.lw.exprs, self.ctx.b
         kw = {k.arg: k.value for k in node.keywords}
         if fn is sorted:
@@ -301,6 +302,15 @@ class Functions:
                                 cls=PyadTypeError, hint="sort the keys with np.argsort and "
                                 "index with them")
             v = self.lw.arrayops.materialize(ex.expr(node.args[0]))
+            words = _strings(v)
+            if words is not None:   # a dict's keys, strings: known when compiling
+                rev = kw.get("reverse")
+                down = isinstance(rev, ast.Constant) and rev.value is True
+                if rev is not None and not (isinstance(rev, ast.Constant) and isinstance(
+                        rev.value, bool)):
+                    raise ctx.error(rev, "reverse= must be True or False here",
+                                    cls=PyadTypeError)
+                return PyList([records.string(w) for w in sorted(words, reverse=down)], ctx)
             a = self.lw.arrays.array(v, node.args[0]) if is_list(v) or isinstance(
                 v, Var) and is_array(v.type) else None
             if a is None or ndim_of(a.type) != 1:
@@ -357,7 +367,9 @@ class Functions:
             return self.lw.iteration.range_length(raw[0])
         if isinstance(raw[0], tuple):
             return self.ctx.b.const(len(raw[0]), I64)
-        if isinstance(raw[0], records.Record) and raw[0].kind == "dict":
+        if isinstance(raw[0], Record) and raw[0].kind == "str":   # known when compiling
+            return self.ctx.b.const(len(raw[0].fields[0]), I64)
+        if isinstance(raw[0], Record) and raw[0].kind == "dict":
             return self.ctx.b.const(len(raw[0].fields), I64)
         return self.lw.arrays.dims(self.lw.arrays.array(raw[0], node.args[0]))[0]
 
@@ -419,3 +431,14 @@ class Functions:
             case "operator":
                 return self.lw.exprs.binop(_OPERATORS[row.name](), args[0], args[1], node)
         raise AssertionError(f"unknown spelling form of {spelling}")
+
+
+def _strings(v) -> list[str] | None:
+    """The strings `sorted(v)` sorts when compiling: a dict's keys, or a list or tuple of
+    strings; None for anything else."""
+    if isinstance(v, Record) and v.kind == "dict":
+        return list(v.fields)
+    if isinstance(v, tuple) and v and all(isinstance(x, Record) and x.kind == "str"
+                                          for x in v):
+        return [x.fields[0] for x in v]
+    return None

@@ -163,3 +163,14 @@ def test_math_prod():
 
 def _prod_only(x):
     return math.prod(x, start=2.0)
+
+
+def sorted_keys(x):
+    p = {"b": x[1], "a": x[0], "c": x[2]}
+    names = ("w", "u", "v")
+    return sum((i + 1) * p[k] for i, k in enumerate(sorted(p, reverse=True))) + \
+        sum(len(k) * p[k] for k in sorted(p)) + x[0] * len(sorted(names))
+
+
+def test_sorted_of_keys_and_strings():
+    check_against_python(sorted_keys, np.array([0.5, -1.5, 2.0]))
