@@ -1,7 +1,8 @@
 """Frontend, the builtins that fold a sequence: `sum`, `min`, `max`, `any`, `all`,
-`math.fsum`, `math.prod` (keyword `start`, 1 by default), and `list.index`/`list.count`, over any iterable pyad can loop over (arrays,
-lists, tuples, ranges, generator expressions; iteration.py), each lowered as the loop it
-stands for, written as statements (lists.py `run_scoped`).
+`math.fsum`, `math.prod` (keyword `start`, 1 by default), and `list.index`/`list.count`,
+over any iterable pyad can loop over (arrays, lists, tuples, ranges, generator expressions;
+iteration.py), each lowered as the loop it stands for, written as statements (lists.py
+`run_scoped`).
 """
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ class Folds:
         self.lists = lw.lists
 
     def fold(self, fname: str, node: ast.Call) -> Value:
-        """sum(seq[, start]), min(seq), max(seq), any(seq), all(seq), math.fsum(seq): the
-        loop they stand for, over any iterable pyad can loop over."""
+        """sum, min, max, any, all, math.fsum, math.prod of a sequence (module docstring):
+        the loop they stand for, over any iterable pyad can loop over."""
         ctx = self.ctx
         start_kw = fname in ("sum", "prod") and [k.arg for k in node.keywords] == ["start"]
         if node.keywords and not start_kw:

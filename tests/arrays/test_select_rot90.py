@@ -57,8 +57,8 @@ def concatenate_flattened(x, v):
 X = np.sin(np.arange(12.0) * 0.7 + 0.3).reshape(3, 4)
 V = np.cos(np.arange(4.0) * 1.3)
 CASES = [(huber_by_select, (X,)), (select_first_true_wins, (X,)),
-         (select_tuples_default_zero, (X, V)), (select_of_named_lists, (X,)), (rotations, (X,)), (rotation_other_axes, (X,)),
-         (rotation_of_3d, (X,)), (concatenate_flattened, (X, V))]
+         (select_tuples_default_zero, (X, V)), (select_of_named_lists, (X,)), (rotations, (X,)),
+         (rotation_other_axes, (X,)), (rotation_of_3d, (X,)), (concatenate_flattened, (X, V))]
 IDS = [fn.__name__ for fn, _ in CASES]
 
 
