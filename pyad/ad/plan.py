@@ -4,9 +4,10 @@ reads, how it gets it back.
 - re-run:      scratch-array fills at the top of the body run again first (refill.py), so
                the loads after them read what the forward trip read;
 - re-created:  constants;
-- recomputed:  results of a few cheap ops (ops.CHEAP) over values still available, loads of
-               memory nothing writes afterwards (memory.final_loads) included; the ones that
-               read a refilled array run after the fills;
+- recomputed:  results of cheap ops (ops.CHEAP) over values still available, however many
+               (the cost model: `_recomputable`), loads of memory nothing writes afterwards
+               (memory.final_loads) included, and of other ops whose operands do not change
+               in the loop; the ones that read a refilled array run after the fills;
 - re-read:     values the trip stored into an element nothing writes afterwards
                (memory.final_stores): loaded back from it, like `t = tanh(z[i, j])` stored
                into `h[i, j]`;
@@ -21,13 +22,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir.nodes import I64, Block, Note, Op, Var, While, free_vars, walk
+from ..ir.nodes import Block, Note, Op, Var, While, free_vars, is_array, walk
 from ..ir.loops import loop_counters, range_bounds
-from ..ir.ops import CHEAP
-
-#: recomputation depth in f64 ops (integer index arithmetic is free: cheaper than the tape)
-MAX_RECOMPUTE_DEPTH = 4
-
+from ..ir.ops import CHEAP, OPS
 
 @dataclass(frozen=True)
 class LoopPlan:
@@ -109,61 +106,94 @@ def _walk_ops(block: Block) -> list[Op]:
     return [st for st in walk(block) if isinstance(st, Op)]
 
 
+def _hoistable(st: Op) -> bool:
+    """A scalar op without effects: run again in the reverse trip when nothing it reads
+    changes in the loop (LLVM computes it once, before the reverse loop, where it can)."""
+    row = OPS.get(st.op)
+    return row is not None and not row.effect and not row.memory and not row.whole_array \
+        and row.lower[0] != "call" and st.op != "custom_vjp" \
+        and all(not is_array(o.type) for o in st.outs)
+
+
 def _recomputable(body: Block, needed: list[Var], inner: set[str], rereadable: set[str],
                   stored: dict[str, Op]) -> tuple[list[Op], set[str], frozenset[str]]:
-    """The body ops to re-execute in the reverse trip instead of taping `needed` (results
-    of a few cheap ops over carried and outer values, and loads of stored values), in an
-    order where each comes after what it reads, and the carried values (body params) they
-    read, which go on the tape, and the names of the values loaded back from a store."""
+    """The body ops to re-execute in the reverse trip instead of taping `needed`, in an
+    order where each comes after what it reads; the carried values (body params) they read,
+    which go on the tape; and the names of the values loaded back from a store.
+
+    The cost model (docs/gradients.md, "What a reverse trip saves"): a value is brought back
+    by cheap ops (ops.CHEAP: arithmetic, comparisons, selects, index arithmetic, loads of
+    memory nothing writes afterwards, loads of values stored into such memory) from the
+    carried values, the values from before the loop and constants, however many ops that
+    takes; other ops (division, square roots, exp, ...) are taped, unless nothing they
+    read changes in the loop (then they run again too: LLVM computes them once, before the
+    reverse loop, where it can). Every
+    op runs again at most once a reverse trip, so the reverse sweep recomputes at most one
+    more forward trip, and the tape holds 8 bytes a trip for each value it does not
+    recompute (the carried values it reads among them)."""
     defs = {st.outs[0].name: st for st in body.body if isinstance(st, Op) and st.outs}
     loads = {v: Op(st.args[-1:], "load", st.args[:-1], (), st.loc) for v, st in stored.items()
              if v in defs and st in body.body}
     params = {p.name for p in body.params}
+    # name -> (the op that brings it back, whether nothing it reads changes between trips);
+    # in body order, again until nothing changes (a reload's operands may come later)
+    how: dict[str, tuple[Op, bool]] = {}
+    changed = True
+    while changed:
+        changed = False
+        for name in defs:
+            if name not in how:
+                found = _bring_back(name, defs, loads, how, inner, params, rereadable)
+                if found is not None:
+                    how[name] = found
+                    changed = True
     chosen: dict[str, Op] = {}
     used: set[str] = set()
-    memo: dict[tuple[str, int], Op | None] = {}
-
-    def how(name: str, d: int) -> Op | None:
-        """The op that brings `name` back within depth `d`, or None."""
-        if (name, d) not in memo:
-            memo[name, d] = None
-            for st in (defs.get(name), loads.get(name)):
-                if st is None or st.op not in CHEAP or d == 0 and st.outs[0].type != I64:
-                    continue
-                if st.op == "load" and st is defs.get(name) and name not in rereadable:
-                    continue
-                nd = d if st.outs[0].type == I64 else d - 1
-                if all(ok(a.name, nd) for a in st.args):
-                    memo[name, d] = st
-                    break
-        return memo[name, d]
-
-    def ok(name: str, d: int) -> bool:
-        return name not in inner or name in params or how(name, d) is not None
-
-    def take(name: str, d: int) -> None:
+    todo = [v.name for v in needed if v.name not in params and v.name in how]
+    while todo:
+        name = todo.pop()
         if name in params:
             used.add(name)
         elif name in inner and name not in chosen:
-            st = chosen[name] = how(name, d)
-            for a in st.args:
-                take(a.name, d if st.outs[0].type == I64 else d - 1)
+            chosen[name] = how[name][0]
+            todo += [a.name for a in chosen[name].args]
+    return _in_order(chosen, body), used, \
+        frozenset(n for n, st in chosen.items() if st is loads.get(n))
 
-    for v in needed:
-        if v.name not in params and ok(v.name, MAX_RECOMPUTE_DEPTH):
-            take(v.name, MAX_RECOMPUTE_DEPTH)
+
+def _bring_back(name: str, defs: dict[str, Op], loads: dict[str, Op],
+                how: dict[str, tuple[Op, bool]], inner: set[str], params: set[str],
+                rereadable: set[str]) -> tuple[Op, bool] | None:
+    """How `name` comes back given what is known of the others (`how`), or None."""
+    for st in (defs.get(name), loads.get(name)):
+        if st is None or st.op == "load" and st is defs.get(name) and name not in rereadable:
+            continue
+        if any(a.name in inner and a.name not in params and a.name not in how
+               for a in st.args):
+            continue
+        fixed = st.op != "load" and all(
+            a.name not in inner or a.name not in params and how[a.name][1] for a in st.args)
+        if st.op in CHEAP or fixed and _hoistable(st):
+            return st, fixed
+    return None
+
+
+def _in_order(chosen: dict[str, Op], body: Block) -> list[Op]:
+    """The chosen ops in an order where each comes after the chosen ops it reads."""
     order = {st.outs[0].name: k for k, st in enumerate(body.body)
              if isinstance(st, Op) and st.outs}
     ops: list[Op] = []
     placed: set[str] = set()
-
-    def place(name: str) -> None:
-        if name in chosen and name not in placed:
-            placed.add(name)
-            for a in chosen[name].args:
-                place(a.name)
-            ops.append(chosen[name])
-
-    for name in sorted(chosen, key=order.__getitem__):
-        place(name)
-    return ops, used, frozenset(n for n, st in chosen.items() if st is loads.get(n))
+    for first in sorted(chosen, key=order.__getitem__):
+        stack = [(first, False)]
+        while stack:
+            name, ready = stack.pop()
+            if name not in chosen or name in placed:
+                continue
+            if ready:
+                placed.add(name)
+                ops.append(chosen[name])
+            else:
+                stack.append((name, True))
+                stack += [(a.name, False) for a in reversed(chosen[name].args)]
+    return ops

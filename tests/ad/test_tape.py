@@ -87,7 +87,7 @@ def test_w3_lorenz_rk4_at_10000_steps():
     print(f"\nW3 Lorenz RK4, T=10,000: value+gradient {statistics.median(times) * 1e3:.3f} ms, "
           f"primal {statistics.median(primal) * 1e3:.3f} ms, CPython primal "
           f"{t_python * 1e3:.1f} ms; tape {tape} bytes = {per_step:.1f} bytes/step")
-    assert 0 < per_step < 1000
+    assert per_step == 24  # the state (x, y, z): the stages are recomputed (plan.py)
     _, back = f.pullback(*LORENZ_ARGS)
     assert back.tape_bytes == tape
     assert close(back(1.0), g, rtol=1e-9)
