@@ -250,6 +250,8 @@ class Context:
         #: name -> the exits (%brk, %cont) that leave an iteration of the innermost loop
         #: without assigning it (loops.py)
         self.unset_at_exit: dict[str, set[str]] = {}
+        #: name -> a value a `break` of the innermost loop leaves it bound to (loops.py)
+        self.bound_at_break: dict[str, Any] = {}
         self.closure: dict[str, Any] = {}
         #: the local names of a lambda or nested def (closures.py); None: the code's own
         self.local_names: set[str] | None = None

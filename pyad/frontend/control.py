@@ -402,6 +402,9 @@ class Statements:
         merged, yields = {}, ([], [])
         for n in names:
             sides = [envs[0].get(n), envs[1].get(n)]
+            for k in (0, 1):  # what a `break` leaves it bound to: its type after the loop
+                if BRK in lefts[k] and is_value(sides[k]) and n not in FLAGS + (RETVAL,):
+                    ctx.bound_at_break.setdefault(n, sides[k])
             for k in (0, 1):  # a path that left, or a flag or return value, gets a default
                 if not is_value(sides[k]) and is_value(sides[1 - k]) \
                         and (lefts[k] or n in FLAGS + (RETVAL,)):

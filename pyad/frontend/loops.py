@@ -30,6 +30,7 @@ from typing import Callable
 
 from .. import pytree
 from ..ir.builder import Builder
+from . import definite
 from .control import BRK, CONT, LEFT, RET, RETVAL, assigned, exits
 from ..errors import PyadTypeError
 from .context import DynList, PyList, RangeVal, Undefined, is_value, unify
@@ -63,6 +64,7 @@ class Region:
     params: list[Var]
     end: dict          # the environment at the end of the body
     unset_at_exit: dict[str, set[str]]   # names a break or continue leaves without
+    bound_at_break: dict                 # names a break leaves bound (a value of each)
 
 
 class Loops:
@@ -160,8 +162,10 @@ class Loops:
                                     for n in sorted(names) if is_value(env.get(n))})
         line = ctx.src.loc(spec.node).line
         why = {n: f"when the loop at line {line} runs zero times" for n in stored}
-        if spec.runs:
-            carried = self.bound_after(spec, carried, stored, why)
+        orelse = getattr(spec.node, "orelse", [])
+        else_binds = definite.bound_by(orelse) if orelse else frozenset()
+        if spec.runs or else_binds != frozenset():
+            carried = self.bound_after(spec, carried, stored, why, else_binds)
         self.emit(spec, dict(sorted(carried.items())))
         for n in stored:  # assigned in the loop only: undefined after it
             if n not in carried:
@@ -170,10 +174,14 @@ class Loops:
         env.update(outer)
 
     def bound_after(self, spec: LoopSpec, carried: Carried, stored: set[str],
-                    why: dict[str, str]) -> Carried:
-        """`carried` and the names first bound in a loop that certainly runs which are bound
-        on every way out of it and read after it (their placeholders are emitted here);
-        `why` gets the path that leaves each other name unbound."""
+                    why: dict[str, str], else_binds) -> Carried:
+        """`carried` and the names first bound in the loop which every way out of it binds
+        and which are read after it (their placeholders are emitted here: no path reads
+        them); `why` gets the path that leaves each other name unbound. The ways out: each
+        `break` (the name bound before it in the same iteration), and the end of the loop,
+        which runs the `else:` clause (`else_binds`: the names it binds, definite.ALL if it
+        never ends normally) or, without one, is the end of the last iteration of a loop
+        that certainly runs; `while True` ends only at a `break`."""
         ctx = self.ctx
         read = names_read_outside(ctx.src.tree, spec.node)
         wanted = sorted(n for n in stored - carried.keys() if n in read)
@@ -181,22 +189,33 @@ class Loops:
             return carried
         trial = self.region(spec, carried)
         line = ctx.src.loc(spec.node).line
-        # a range loop ends after its last iteration, however that iteration ended; a
-        # `while True` loop only at a `break`
-        ways_out = {BRK, CONT} if spec.counter else {BRK}
+        first = assigned([ast.Assign([spec.counter[1]], ast.Constant(0))]) \
+            if spec.counter else set()
+        breaks = definite.at_breaks(spec.body, frozenset(first))
+        has_else = bool(getattr(spec.node, "orelse", None))
         extra = {}
         for n in wanted:
-            v, unset = trial.end.get(n), trial.unset_at_exit.get(n, set()) & ways_out
-            if unset:
-                word = "`break`" if BRK in unset else "`continue`"
-                why[n] = f"when an iteration of the loop at line {line} ends at a {word} " \
+            v, unset = trial.end.get(n), trial.unset_at_exit.get(n, set())
+            every_trip = is_value(v) and not unset & {BRK, CONT}
+            by_break = breaks is definite.ALL or n in breaks or (is_value(v) and BRK not in unset)
+            by_end = else_binds is definite.ALL or n in else_binds if has_else else \
+                not spec.counter or every_trip
+            like = v if is_value(v) else trial.bound_at_break.get(n)
+            if by_break and by_end and like is not None:
+                ctx.env[n] = self.lw.stmts.default(n, like)   # never read
+                extra[n] = signature(like)
+            elif has_else and by_break and not by_end:
+                why[n] = f"when the loop at line {line} ends without `break` and its " \
+                    "`else:` does not assign it"
+            elif BRK in unset or not by_break:
+                why[n] = f"when an iteration of the loop at line {line} ends at a `break` " \
                     "before assigning it"
-            elif not is_value(v):
+            elif CONT in unset:
+                why[n] = f"when an iteration of the loop at line {line} ends at a " \
+                    "`continue` before assigning it"
+            else:
                 why[n] = v.why if isinstance(v, Undefined) else \
                     f"when an iteration of the loop at line {line} skips it"
-            else:
-                ctx.env[n] = self.lw.stmts.default(n, v)   # never read: every way out binds n
-                extra[n] = signature(v)
         return self.widen(spec, {**carried, **extra}) if extra else carried
 
     def carried_names(self, spec: LoopSpec) -> tuple[set[str], set[str]]:
@@ -325,13 +344,14 @@ class Loops:
             go = self.condition(spec, carried)
         cond = Block(tuple(cparams), tuple(cb.stmts), (go,))
         bparams, benv = params()
-        saved, ctx.unset_at_exit = ctx.unset_at_exit, {}
+        saved = ctx.unset_at_exit, ctx.bound_at_break
+        ctx.unset_at_exit, ctx.bound_at_break = {}, {}
         try:
             with ctx.scope(benv), ctx.emitting(Builder(ctx.names, loc)) as bb:
                 self.body(spec, loc)
-            return Region(cond, bb, bparams, benv, ctx.unset_at_exit)
+            return Region(cond, bb, bparams, benv, ctx.unset_at_exit, ctx.bound_at_break)
         finally:
-            ctx.unset_at_exit = saved
+            ctx.unset_at_exit, ctx.bound_at_break = saved
 
     def condition(self, spec: LoopSpec, carried: Carried) -> Var:
         """Still running (no break, no return) and the user's condition."""
