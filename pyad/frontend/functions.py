@@ -246,7 +246,7 @@ class Functions:
         if fn.obj in (round, divmod, sorted):
             return self.python_builtin(fn.obj, node)
         spelling = spelling_of(fn.obj)
-        if spelling is None and fn.obj not in (math.radians, math.degrees, len):
+        if spelling is None and fn.obj not in (math.radians, math.degrees, math.gamma, len):
             raise ctx.error(node.func, f"call to unsupported function `{fn.name}`", hint=(
                 FUNCTIONS_INSTEAD.get(getattr(fn.obj, "__name__", None)) or "pyad supports "
                 "abs/min/max/float/int/bool/pow, the math functions of docs/python.md, "
@@ -265,7 +265,7 @@ class Functions:
                 raise ctx.error(an, f"`{fn.name}` takes numbers, not arrays",
                                 cls=PyadTypeError, hint="use the numpy function (np.exp, "
                                 "np.sqrt, ...) for whole arrays")
-        if fn.obj in (math.radians, math.degrees) and len(args) == 1:
+        if fn.obj in (math.radians, math.degrees, math.gamma) and len(args) == 1:
             return self.lw.logical.simple(fn.obj.__name__, ctx.convert(args[0], F64))
         self.check_arity(spelling, f"`{fn.name}`", len(args), node)
         return self.apply(spelling, args, node)

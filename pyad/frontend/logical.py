@@ -186,6 +186,11 @@ class Logical:
             return b.mul(x, f(math.pi / 180.0))
         if name in ("rad2deg", "degrees"):
             return b.mul(x, f(180.0 / math.pi))
+        if name == "gamma":   # exp(lgamma(x)), negative where x < 0 and floor(x) is odd
+            fl = b.emit("floor", x)
+            odd = b.ne(fl, b.mul(f(2.0), b.emit("floor", b.mul(fl, f(0.5)))))
+            sign = b.select(b.select(b.lt(x, f(0.0)), odd, b.const(False, BOOL)), f(-1.0), f(1.0))
+            return b.mul(sign, b.emit("exp", b.emit("lgamma", x)))
         if name in ("trunc", "fix"):
             return b.select(b.lt(x, f(0.0)), b.emit("ceil", x), b.emit("floor", x))
         # sinc: sin(pi x) / (pi x), 1 at 0

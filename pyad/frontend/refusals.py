@@ -25,7 +25,8 @@ FUNCTIONS_INSTEAD = {
     "log_softmax": "write x - np.logaddexp.reduce(x, axis, keepdims=True)",
     "logit": "write np.log(p / (1.0 - p))",
     "gammaln": "write math.lgamma(x) (numbers)",
-    "factorial": "write math.gamma(n + 1), or a loop of products",
+    "factorial": "write math.gamma(n + 1) (a float), or multiply in a loop into a float "
+                 "(ints are 64-bit: 21! does not fit)",
     "comb": "write math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1))",
     "isinstance": "types are fixed when compiling: branch on the value instead (or write "
                   "one function per type)",

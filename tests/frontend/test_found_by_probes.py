@@ -180,3 +180,32 @@ def test_a_loop_changing_a_list_another_name_holds_is_refused(fn):
     with pytest.raises(pyad.PyadTypeError, match="which `(m|h)` also holds") as info:
         pyad.jit_grad(fn)(X.copy())
     assert info.value.line is not None and "after the loop" in str(info.value)
+
+
+# ----------------------------------------------------------------------- math.gamma
+
+def poisson_pmf(lam, k):
+    """The factorial as math.gamma(k + 1), as the refusal of math.factorial suggests (a
+    probe found the hint pointing at math.gamma, itself refused then)."""
+    return lam ** k * math.exp(-lam) / math.gamma(k + 1)
+
+
+def gamma_both_signs(x):
+    return math.gamma(x) + math.gamma(-x - 0.5) * x
+
+
+@pytest.mark.parametrize("fn,args", [
+    (poisson_pmf, (20.0, 25)), (poisson_pmf, (3.5, 0)),
+    (gamma_both_signs, (0.3,)), (gamma_both_signs, (1.7,)), (gamma_both_signs, (4.2,)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_math_gamma(fn, args):
+    check_against_python(fn, *args, rtol=2e-14)
+
+
+def factorial(n):
+    return math.factorial(n)
+
+
+def test_factorial_refusal_points_at_what_works():
+    with pytest.raises(pyad.PyadError, match=r"math\.gamma\(n \+ 1\)"):
+        pyad.jit_grad(factorial)(3)
