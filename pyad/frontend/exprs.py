@@ -122,9 +122,29 @@ class Expressions:
         if type(node.ops[0]) not in CMPOPS:
             return self.compare(node, self.scalar(left, node.left), 0)  # raises
         right = self.expr(node.comparators[0])
+        if type(left) is tuple and type(right) is tuple and len(node.ops) == 1 \
+                and type(node.ops[0]) in (ast.Eq, ast.NotEq):   # `x.shape == (n, 3)`
+            same = self.tuples_equal(left, right, node)
+            return same if isinstance(node.ops[0], ast.Eq) else self.ctx.b.emit("not", same)
         if ops.is_arrayish(left) or ops.is_arrayish(right):
             return ops.compare(node, left, right)
         return self.compare(node, self.scalar(left, node.left), 0, right)
+
+    def tuples_equal(self, left: tuple, right: tuple, node: ast.AST) -> Var:
+        """`left == right` of two tuples, as CPython: the same length and equal items."""
+        b = self.ctx.b
+        if len(left) != len(right):
+            return b.const(False, BOOL)
+        same = b.const(True, BOOL)
+        for x, y in zip(left, right):
+            if type(x) is tuple and type(y) is tuple:
+                eq = self.tuples_equal(x, y, node)
+            else:
+                x, y = self.scalar(x, node), self.scalar(y, node)
+                t = unify(x.type, y.type)
+                eq = b.emit("eq", self.ctx.convert(x, t), self.ctx.convert(y, t))
+            same = b.select(same, eq, b.const(False, BOOL))
+        return same
 
     # ------------------------------------------------------------------ leaves
     def constant(self, value: Any, node: ast.AST) -> Var:

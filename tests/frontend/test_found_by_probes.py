@@ -209,3 +209,27 @@ def factorial(n):
 def test_factorial_refusal_points_at_what_works():
     with pytest.raises(pyad.PyadError, match=r"math\.gamma\(n \+ 1\)"):
         pyad.jit_grad(factorial)(3)
+
+
+# ----------------------------------------------------------------------- tuple equality
+
+def shape_checks(x, w):
+    """`x.shape == (n, 2)`: tuples compare as in CPython (was refused: "a tuple cannot be
+    used as a number here")."""
+    if x.shape != (3,):
+        raise ValueError("x must have 3 elements")
+    ok = w.shape == (len(x), 2)
+    nested = ((w.shape[0], 1), 2.0) == ((3, 1), 2)
+    short = w.shape == (3,)
+    return np.sum(x) * (2.0 if ok else 1.0) + (1.0 if nested else 0.0) + (5.0 if short else 0.0)
+
+
+@pytest.mark.parametrize("w", [np.ones((3, 2)), np.ones((3, 4)), np.ones((2, 2))],
+                         ids=["equal", "other-columns", "other-rows"])
+def test_tuples_compare_equal(w):
+    check_against_python(shape_checks, X[:3].copy(), w)
+
+
+def test_a_shape_check_raises_where_cpython_does():
+    with pytest.raises(ValueError, match="x must have 3 elements"):
+        pyad.jit_grad(shape_checks)(X[:4].copy(), np.ones((3, 2)))
