@@ -60,6 +60,9 @@ _OPERATORS = {"pow": ast.Pow}
 _FORM_NOTES = {"fold": "2 or more arguments", "hypot": "any number of arguments",
                "log_base": "1 or 2 arguments", "to_int": "returns an int"}
 
+#: math functions of one number written with the table's ops (logical.py `simple`)
+_COMPOSED = (math.radians, math.degrees, math.gamma, math.isnan, math.isinf, math.isfinite)
+
 #: spelling -> row, for every spelling in the table
 SPELLINGS: dict[str, OpDef] = {s: row for row in OPS.values() for s in row.spell}
 
@@ -246,7 +249,7 @@ class Functions:
         if fn.obj in (round, divmod, sorted):
             return self.python_builtin(fn.obj, node)
         spelling = spelling_of(fn.obj)
-        if spelling is None and fn.obj not in (math.radians, math.degrees, math.gamma, len):
+        if spelling is None and fn.obj not in (*_COMPOSED, len):
             raise ctx.error(node.func, f"call to unsupported function `{fn.name}`", hint=(
                 FUNCTIONS_INSTEAD.get(getattr(fn.obj, "__name__", None)) or "pyad supports "
                 "abs/min/max/float/int/bool/pow, the math functions of docs/python.md, "
@@ -265,7 +268,7 @@ class Functions:
                 raise ctx.error(an, f"`{fn.name}` takes numbers, not arrays",
                                 cls=PyadTypeError, hint="use the numpy function (np.exp, "
                                 "np.sqrt, ...) for whole arrays")
-        if fn.obj in (math.radians, math.degrees, math.gamma) and len(args) == 1:
+        if fn.obj in _COMPOSED and len(args) == 1:
             return self.lw.logical.simple(fn.obj.__name__, ctx.convert(args[0], F64))
         self.check_arity(spelling, f"`{fn.name}`", len(args), node)
         return self.apply(spelling, args, node)

@@ -186,6 +186,11 @@ class Logical:
             return b.mul(x, f(math.pi / 180.0))
         if name in ("rad2deg", "degrees"):
             return b.mul(x, f(180.0 / math.pi))
+        if name == "isnan":
+            return b.ne(x, x)
+        if name in ("isinf", "isfinite"):
+            size = b.emit("abs", x)
+            return b.eq(size, f(math.inf)) if name == "isinf" else b.lt(size, f(math.inf))
         if name == "gamma":   # exp(lgamma(x)), negative where x < 0 and floor(x) is odd
             fl = b.emit("floor", x)
             odd = b.ne(fl, b.mul(f(2.0), b.emit("floor", b.mul(fl, f(0.5)))))

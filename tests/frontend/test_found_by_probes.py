@@ -233,3 +233,26 @@ def test_tuples_compare_equal(w):
 def test_a_shape_check_raises_where_cpython_does():
     with pytest.raises(ValueError, match="x must have 3 elements"):
         pyad.jit_grad(shape_checks)(X[:4].copy(), np.ones((3, 2)))
+
+
+# ----------------------------------------------------------------------- math.isnan and co
+
+def nan_guards(x, y):
+    """math.isnan / isinf / isfinite of floats and ints (were refused as unsupported)."""
+    s = 0.0
+    if math.isnan(x):
+        s += 1.0
+    if math.isinf(y):
+        s += 2.0
+    if math.isfinite(x * y):
+        s += 4.0 * x * y
+    return s + math.isnan(3) + math.isinf(-y)
+
+
+@pytest.mark.parametrize("args", [(1.5, 2.0), (math.nan, 2.0), (1.0, math.inf),
+                                  (math.nan, -math.inf), (-0.5, math.nan)])
+def test_nan_and_inf_tests(args):
+    f = pyad.jit_grad(nan_guards, argnums="all")
+    assert f(*args) == nan_guards(*args)
+    if all(math.isfinite(a) for a in args):
+        check_against_python(nan_guards, *args)
