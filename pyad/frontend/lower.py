@@ -79,7 +79,7 @@ class Lowering:
             src = Source(fn, parent.ctx.src.filename if parent else None)
             fdef = src.tree.body[0]
             if not isinstance(fdef, ast.FunctionDef):
-                raise src.error(fdef, "pyad compiles plain `def` functions")
+                fdef = _the_lambda(src, fn, fdef)
         self.fn, self.fdef, self.arg_types = fn, fdef, arg_types
         if parent is not None:
             pc = parent.ctx
@@ -159,7 +159,8 @@ class Lowering:
         # runtime errors name the file as located errors do (a notebook cell as `Cell In[3]`)
         names = tuple(x.arg for x in parameters(a)) if treedef is None else \
             tuple(p.name for p in params)
-        return Func(self.fdef.name, block, display_name(ctx.src.filename), names)
+        name = "lambda" if isinstance(self.fdef, ast.Lambda) else self.fdef.name
+        return Func(name, block, display_name(ctx.src.filename), names)
 
     def refuse_writes(self, block: Block) -> None:
         """Refuse the writes whose effect would differ from CPython's: into arguments, into
@@ -226,6 +227,8 @@ class Lowering:
     def body(self) -> Value:
         """Lower the function body (parameters already bound in `ctx.env`); the returned
         value."""
+        if isinstance(self.fdef, ast.Lambda):   # `sq = lambda y: y * y` of a module
+            return self.arrayops.materialize(self.exprs.expr(self.fdef.body))
         body = list(self.fdef.body)
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                 and isinstance(body[0].value.value, str):
@@ -256,3 +259,17 @@ def lower(fn: types.FunctionType, arg_types: tuple[str, ...],
     lw = Lowering(fn, arg_types)
     func = lw.run(treedef=treedef)
     return func, pytree.indexed(lw.result)
+
+
+def _the_lambda(src: Source, fn: types.FunctionType, stmt: ast.stmt) -> ast.Lambda:
+    """The `lambda` a function made by one is compiled from (`sq = lambda y: y * y` at
+    module level, `pyad.jit_grad(lambda x: ...)`): the only one in its statement."""
+    found = [n for n in ast.walk(stmt) if isinstance(n, ast.Lambda)]
+    if fn.__name__ != "<lambda>" or not found:
+        raise src.error(stmt, "pyad compiles plain `def` functions and lambdas")
+    if len(found) > 1:
+        where = src.loc(stmt)
+        raise src.error(stmt, f"line {where.line} of {display_name(src.filename)} makes "
+                        "several lambdas: pyad cannot tell which one it is given",
+                        hint="give the function a line of its own, or a def")
+    return found[0]
