@@ -79,6 +79,26 @@ def test_views_taken_in_the_function(fn):
     _close(compiled(fn)(a, b), fn(a, b), x, y)
 
 
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 40,
+                               63, 64, 65, 127, 128, 129])
+def test_products_around_the_tiles_have_the_bits_of_vector_products(n):
+    """Sizes around the kernel's tiles and blocks, k = 0, 1 and near n: each row (column) of
+    A @ B is bit for bit the vector-matrix (matrix-vector) product, which runs the kernel's
+    matrix-vector code, also with transposed operands; and within rounding of NumPy's."""
+    rng = np.random.default_rng(n)
+    f, ft = compiled(product), compiled(transposes)
+    for k, n2 in ((0, n), (1, n), (n, n + 1), (n + 3, max(1, n - 4))):
+        a, b = rng.normal(size=(n, k)), rng.normal(size=(k, n2))
+        c = f(a, b)
+        _close(c, a @ b, a, b)
+        for i in {0, n // 2, n - 1}:
+            np.testing.assert_array_equal(c[i], f(a[i], b))
+        for j in {0, n2 // 3, n2 - 1}:
+            np.testing.assert_array_equal(c[:, j], f(a, b[:, j]))
+        np.testing.assert_array_equal(ft(np.ascontiguousarray(a.T), np.ascontiguousarray(b.T)), c)
+        np.testing.assert_array_equal(f(np.asfortranarray(a), b[:, ::-1][:, ::-1]), c)
+
+
 # ------------------------------------------------------------------------------ gradients
 
 def layer(X, W, b):
