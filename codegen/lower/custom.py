@@ -6,6 +6,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from pyad.ir.nodes import F64
+from pyad.ir.semantics import OVERFLOW
 
 from .. import abi
 
@@ -81,7 +82,16 @@ def e_copysign(e, x, y):
     return e.b.call(e.extern("llvm.copysign.f64", abi.F64, [abi.F64, abi.F64]), [x, y])
 
 
+def imul(e, s, t, a, b):
+    """a * b of ints, OverflowError when the product leaves the 64-bit range."""
+    both = e.b.smul_with_overflow(a, b)
+    e.check(e.b.extract_value(both, 1), abi.ERR_OVERFLOW, OVERFLOW, s)
+    return e.b.extract_value(both, 0)
+
+
 def ipow(e, s, t, a, b):
+    """a ** b of ints by squaring; ValueError for b < 0, OverflowError when a product that
+    is used leaves the 64-bit range (the last squaring of the base is not)."""
     bld = e.b
     e.check(bld.icmp_signed("<", b, _i(0)), abi.ERR_VALUE,
             "negative integer exponent (use a float base for a float result)", s)
@@ -90,25 +100,24 @@ def ipow(e, s, t, a, b):
     done = e.fn.append_basic_block("ipow.done")
     bld.branch(loop)
     bld.position_at_end(loop)
-    acc = bld.phi(abi.I64)
-    base = bld.phi(abi.I64)
-    n = bld.phi(abi.I64)
+    acc, base, n, over = (bld.phi(ty) for ty in (abi.I64, abi.I64, abi.I64, abi.I1))
     odd = bld.icmp_signed("!=", bld.and_(n, _i(1)), _i(0))
-    acc2 = bld.select(odd, bld.mul(acc, base), acc)
+    times = bld.smul_with_overflow(acc, base)
+    acc2 = bld.select(odd, bld.extract_value(times, 0), acc)
     n2 = bld.ashr(n, _i(1))
-    base2 = bld.mul(base, base)
-    acc.add_incoming(_i(1), pre)
-    base.add_incoming(a, pre)
-    n.add_incoming(b, pre)
-    acc.add_incoming(acc2, loop)
-    base.add_incoming(base2, loop)
-    n.add_incoming(n2, loop)
-    bld.cbranch(bld.icmp_signed("==", n2, _i(0)), done, loop)
+    square = bld.smul_with_overflow(base, base)
+    more = bld.icmp_signed("!=", n2, _i(0))
+    over2 = bld.or_(over, bld.or_(bld.and_(odd, bld.extract_value(times, 1)),
+                                  bld.and_(more, bld.extract_value(square, 1))))
+    for phi, first, nxt in ((acc, _i(1), acc2), (base, a, bld.extract_value(square, 0)),
+                            (n, b, n2), (over, ir.Constant(abi.I1, 0), over2)):
+        phi.add_incoming(first, pre)
+        phi.add_incoming(nxt, loop)
+    bld.cbranch(more, loop, done)
     bld.position_at_end(done)
-    result = bld.phi(abi.I64)
-    result.add_incoming(acc2, loop)
+    e.check(over2, abi.ERR_OVERFLOW, OVERFLOW, s)
     # b == 0 never enters the multiply: handle it with a select afterwards
-    return bld.select(bld.icmp_signed("==", b, _i(0)), _i(1), result)
+    return bld.select(bld.icmp_signed("==", b, _i(0)), _i(1), acc2)
 
 
 def neg(e, s, t, a):
@@ -238,7 +247,7 @@ def identity(e, s, t, a, *rest):
 
 CUSTOM = {
     "push": push, "pop": pop, "tapemark": tapemark, "tapecut": tapecut, "tapepeak": tapepeak, "raise_if": raise_if, "stopgrad": identity, "custom_vjp": identity,
-    "div": div, "floordiv": floordiv, "mod": mod, "ipow": ipow, "neg": neg, "not": not_,
+    "div": div, "floordiv": floordiv, "mod": mod, "ipow": ipow, "imul": imul, "neg": neg, "not": not_,
     "tofloat": tofloat, "toint": toint, "tobool": tobool, "abs": abs_, "sign": sign,
     "max": _pick(">"), "min": _pick("<"), "strongzero": strongzero,
 }

@@ -130,8 +130,9 @@ def as_run_again(s: Stmt) -> Stmt:
     ran it on: each `normidx` passed its bounds check then and becomes `wrapidx`, which
     native code does not check again (a check of an index that does not change inside a
     loop is an exit LLVM does not move out of it: the loop would not vectorize)."""
-    if isinstance(s, Op):
-        return Op(s.outs, "wrapidx", s.args, s.attrs, s.loc) if s.op == "normidx" else s
+    if isinstance(s, Op):   # (and an `imul` did not overflow: a `mul` now)
+        again = {"normidx": "wrapidx", "imul": "mul"}.get(s.op)
+        return Op(s.outs, again, s.args, s.attrs, s.loc) if again else s
     if isinstance(s, If):
         return If(s.outs, s.cond, _run_again(s.then), _run_again(s.orelse), s.loc)
     return While(s.outs, s.inits, _run_again(s.cond), _run_again(s.body), s.loc, s.note)

@@ -273,6 +273,8 @@ class Expressions:
             t = F64
         elif name == "pow":
             name = "ipow"
+        elif name == "mul" and t == I64:
+            name = "imul"   # OverflowError where CPython's int would grow past 64 bits
         convert = self.ctx.convert
         return self.ctx.b.emit(name, convert(a, t), convert(b, t))
 

@@ -111,11 +111,11 @@ def _affine(v: Var, counter: str, defs: dict, fixed, ctx: Context):
     if c is not None:
         return 0, (None, c)
     st = defs.get(v.name)
-    if st is not None and st.op in ("add", "sub", "mul"):
+    if st is not None and st.op in ("add", "sub", "mul", "imul"):
         a, b = (_affine(x, counter, defs, fixed, ctx) for x in st.args)
         if a is None or b is None:
             return None
-        if st.op == "mul":
+        if st.op in ("mul", "imul"):
             if a[0] == 0 and a[1][0] is None:
                 a, b = b, a
             if b[0] != 0 or b[1][0] is not None or a[1][0] is not None and b[1][1] != 1:

@@ -28,7 +28,7 @@ from .array_rows import ARRAY_ROWS
 from .linalg_rows import LINALG_ROWS
 from .nodes import BOOL, F64, I64, array_type, elem_type, is_array, ndim_of
 from .opdef import CALL, RULE, STRUCTURAL, VOID, ZERO, OpDef, call_sig, rule_sig
-from .semantics import cbrt, digamma, floordiv, ieee, ieee_div, ipow, lgamma, mod, pyfloat_ceil, pyfloat_floor, pyfloat_rint, toint, true_div, wrap
+from .semantics import cbrt, digamma, floordiv, ieee, ieee_div, imul, ipow, lgamma, mod, pyfloat_ceil, pyfloat_floor, pyfloat_rint, toint, true_div, wrap
 
 FF_F = {(F64, F64): F64}
 II_I = {(I64, I64): I64}
@@ -202,6 +202,9 @@ _ROWS: list[OpDef] = [
     OpDef("mul", ARITH, lambda a, b: wrap(a * b) if isinstance(a, int) else a * b,
           lambda b, ct, y, x1, x2: (b.mul(ct, x2), b.mul(ct, x1)),
           ("inst", {F64: "fmul", I64: "mul"}), "a * b", samples=((1.5, -2.25), (-3.0, 0.5))),
+    OpDef("imul", II_I, imul, ZERO, ("custom",),
+          "a * b of ints the user wrote; OverflowError outside the 64-bit range (index "
+          "arithmetic the compiler makes uses `mul`)"),
     OpDef("div", FF_F, true_div,
           lambda b, ct, y, x1, x2: (b.fdiv(ct, x2), b.neg(b.fdiv(b.mul(ct, y), x2))),
           ("custom",), "a / b (true division; raises ZeroDivisionError for b == 0)",
@@ -228,7 +231,8 @@ _ROWS: list[OpDef] = [
           spell=("math.pow", "builtins.pow", "numpy.power"),
           samples=((1.5, -2.25), (0.7, 3.0), (2.0, 0.5))),
     OpDef("ipow", II_I, ipow, ZERO, ("custom",),
-          "a ** b for ints; ValueError for b < 0 (Python would return a float)"),
+          "a ** b for ints; ValueError for b < 0 (Python would return a float), "
+          "OverflowError outside the 64-bit range"),
     OpDef("neg", {(F64,): F64, (I64,): I64}, lambda a: wrap(-a) if isinstance(a, int) else -a,
           lambda b, ct, y, x: (b.neg(ct),), ("custom",), "-a", samples=((1.5,), (-0.25,)),
           strong_zero=False),
@@ -441,7 +445,7 @@ assert len(OPS) == len(_ROWS) + len(ARRAY_ROWS) + len(LINALG_ROWS), "duplicate o
 #: Ops cheaper to run again in the reverse sweep than to save on the tape and read back (a
 #: push and a pop): the AD pass recomputes values made of a few of them (and re-runs
 #: scratch-array fills made of them, pyad/ad/refill.py) instead of taping.
-CHEAP = frozenset({"add", "sub", "mul", "neg", "tofloat", "const", "dim", "normidx", "wrapidx",
-                   "row", "col", "slice", "transpose", "view", "load", "floordiv", "mod", "select",
-                   "eq", "ne", "lt", "le", "gt", "ge", "not", "min", "max"})
+CHEAP = frozenset({"add", "sub", "mul", "imul", "neg", "tofloat", "const", "dim", "normidx",
+                   "wrapidx", "row", "col", "slice", "transpose", "view", "load", "floordiv",
+                   "mod", "select", "eq", "ne", "lt", "le", "gt", "ge", "not", "min", "max"})
 

@@ -66,10 +66,24 @@ def mod(a, b):
     return a % b
 
 
+OVERFLOW = "integer overflow: the result does not fit in 64 bits (use floats for larger numbers)"
+
+
+def imul(a: int, b: int) -> int:
+    """a * b of ints, OverflowError outside the 64-bit range (CPython's ints do not wrap)."""
+    r = a * b
+    if not -2**63 <= r < 2**63:
+        raise OverflowError(OVERFLOW)
+    return r
+
+
 def ipow(a: int, b: int) -> int:
     if b < 0:
         raise ValueError("negative integer exponent")
-    return wrap(pow(a, b, 2**64))
+    r = a ** b if abs(a) < 2 or b < 64 else 2**64   # |a| >= 2: 2**64 and more overflow
+    if not -2**63 <= r < 2**63:
+        raise OverflowError(OVERFLOW)
+    return r
 
 
 def toint(x) -> int:

@@ -239,7 +239,7 @@ class _Analysis:
             if r != s.outs[0].name:
                 self.same[s.outs[0].name] = r
             return self.facts.get(r) if isinstance(r, str) else None
-        if s.op == "mul" and s.outs[0].type == I64 and any(
+        if s.op in ("mul", "imul") and s.outs[0].type == I64 and any(
                 a == 0 and not isinstance(a, bool) for a in args):
             return 0
         if s.op in _SAME and s.args[0].type == I64 and self.equal(s.args[0], s.args[1]):
@@ -328,7 +328,7 @@ def fold_known(func: Func) -> Func:
                     continue
                 if s.op == "dim" and isinstance(same, tuple):
                     s = Op(s.outs, "dim", (an.vars[same[1]],), (same[2],), s.loc)
-                if s.op == "mul" and out.type == I64 and any(
+                if s.op in ("mul", "imul") and out.type == I64 and any(
                         facts.get(v.name) == 1 and not isinstance(facts.get(v.name), bool)
                         for v in s.args):   # i * 1 (the other factor; i * 0 is folded)
                     one = 0 if facts.get(s.args[0].name) == 1 else 1

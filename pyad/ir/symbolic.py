@@ -27,7 +27,7 @@ LIMIT = 8   # slice offsets and the 1s of broadcasting; 2 * LIMIT + 4 points
 #: the sample points: past 2 * LIMIT + 2 two values within the bounds are linear
 POINTS = tuple(range(2 * LIMIT + 4))
 
-_LINEAR = frozenset({"add", "sub", "neg", "mul", "min", "max", "select", "not",
+_LINEAR = frozenset({"add", "sub", "neg", "mul", "imul", "min", "max", "select", "not",
                      "eq", "ne", "lt", "le", "gt", "ge"})
 
 
@@ -67,7 +67,7 @@ def combine(op: str, args: list[Sym | None]) -> Sym | None:
     breaks = max(a.breaks for a in args)
     if op in ("add", "sub"):
         const = args[0].const + args[1].const
-    elif op == "mul":
+    elif op in ("mul", "imul"):
         k = [a for a in args if a.symbol is None]
         if not k:
             return None  # n * n is not linear

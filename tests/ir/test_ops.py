@@ -22,7 +22,7 @@ OPERATOR = {"add": "a + b", "sub": "a - b", "mul": "a * b", "div": "a / b", "flo
             "mod": "a % b", "pow": "a ** b", "neg": "-a", "abs": "abs(a)", "max": "max(a, b)",
             "min": "min(a, b)", "floor": "math.floor(a)", "ceil": "math.ceil(a)"}
 # Rows that only rules or conversions emit; they are covered through the ops that use them.
-INTERNAL = {"const", "select", "sign", "digamma", "strongzero", "fdiv", "ipow", "push", "pop", "tapemark", "tapecut", "tapepeak", "raise_if", "lt", "le", "gt", "ge", "eq", "ne",
+INTERNAL = {"const", "select", "sign", "digamma", "strongzero", "fdiv", "ipow", "imul", "push", "pop", "tapemark", "tapecut", "tapepeak", "raise_if", "lt", "le", "gt", "ge", "eq", "ne",
             "not", "tofloat", "toint", "tobool"}
 # Array memory rows (alloc, load, store, views, constants, ...) are exercised by tests/arrays/.
 INTERNAL |= {"alloc", "constarray", "dim", "normidx", "wrapidx", "load", "store", "accum", "row",
