@@ -10,6 +10,7 @@ import numpy as np
 from . import arrays as api_arrays
 from .. import pytree
 from ..errors import StrongZeros
+from .transforms import _compiled
 
 
 def _flat(y: Any) -> list[float]:
@@ -36,6 +37,7 @@ def check_grad(f, *args, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e
     differences; results may be numbers, float arrays or containers of them (up to `coords`
     result elements are checked one by one, all of them by the dot-product test).
 
+    `f` is a `jit_grad` function, or a plain one (compiled as `pyad.grad` compiles it).
     The finite differences call `f` itself, i.e. the compiled primal: a wrong primal would
     be differentiated consistently and pass. Pair this check with one of the values against
     CPython (`f.fn(*args)`, the plain Python function).
@@ -45,6 +47,8 @@ def check_grad(f, *args, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e
     test's two sides.
     """
     kwargs = kwargs or {}
+    if not hasattr(f, "pullback"):   # a plain function, as grad and vjp take it
+        f = _compiled(f)
     import random  # import-time: ~2 ms at `import pyad`, needed by check_grad only
     rng = random.Random(seed)
     params = getattr(f, "_params", None)  # None: a stand-in taking positional arguments

@@ -49,11 +49,16 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, *, reduce: str | No
     def batched(*args, **kwargs):
         threads = num_threads or default_threads()
         return _call(jg, mode, argnums, in_axes, out_axes, reduce, threads, args, kwargs)
+    batched.__pyad_vmapped__ = True
     return batched
 
 
 def _target(fun: Callable) -> tuple[JitGrad, str, Any]:
     """(compiled function, what is mapped: 'call', 'grad' or 'value_and_grad', argnums)."""
+    if getattr(fun, "__pyad_vmapped__", False):
+        raise TypeError("pyad.vmap of a function pyad.vmap made is not supported: map the "
+                        "outer axis with a loop or a comprehension over its slices, or write "
+                        "the inner function for a whole row and vmap it once")
     marked = getattr(fun, TRANSFORM_ATTR, None)
     if marked is not None:
         if marked[1] not in ("grad", "value_and_grad"):

@@ -406,6 +406,10 @@ class ArrayLowering:
 
     def dtype_of(self, node: ast.expr) -> str:
         """The element type a dtype expression names (float, np.int64, "float64", ...)."""
+        if isinstance(node, ast.Attribute) and node.attr == "dtype":   # dtype=x.dtype
+            base = self.lw.exprs.expr(node.value)
+            if isinstance(base, Var) and is_array(base.type):
+                return elem_type(base.type)
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             name = node.value
         else:

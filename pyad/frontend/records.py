@@ -24,7 +24,7 @@ from typing import Any
 from .. import pytree
 from ..errors import PyadSyntaxError, PyadTypeError
 from .context import PyList, Static, Undefined
-from ..ir.nodes import Var
+from ..ir.nodes import Var, is_array, ndim_of
 from ..pytree import NONE, Record
 
 
@@ -317,12 +317,39 @@ def string_comparison(lw, test: ast.expr) -> bool | None:
                for op, a, b in zip(test.ops, operands, operands[1:]))
 
 
+def rank_comparison(lw, test: ast.expr) -> bool | None:
+    """The value of a comparison of an array's rank with ints written in the source (`if
+    a.ndim > 1:`, `a.ndim == b.ndim`): ranks are fixed per signature, so the branch not
+    taken is not compiled, as CPython never runs it. None when not such a comparison."""
+    if not isinstance(test, ast.Compare) or not all(
+            type(op) in _STR_COMPARE and type(op) not in (ast.In, ast.NotIn) for op in test.ops):
+        return None
+    operands = [_static_int(lw, c) for c in (test.left, *test.comparators)]
+    if any(x is None for x in operands) or not any(
+            isinstance(c, ast.Attribute) for c in (test.left, *test.comparators)):
+        return None
+    return all(_STR_COMPARE[type(op)](a, b)
+               for op, a, b in zip(test.ops, operands, operands[1:]))
+
+
+def _static_int(lw, node: ast.expr) -> int | None:
+    """An int literal, or `name.ndim` of a local array."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.Attribute) and node.attr == "ndim" \
+            and isinstance(node.value, ast.Name):
+        v = lw.ctx.env.get(node.value.id)
+        if isinstance(v, Var) and is_array(v.type):
+            return ndim_of(v.type)
+    return None
+
+
 def static_truth(lw, test: ast.expr) -> bool | None:
     """The value of `test` when it is decided at compile time (see the module docstring),
     else None."""
-    decided = string_comparison(lw, test)
-    if decided is not None:
-        return decided
+    for decided in (string_comparison(lw, test), rank_comparison(lw, test)):
+        if decided is not None:
+            return decided
     match test:
         case ast.Compare(ops=[ast.Is() | ast.IsNot() as op], comparators=[right]):
             a, b = _operand(lw, test.left), _operand(lw, right)

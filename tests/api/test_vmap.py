@@ -243,6 +243,8 @@ def test_bad_axes_and_arguments():
         pyad.vmap(np.sum)
     with pytest.raises(TypeError, match="requires _pair to return a single float"):
         pyad.vmap(pyad.grad(_pair))(X)
+    with pytest.raises(TypeError, match="pyad.vmap of a function pyad.vmap made"):
+        pyad.vmap(pyad.vmap(f, in_axes=(0, None)), in_axes=(None, 0))(X, np.ones(4))
 
 
 def _pair(x):

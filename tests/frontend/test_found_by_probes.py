@@ -256,3 +256,37 @@ def test_nan_and_inf_tests(args):
     assert f(*args) == nan_guards(*args)
     if all(math.isfinite(a) for a in args):
         check_against_python(nan_guards, *args)
+
+
+# ----------------------------------------------------------------------- array-style probe
+
+def rank_generic(a):
+    """A branch on `a.ndim` is decided when compiling: the other side (which would not type
+    for this rank) is not compiled, as CPython never runs it (was a type error there)."""
+    if a.ndim > 1:
+        r = np.sum(a, axis=0)
+    else:
+        r = a * 2.0
+    return np.sum(r * r) if a.ndim == 1 else np.sum(r)
+
+
+def like_its_dtype(x):
+    """dtype=x.dtype and np.finfo(x.dtype).eps (the first was refused with a message about
+    scalars, the second as unsupported)."""
+    z = np.zeros(x.shape, dtype=x.dtype) + 1.0
+    return np.sum(np.log(x * x * z + np.finfo(x.dtype).eps)) + np.finfo(float).tiny
+
+
+@pytest.mark.parametrize("fn,args", [
+    (rank_generic, (X.copy(),)), (rank_generic, (X.reshape(2, 3).copy(),)),
+    (like_its_dtype, (X.copy(),)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_array_style_found_by_probe(fn, args):
+    check_against_python(fn, *args)
+
+
+def test_check_grad_takes_a_plain_function():
+    """pyad.check_grad(f, ...) of a plain function compiles it, as pyad.grad does (was an
+    AttributeError: 'function' object has no attribute 'pullback')."""
+    report = pyad.check_grad(like_its_dtype, X.copy())
+    assert report["fd_max_rel_error"] < 1e-5
