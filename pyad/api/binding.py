@@ -108,8 +108,8 @@ def describe(params: Params, bound: tuple) -> tuple[list, Any, tuple[str, ...]]:
     flat = all(type(v) in _LEAF_TYPES for v in bound)  # numbers and arrays: no containers
     if flat:
         leaves, treedef = list(bound), (pytree.LEAF,) * len(bound)
-    else:
-        leaves, treedef = pytree.tree_flatten(bound)
+    else:   # a string is a compile-time value, part of the structure (no leaf), like None
+        leaves, treedef = pytree.tree_flatten(_static_strings(bound))
     try:
         sig = tuple(map(leaf_type, leaves))
         if not flat and not pytree.has_str_keys(treedef):
@@ -145,6 +145,17 @@ def leaf_type(a: Any) -> str:
     raise _BadLeaf
 
 
+def _static_strings(v: Any) -> Any:
+    """`v` with its strings as the frontend's compile-time strings (frontend/records.py
+    `string`: a Record without children)."""
+    if type(v) is str:
+        return pytree.Record("str", None, (v,), ())
+    node = pytree.as_node(v)
+    if node is None:
+        return v
+    return pytree.rebuild(node, [_static_strings(c) for c in pytree.children(node)])
+
+
 def _checked_types(params: Params, bound: tuple) -> list[str]:
     out: list[str] = []
     for name, v in zip(params.names, bound):
@@ -168,6 +179,8 @@ def _walk(fname: str, path: str, v: Any, out: list) -> None:
         return
     if isinstance(v, np.ndarray):
         out.append(api_arrays.array_arg_type(fname, path, v))
+        return
+    if type(v) is str:   # a compile-time value: no leaf
         return
     try:
         out.append(leaf_type(v))

@@ -252,7 +252,8 @@ class Specialization:
         leaves not differentiated), with Records for the user's containers."""
         def of(p: int) -> Any:
             lo, hi = self.spans[p]
-            return pytree.unflatten(self.treedef[p], (by_leaf.get(j) for j in range(lo, hi)))
+            return pytree.unflatten(_no_strings(self.treedef[p]),
+                                    (by_leaf.get(j) for j in range(lo, hi)))
         n = len(self.treedef)
         if argnums in ("all", methods.ALL_BUT_SELF):
             return tuple(of(p) for p in range(argnums != "all", n))
@@ -292,3 +293,13 @@ class Specialization:
             if key not in self.grads:
                 self.grads[key] = GradientUnit(self, argnums, self.wrt(argnums))
             return self.grads[key]
+
+
+def _no_strings(struct: Any) -> Any:
+    """A structure with None where it holds a string (a compile-time argument: no gradient,
+    as for an int leaf)."""
+    if isinstance(struct, pytree.Record) and struct.kind == "str":
+        return pytree.NONE
+    if not pytree.is_node(struct):
+        return struct
+    return pytree.rebuild(struct, [_no_strings(c) for c in pytree.children(struct)])

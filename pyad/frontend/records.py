@@ -300,6 +300,11 @@ def string_of(lw, node: ast.expr) -> str | tuple | None:
     if isinstance(node, (ast.Tuple, ast.List)):
         items = [string_of(lw, e) for e in node.elts]
         return tuple(items) if all(isinstance(x, str) for x in items) else None
+    if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.value, ast.Name):
+        base = lw.ctx.env.get(node.value.id)   # `p["mode"]`, `cfg.mode` of a container
+        if isinstance(base, Record) and base.kind != "str":
+            v = lw.exprs.expr(node)
+            return v.fields[0] if isinstance(v, Record) and v.kind == "str" else None
     return _named_string(lw.ctx, node)
 
 
