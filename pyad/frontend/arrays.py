@@ -290,6 +290,10 @@ class ArrayLowering:
                 return self._with_lists_as_arrays(name, node)
             fn = getattr(prelude, name.replace(".", "_"))   # np.linalg.x: linalg_x
             return self.lw.calls.user_call(Static(fn, f"np.{name}"), node)
+        if name in ("shape", "ndim", "size") and len(node.args) == 1 and not node.keywords:
+            a = self.array(self.lw.exprs.expr(node.args[0]), node.args[0])   # np.shape(x)
+            return self.attribute(a, ast.Attribute(node.args[0], name, ast.Load(),
+                                                   **location_of(node)))
         if name in INSTEAD:   # refused before its arguments (np.piecewise's functions) are read
             self.lw.arrayops.function(name, node, [])
         args = [self.argument(a, name) for a in node.args]

@@ -219,12 +219,18 @@ class Creation:
     # ------------------------------------------------------------------ ranges
     def arange(self, node: ast.Call, args: list, kw: dict) -> Var:
         """np.arange(stop), (start, stop), (start, stop, step): int64 for ints, float64
-        if any argument is a float."""
-        self._kwargs(node, kw, ())
+        if any argument is a float or `dtype=float`."""
+        self._kwargs(node, kw, ("dtype",))
         self._nargs(node, args, 1, 3, "arange")
         ex, b = self.lw.exprs, self.ctx.b
         vals = [ex.scalar(a, n) for a, n in zip(args, node.args)]
         elem = F64 if any(v.type == F64 for v in vals) else I64
+        if "dtype" in kw:
+            asked = self.lw.arrays.dtype_kw(_only_dtype(node), elem)
+            if asked not in (elem, F64):
+                raise self.ctx.error(node, f"np.arange with dtype {asked} of these bounds",
+                                     cls=PyadTypeError, hint="use dtype=float, or int bounds")
+            elem = asked
         vals = [self.ctx.convert(v, elem) for v in vals]
         start, stop, step = ([b.const(0, elem)] + vals if len(vals) == 1 else vals)[:2] + \
             [vals[2] if len(vals) == 3 else b.const(1, elem)]

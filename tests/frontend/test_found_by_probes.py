@@ -290,3 +290,13 @@ def test_check_grad_takes_a_plain_function():
     AttributeError: 'function' object has no attribute 'pullback')."""
     report = pyad.check_grad(like_its_dtype, X.copy())
     assert report["fd_max_rel_error"] < 1e-5
+
+
+def arange_and_shape_functions(x, n):
+    """np.arange(n, dtype=float) and np.shape / np.ndim / np.size (were refused)."""
+    grid = np.arange(n, dtype=np.float64) * x[0, 0] + np.arange(1, n, 2, dtype=float)[0]
+    return np.sum(grid * grid) + np.shape(x)[0] + np.ndim(x) * np.size(x)
+
+
+def test_arange_dtype_and_shape_functions():
+    check_against_python(arange_and_shape_functions, X.reshape(3, 2).copy(), 5)
