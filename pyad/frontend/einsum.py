@@ -7,7 +7,8 @@ appearance). Its gradient comes from the loads, like any reduction. Sizes of a l
 appears several times are checked at run time (ValueError). An ellipsis ("...ij,...jk->...ik")
 stands for an operand's remaining axes, aligned from the right across operands as NumPy
 does; they become letters of their own (equal sizes, checked like any letter: NumPy would
-also broadcast an axis of size 1). `np.tensordot` is the einsum of its axes.
+also broadcast an axis of size 1). `np.tensordot` is the einsum of its axes. `optimize=` is
+accepted and ignored (pyad contracts in its own order).
 
 A contraction of two float64 operands that is a matrix product ("ij,jk->ik", "ij,kj->ki",
 "ij,j->i") runs the runtime's matrix product (the `matmul` row, differentiated at the array
@@ -35,7 +36,12 @@ class Einsum:
         if name == "tensordot":
             return self.tensordot(node)
         spec = node.args[0] if node.args else None
-        if node.keywords or not (isinstance(spec, ast.Constant) and isinstance(spec.value, str)):
+        keywords = [k for k in node.keywords if k.arg != "optimize"]   # the order: pyad's
+        if keywords:
+            raise self.ctx.error(keywords[0].value, f"np.einsum's keyword `{keywords[0].arg}` "
+                                 "is not supported", hint="pass the subscripts and operands "
+                                 "(optimize= is accepted and ignored)")
+        if not (isinstance(spec, ast.Constant) and isinstance(spec.value, str)):
             raise self.ctx.error(node, "np.einsum takes a constant subscripts string and "
                                  "the operands", cls=PyadTypeError)
         text = spec.value.replace(" ", "")

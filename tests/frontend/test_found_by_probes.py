@@ -300,3 +300,13 @@ def arange_and_shape_functions(x, n):
 
 def test_arange_dtype_and_shape_functions():
     check_against_python(arange_and_shape_functions, X.reshape(3, 2).copy(), 5)
+
+
+def einsum_optimized(a, b):
+    """np.einsum(..., optimize=True): accepted and ignored (was refused as if the subscripts
+    were missing)."""
+    return np.sum(np.einsum("ij,jk->ik", a, b, optimize=True) ** 2)
+
+
+def test_einsum_optimize_is_accepted():
+    check_against_python(einsum_optimized, X.reshape(2, 3).copy(), X.reshape(3, 2).copy())
