@@ -130,8 +130,17 @@ class Creation:
             if name == "stack" and "axis" not in kw or name == "vstack" \
                     and ndim_of(items.buf.type) == 2:
                 return self.lw.lists.to_array(items)
+            if name == "stack":   # np.stack(xs, axis=k): the stack along axis 0, axis 0 moved
+                whole = self.lw.lists.to_array(items)
+                nd = ndim_of(whole.type)
+                k = self.lw.numpyfuncs.axis_of(whole, self.lw.arrayops.constant_arg(
+                    kw["axis"], (int,), "axis must be a constant integer"), node)
+                perm = list(range(1, nd))
+                perm.insert(k, 0)
+                return self.lw.arrayops.materialize(
+                    self.lw.numpyfuncs.reordered(whole, perm, f"np.stack(xs, axis={k})"))
             raise self.ctx.error(src, f"np.{name} of a list of run-time length: only "
-                                 "np.stack(xs) (axis 0), np.vstack of 1-D items and "
+                                 "np.stack(xs, axis=...), np.vstack of 1-D items and "
                                  "np.array(xs) are supported", cls=PyadTypeError,
                                  hint="np.array(xs) gives the stacked array; reshape it")
         if not isinstance(items, (list, tuple)) or not items:

@@ -446,16 +446,21 @@ class NumpyFunctions:
                 != list(range(nd)) or len(perm) != nd:
             raise self.ctx.error(node, f"axes {tuple(perm)} do not match a {nd}-D array",
                                  cls=PyadTypeError)
-        perm = [k % nd for k in perm]
+        return self.reordered(a, [k % nd for k in perm], f"np.{name}(a, ...)")
+
+    def reordered(self, a: Var, perm: list[int], what: str):
+        """`a` with its dimensions in the order `perm` (a view when reversed, else an
+        expression of `a`'s elements); `what` names it in errors about writing into it."""
+        nd = ndim_of(a.type)
         if perm == list(range(nd)):
             return a
         if perm == list(range(nd))[::-1]:
             return self.ctx.b.emit("transpose", a)
+        ops = self.lw.arrayops
         lz = ops.lift(a)
         inverse = [perm.index(k) for k in range(nd)]
         return ops.viewing(Lazy(lz.elem, [lz.dims[k] for k in perm],
-                           lambda idx: lz.gen([idx[inverse[k]] for k in range(nd)])), a,
-                           f"np.{name}(a, ...)")
+                           lambda idx: lz.gen([idx[inverse[k]] for k in range(nd)])), a, what)
 
     def _axis_arg(self, node: ast.expr, at: ast.AST):
         return self.lw.arrayops.constant_arg(node, (int, tuple, list, type(None)),

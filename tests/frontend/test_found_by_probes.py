@@ -310,3 +310,16 @@ def einsum_optimized(a, b):
 
 def test_einsum_optimize_is_accepted():
     check_against_python(einsum_optimized, X.reshape(2, 3).copy(), X.reshape(3, 2).copy())
+
+
+def stack_comprehension_on_an_axis(x):
+    """np.stack of a list of run-time length along axis 1 or -1 (was refused: axis 0 only)."""
+    k = len(x)
+    a = np.stack([x * i for i in range(k)], axis=1)
+    b = np.stack([np.outer(x, x) * i for i in range(k)], axis=-1)
+    c = np.stack([np.outer(x, x) * i for i in range(k)], axis=1)
+    return np.sum(a ** 2) + np.sum(b * np.arange(k)) + np.sum(c[0] * np.arange(3.0)[:, None])
+
+
+def test_stack_of_a_comprehension_on_another_axis():
+    check_against_python(stack_comprehension_on_an_axis, X[:3].copy())
