@@ -19,6 +19,7 @@ from .context import Lazy, arith, unify
 from .exprs import CMPOPS
 from .functions import SPELLINGS, arity
 from .refusals import INSTEAD
+from . import permute
 from ..ir.nodes import BOOL, F64, I64, Var, elem_type, is_array, ndim_of
 from .deferral import cheap
 from ..ir.loops import for_each, for_range, reduce_each
@@ -233,7 +234,7 @@ class ArrayOps:
             return self.lw.gathers.call(name, node, args)
         if name in self.lw.reductions.NAMES:
             return self.lw.reductions.call(name, node, args, kw)
-        if name == "dot" or name == "matmul":
+        if name in ("dot", "matmul"):
             self._arity(name, node, args, 2, kw)
             return self.dot(args[0], args[1], node, batched=name == "matmul")
         if name == "linalg.norm":
@@ -241,11 +242,10 @@ class ArrayOps:
         if name.startswith("linalg."):
             return self.lw.linalg.call(name[len("linalg."):], node, args, kw)
         if name in ("transpose", "swapaxes", "moveaxis"):
-            return self.lw.numpyfuncs.permute(name, node, args, kw)
+            return permute.permute(self.lw, name, node, args, kw)
         spelled = f"array method `a.{name}()`" if method else f"numpy function `np.{name}`"
-        raise self.ctx.error(node.func, f"unsupported {spelled}",
-                             hint=INSTEAD.get(name, "see docs/arrays.md for the supported "
-                                               "array operations"))
+        raise self.ctx.error(node.func, f"unsupported {spelled}", hint=INSTEAD.get(
+            name, "see docs/arrays.md for the supported array operations"))
 
     def _arity(self, name, node, args, n, kw) -> None:
         if kw:

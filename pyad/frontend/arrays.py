@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from . import prelude, records
+from . import dtypes, prelude, records
 from .refusals import INSTEAD
 from ..pytree import NONE, Record
 from ..ir.builder import Builder
@@ -19,8 +19,6 @@ from .context import DynList, PyList, SliceVal
 from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndim_of
 from ..ir.loops import for_each
 
-_DTYPE_NAMES = {"float": F64, "float64": F64, "double": F64, "int": I64, "int64": I64,
-                "bool": BOOL, "bool_": BOOL}
 #: the largest global array frozen into compiled code (larger ones are passed as arguments)
 MAX_CONSTANT_ELEMENTS = 1 << 16
 
@@ -355,7 +353,7 @@ class ArrayLowering:
         if f.attr == "astype":   # a.astype(float), a.astype(np.int64): a converted copy
             if len(node.args) != 1 or node.keywords:
                 raise self.ctx.error(node, "a.astype() takes one dtype here", cls=PyadTypeError)
-            elem = self.dtype_of(node.args[0])
+            elem = dtypes.dtype_of(self.lw, node.args[0])
             return self.lw.arrayops.elementwise(lambda x: self.ctx.convert(x, elem), [a],
                                                 node)
         args = [a] + [self.argument(x, f.attr, strings=False) for x in node.args]
@@ -400,29 +398,6 @@ class ArrayLowering:
                                      cls=PyadTypeError)
             out.append(self.ctx.convert(d, I64))
         return out
-
-    def dtype_kw(self, node: ast.Call, default: str) -> str:
-        for kw in node.keywords:
-            if kw.arg != "dtype":
-                raise self.ctx.error(kw.value, f"unsupported keyword argument `{kw.arg}`")
-            return self.dtype_of(kw.value)
-        return default
-
-    def dtype_of(self, node: ast.expr) -> str:
-        """The element type a dtype expression names (float, np.int64, "float64", ...)."""
-        if isinstance(node, ast.Attribute) and node.attr == "dtype":   # dtype=x.dtype
-            base = self.lw.exprs.expr(node.value)
-            if isinstance(base, Var) and is_array(base.type):
-                return elem_type(base.type)
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            name = node.value
-        else:
-            obj = self.ctx.resolve_static(node).obj
-            name = getattr(obj, "__name__", str(obj))
-        if name not in _DTYPE_NAMES:
-            raise self.ctx.error(node, f"unsupported dtype {name}",
-                                 hint="use float, int or bool (float64, int64, bool_)")
-        return _DTYPE_NAMES[name]
 
     def constant(self, obj, name: str, node: ast.AST) -> Var:
         """A global (or closure) NumPy array: its elements, as they are when the signature
@@ -477,9 +452,9 @@ class ArrayLowering:
             dims = self.shape_arg(args[0], node.args[0])
             if name == "full":
                 value = self.lw.exprs.scalar(args[1], node.args[1])
-                elem = self.dtype_kw(node, value.type)
+                elem = dtypes.dtype_kw(self.lw, node, value.type)
             else:
-                elem = self.dtype_kw(node, F64)
+                elem = dtypes.dtype_kw(self.lw, node, F64)
             if name == "ones":    # an elementwise value: fuses with what reads it
                 one = b.const(1, elem) if elem != BOOL else b.const(True, BOOL)
                 return Lazy(elem, dims, lambda idx: one)
@@ -494,7 +469,7 @@ class ArrayLowering:
         src = self.array(args[0], node.args[0])
         if name == "copy":
             return self.copy_array(src)
-        elem = self.dtype_kw(node, elem_type(src.type))
+        elem = dtypes.dtype_kw(self.lw, node, elem_type(src.type))
         if name == "ones_like":
             one = b.const(1, elem) if elem != BOOL else b.const(True, BOOL)
             return Lazy(elem, self.dims(src), lambda idx: one)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from ..errors import PyadTypeError
+from . import dtypes, permute
 from .context import DynList
 from ..ir.loops import for_range
 from ..ir.nodes import BOOL, F64, I64, Var, elem_type, ndim_of
@@ -103,7 +104,7 @@ class Creation:
         elem = F64 if any(elem_type(t) == F64 for t in kinds) else \
             I64 if any(elem_type(t) != BOOL for t in kinds) else BOOL
         if "dtype" in kw:
-            elem = arrays.dtype_kw(_only_dtype(node), elem)
+            elem = dtypes.dtype_kw(self.lw, _only_dtype(node), elem)
         inner = arrays.dims(rows[0]) if nd > 1 else []
         out = arrays.new_array(elem, [b.const(len(rows), I64)] + inner)
         for k, r in enumerate(rows):
@@ -126,23 +127,8 @@ class Creation:
         ex, arrays = self.lw.exprs, self.lw.arrays
         items = [ex.expr(e) for e in src.elts] if isinstance(src, (ast.List, ast.Tuple)) \
             else ex.expr(src)
-        if isinstance(items, DynList):   # its items are rows of one shape: a copy stacks them
-            if name == "stack" and "axis" not in kw or name == "vstack" \
-                    and ndim_of(items.buf.type) == 2:
-                return self.lw.lists.to_array(items)
-            if name == "stack":   # np.stack(xs, axis=k): the stack along axis 0, axis 0 moved
-                whole = self.lw.lists.to_array(items)
-                nd = ndim_of(whole.type)
-                k = self.lw.numpyfuncs.axis_of(whole, self.lw.arrayops.constant_arg(
-                    kw["axis"], (int,), "axis must be a constant integer"), node)
-                perm = list(range(1, nd))
-                perm.insert(k, 0)
-                return self.lw.arrayops.materialize(
-                    self.lw.numpyfuncs.reordered(whole, perm, f"np.stack(xs, axis={k})"))
-            raise self.ctx.error(src, f"np.{name} of a list of run-time length: only "
-                                 "np.stack(xs, axis=...), np.vstack of 1-D items and "
-                                 "np.array(xs) are supported", cls=PyadTypeError,
-                                 hint="np.array(xs) gives the stacked array; reshape it")
+        if isinstance(items, DynList):
+            return self._stacked_list(name, items, kw, src, node)
         if not isinstance(items, (list, tuple)) or not items:
             raise self.ctx.error(src, f"np.{name} takes a non-empty list of arrays",
                                  cls=PyadTypeError)
@@ -178,6 +164,27 @@ class Creation:
         axis %= nd
         return self._concatenate(parts, axis, node)
 
+    def _stacked_list(self, name: str, items: DynList, kw: dict, src: ast.AST,
+                      node: ast.Call) -> Var:
+        """np.stack(xs, axis=...) and np.vstack(xs) of a list of run-time length (its items
+        are rows of one shape: a copy stacks them along axis 0; another axis is axis 0
+        moved there)."""
+        if name == "stack" and "axis" not in kw or name == "vstack" \
+                and ndim_of(items.buf.type) == 2:
+            return self.lw.lists.to_array(items)
+        if name != "stack":
+            raise self.ctx.error(src, f"np.{name} of a list of run-time length: only "
+                                 "np.stack(xs, axis=...), np.vstack of 1-D items and "
+                                 "np.array(xs) are supported", cls=PyadTypeError,
+                                 hint="np.array(xs) gives the stacked array; reshape it")
+        whole = self.lw.lists.to_array(items)
+        k = self.lw.numpyfuncs.axis_of(whole, self.lw.arrayops.constant_arg(
+            kw["axis"], (int,), "axis must be a constant integer"), node)
+        perm = list(range(1, ndim_of(whole.type)))
+        perm.insert(k, 0)
+        return self.lw.arrayops.materialize(
+            permute.reordered(self.lw, whole, perm, f"np.stack(xs, axis={k})"))
+
     def _concatenate(self, parts: list[Var], axis: int, node: ast.AST) -> Var:
         b, arrays = self.ctx.b, self.lw.arrays
         dims = [arrays.dims(p) for p in parts]
@@ -209,7 +216,7 @@ class Creation:
         m = self._int(args[1], node) if len(args) > 1 else \
             self._int(self.lw.exprs.expr(kw["M"]), node) if "M" in kw else n
         k = self._int(self.lw.exprs.expr(kw["k"]), node) if "k" in kw else b.const(0, I64)
-        elem = self.lw.arrays.dtype_kw(_only_dtype(node), F64)
+        elem = dtypes.dtype_kw(self.lw, _only_dtype(node), F64)
         b.emit("raise_if", b.lt(b.min(n, m), b.const(0, I64)),
                attrs=("ValueError", "negative dimensions are not allowed"))
         out = self.lw.arrays.new_array(elem, [n, m])
@@ -235,7 +242,7 @@ class Creation:
         vals = [ex.scalar(a, n) for a, n in zip(args, node.args)]
         elem = F64 if any(v.type == F64 for v in vals) else I64
         if "dtype" in kw:
-            asked = self.lw.arrays.dtype_kw(_only_dtype(node), elem)
+            asked = dtypes.dtype_kw(self.lw, _only_dtype(node), elem)
             if asked not in (elem, F64):
                 raise self.ctx.error(node, f"np.arange with dtype {asked} of these bounds",
                                      cls=PyadTypeError, hint="use dtype=float, or int bounds")
@@ -389,6 +396,6 @@ class Creation:
 
 
 def _only_dtype(node: ast.Call) -> ast.Call:
-    """`node` with only its dtype keyword (for ArrayLowering.dtype_kw)."""
+    """`node` with only its dtype keyword (for dtypes.dtype_kw)."""
     return ast.Call(func=node.func, args=[], keywords=[k for k in node.keywords
                                                         if k.arg == "dtype"])

@@ -15,8 +15,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import PyadError, PyadSyntaxError, PyadTypeError
-from . import dictiter, records
+from ..errors import PyadSyntaxError, PyadTypeError
+from . import dictiter, dtypes, records
 from .context import DynList, PyList, RangeVal, Static, Undefined, Value, arith, unify
 from .closures import FuncRef, Partial, is_function
 from .lists import is_list
@@ -185,7 +185,7 @@ class Expressions:
         return self.static_value(self.ctx.resolve_static(node), node)
 
     def attribute(self, node: ast.Attribute) -> Value:
-        info = self.type_info(node.value)
+        info = dtypes.type_info(self.lw, node.value)
         if info is not None:   # np.finfo(x.dtype).eps: a number known when compiling
             value = getattr(info, node.attr, None)
             if not isinstance(value, (int, float, np.number)) or isinstance(value, bool):
@@ -203,23 +203,6 @@ class Expressions:
                                  "value", hint="only attributes of modules (math.pi, "
                                  "math.exp) and arrays (a.shape, a.T) are supported")
         return self.static_value(self.ctx.resolve_static(node), node)
-
-    def type_info(self, node: ast.expr):
-        """np.finfo(dtype) or np.iinfo(dtype) of a float or int dtype (float, np.float64,
-        x.dtype, ...), made when compiling, when `node` is such a call; else None."""
-        if not (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
-                and not self.ctx.is_local(node.func)):
-            return None
-        try:
-            fn = self.ctx.resolve_static(node.func).obj
-        except PyadError:
-            return None
-        if fn not in (np.finfo, np.iinfo):
-            return None
-        elem = self.lw.arrays.dtype_of(node.args[0])
-        if elem not in (F64, I64):
-            raise self.ctx.error(node, f"np.{fn.__name__} of a {elem} dtype", cls=PyadTypeError)
-        return fn(np.float64 if elem == F64 else np.int64)
 
     def static_value(self, s: Static, node: ast.AST) -> Value:
         if isinstance(s.obj, (bool, int, float, str)):   # a string: a compile-time value

@@ -13,6 +13,7 @@ import ast
 import math
 
 from ..errors import PyadTypeError
+from . import dtypes
 from ..ir.nodes import BOOL, F64, I64, Var
 from .context import Lazy, unify
 
@@ -49,7 +50,7 @@ class Logical:
             return self.round(node, args, kw)
         if name in ("float64", "int64", "bool_"):   # np.float64(x): a conversion, as astype
             ops._arity(name, node, args, 1, kw)
-            elem = self.lw.arrays.dtype_of(node.func)
+            elem = dtypes.dtype_of(self.lw, node.func)
             if elem == BOOL:
                 return ops.elementwise(lambda x: ex.truth(x, node), args, node)
             return ops.elementwise(lambda x: self.ctx.convert(x, elem), args, node)

@@ -405,67 +405,6 @@ class NumpyFunctions:
         return self.lw.arrayops.viewing(Lazy(lz.elem, dims, lambda idx: lz.gen(self.unravel(
             self.ravel_index(idx, dims), lz.dims))), a, "a.reshape(...)")
 
-    def permute(self, name: str, node: ast.Call, args: list, kw: dict):
-        """np.transpose(a, axes) (and a.transpose(*axes)), np.swapaxes(a, i, j),
-        np.moveaxis(a, src, dst): the dimensions of `a` reordered. Reversing them (`a.T`,
-        np.transpose(a)) is a view; another order of a 3-D array is a new array (NumPy's is
-        a view: writing into pyad's result does not reach `a`)."""
-        ops = self.lw.arrayops
-        extra = set(kw) - ({"axes"} if name == "transpose" else set())
-        if extra:
-            raise self.ctx.error(node, f"unsupported keyword argument `{extra.pop()}`")
-        a = self.lw.arrays.array(ops.materialize(args[0]), node)
-        nd = ndim_of(a.type)
-        given = node.args[len(node.args) - (len(args) - 1):]   # after the array
-        consts = [self._axis_arg(x, node) for x in given]
-        if name == "transpose":
-            if "axes" in kw:
-                consts = [ops.constant_arg(kw["axes"], (tuple, list, type(None)),
-                                           "axes must be a constant tuple")]
-            if len(consts) == 1 and isinstance(consts[0], (tuple, list)):
-                consts = list(consts[0])
-            if consts in ([], [None]):
-                perm = list(range(nd))[::-1]
-            else:
-                perm = consts
-        elif name == "swapaxes":
-            if len(consts) != 2:
-                raise self.ctx.error(node, "np.swapaxes takes an array and two axes",
-                                     cls=PyadTypeError)
-            i, j = (self.axis_of(a, k, node) for k in consts)
-            perm = list(range(nd))
-            perm[i], perm[j] = perm[j], perm[i]
-        else:
-            if len(consts) != 2 or not all(isinstance(k, int) for k in consts):
-                raise self.ctx.error(node, "np.moveaxis takes an array and two int axes here",
-                                     cls=PyadTypeError)
-            src, dst = (self.axis_of(a, k, node) for k in consts)
-            perm = [k for k in range(nd) if k != src]
-            perm.insert(dst, src)
-        if sorted(k % nd if isinstance(k, int) and -nd <= k < nd else -1 for k in perm) \
-                != list(range(nd)) or len(perm) != nd:
-            raise self.ctx.error(node, f"axes {tuple(perm)} do not match a {nd}-D array",
-                                 cls=PyadTypeError)
-        return self.reordered(a, [k % nd for k in perm], f"np.{name}(a, ...)")
-
-    def reordered(self, a: Var, perm: list[int], what: str):
-        """`a` with its dimensions in the order `perm` (a view when reversed, else an
-        expression of `a`'s elements); `what` names it in errors about writing into it."""
-        nd = ndim_of(a.type)
-        if perm == list(range(nd)):
-            return a
-        if perm == list(range(nd))[::-1]:
-            return self.ctx.b.emit("transpose", a)
-        ops = self.lw.arrayops
-        lz = ops.lift(a)
-        inverse = [perm.index(k) for k in range(nd)]
-        return ops.viewing(Lazy(lz.elem, [lz.dims[k] for k in perm],
-                           lambda idx: lz.gen([idx[inverse[k]] for k in range(nd)])), a, what)
-
-    def _axis_arg(self, node: ast.expr, at: ast.AST):
-        return self.lw.arrayops.constant_arg(node, (int, tuple, list, type(None)),
-                                             "axes must be constant integers")
-
     def flatten(self, node: ast.Call, args: list, kw: dict) -> Lazy:
         """The elements of an array in row-major order, a new 1-D array."""
         self.check(node, args, kw, (1,), ())

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 
 from ..errors import PyadTypeError
+from . import dtypes
 from ..ir.nodes import BOOL, F64, I64, Var
 from .context import Lazy, arith
 
@@ -78,7 +79,7 @@ class Reductions:
             v = self.lw.arrays.array(v, node)
         if dtype is None:
             return v
-        elem = self.lw.arrays.dtype_of(dtype)
+        elem = dtypes.dtype_of(self.lw, dtype)
         return self.lw.arrayops.elementwise(lambda x: self.ctx.convert(x, elem), [v], node)
 
     def _masked(self, kind: str, a, axes, keepdims: bool, init, where, node: ast.Call):
