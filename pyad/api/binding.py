@@ -188,6 +188,6 @@ def _walk(fname: str, path: str, v: Any, out: list) -> None:
         if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
             raise OverflowError(f"{fname}() argument {path!r} does not fit in a 64-bit "
                                 "integer") from None
-        raise TypeError(f"{fname}() argument {path!r} must be a float, int, bool, numpy "
-                        "array, None, or a tuple, list, dict, namedtuple or dataclass of "
+        raise TypeError(f"{fname}() argument {path!r} must be a float, int, bool, str, "
+                        "numpy array, None, or a tuple, list, dict, namedtuple or dataclass of "
                         f"them, not {type(v).__name__}") from None

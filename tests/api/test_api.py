@@ -116,12 +116,15 @@ def test_wrong_arguments_name_the_parameter():
         f(1.0)
     with pytest.raises(TypeError, match="takes 2 positional arguments but 3 were given"):
         f(1.0, 2.0, 3.0)
-    with pytest.raises(TypeError, match=r"argument 'b' must be a float, int, bool, numpy "
-                                        r"array, None, or a tuple, list, dict, namedtuple or "
-                                        r"dataclass of them, not str"):
-        f(1.0, "x")
+    with pytest.raises(TypeError, match=r"argument 'b' must be a float, int, bool, str, "
+                                        r"numpy array, None, or a tuple, list, dict, "
+                                        r"namedtuple or dataclass of them, not object"):
+        f(1.0, object())
+    with pytest.raises(pyad.PyadTypeError, match=r"test_api.py:15:.*a string cannot be used "
+                                                 r"as a number"):
+        f(1.0, "x")   # a compile-time value: refused where it is used as a number
     with pytest.raises(TypeError, match=r"argument 'a\[0\]' must be a float, int, bool, "
-                                        r"numpy array, None, or a tuple.*, not set"):
+                                        r"str, numpy array, None, or a tuple.*, not set"):
         f.grad([{1}], 2.0)
 
 
