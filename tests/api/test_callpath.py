@@ -336,7 +336,7 @@ def test_the_pycall_path_keeps_the_wrapper_contract(monkeypatch):
 
 # ------------------------------------------------------------------------------- errors
 @pytest.mark.parametrize("bad", [{1.0, 2.0}, np.ones(3, complex), np.array([None, 1.0]),
-                                 np.ones((1, 1, 1, 3)), "abc"])
+                                 np.ones((1, 1, 1, 3))])
 def test_type_errors_name_the_argument(bad):
     f = pyad.jit_grad(weighted_sq)
     f(X, W, 1.0)
@@ -345,6 +345,15 @@ def test_type_errors_name_the_argument(bad):
             call(X, bad, 1.0)
         with pytest.raises(TypeError, match="'x'"):
             call(bad, W, 1.0)
+
+
+def test_a_string_argument_is_refused_where_it_is_used():
+    """A string is a compile-time value (tests/api/test_string_arguments.py): indexing it
+    as an array is refused at the line that does."""
+    f = pyad.jit_grad(weighted_sq)
+    for call in (f, f.grad, f.value_and_grad, f.pullback):
+        with pytest.raises(pyad.PyadError, match=r"test_callpath.py:37:.*indexing of a string"):
+            call(X, "abc", 1.0)
 
 
 def test_runtime_errors_are_unchanged(monkeypatch):
