@@ -173,8 +173,10 @@ def test_refusals(tmp_path):
                                         r"must be strings, not int"):
         f({1: 2.0}, 1.0)
     with pytest.raises(TypeError, match=r"helper_of_dict\(\) argument \"p\['a'\]\" must be "
-                                        r"a float, int, bool, numpy array, None, or a tuple"):
-        f({"a": "x", "b": 1.0}, 1.0)
+                                        r"a float, int, bool, str, numpy array, None, or a tuple"):
+        f({"a": 1j, "b": 1.0}, 1.0)
+    with pytest.raises(pyad.PyadTypeError, match="a string cannot be used as a number"):
+        f({"a": "x", "b": 1.0}, 1.0)   # a compile-time value, refused where it is used
     with pytest.raises(pyad.PyadTypeError, match=r"the dict has no key 'a' \(its keys: 'b', "
                                                  r"'c'\)") as e:
         f({"b": 1.0, "c": 2.0}, 1.0)

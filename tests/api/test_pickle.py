@@ -199,4 +199,4 @@ def test_errors_still_raise_in_workers():
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(1) as pool:
         with pytest.raises(TypeError, match="must be a float"):
-            pool.starmap(energy, [("a", 3)])
+            pool.starmap(energy, [(1j, 3)])

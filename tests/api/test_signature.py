@@ -163,8 +163,8 @@ def test_bound_calls_fail_as_python_would():
             call()
         assert str(got.value) == str(want.value)
     with pytest.raises(TypeError, match=r"scaled\(\) argument 'scale' must be a float, int, "
-                                        r"bool, numpy array, None, or a tuple"):
-        f(1.0, scale="big")
+                                        r"bool, str, numpy array, None, or a tuple"):
+        f(1.0, scale=1j)
 
 
 def test_refusals():
