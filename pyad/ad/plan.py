@@ -26,6 +26,7 @@ from ..ir.nodes import Block, Note, Op, Var, While, free_vars, is_array, walk
 from ..ir.loops import loop_counters, range_bounds
 from ..ir.ops import CHEAP, OPS
 
+
 @dataclass(frozen=True)
 class LoopPlan:
     line: int | None
@@ -111,8 +112,7 @@ def _hoistable(st: Op) -> bool:
     changes in the loop (LLVM computes it once, before the reverse loop, where it can)."""
     row = OPS.get(st.op)
     return row is not None and not row.effect and not row.memory and not row.whole_array \
-        and row.lower[0] != "call" and st.op != "custom_vjp" \
-        and all(not is_array(o.type) for o in st.outs)
+        and row.lower[0] != "call" and all(not is_array(o.type) for o in st.outs)
 
 
 def _recomputable(body: Block, needed: list[Var], inner: set[str], rereadable: set[str],
@@ -127,10 +127,9 @@ def _recomputable(body: Block, needed: list[Var], inner: set[str], rereadable: s
     carried values, the values from before the loop and constants, however many ops that
     takes; other ops (division, square roots, exp, ...) are taped, unless nothing they
     read changes in the loop (then they run again too: LLVM computes them once, before the
-    reverse loop, where it can). Every
-    op runs again at most once a reverse trip, so the reverse sweep recomputes at most one
-    more forward trip, and the tape holds 8 bytes a trip for each value it does not
-    recompute (the carried values it reads among them)."""
+    reverse loop, where it can). Every op runs again at most once a reverse trip, so the
+    reverse sweep recomputes at most one more forward trip, and the tape holds 8 bytes a
+    trip for each value it does not recompute (the carried values it reads among them)."""
     defs = {st.outs[0].name: st for st in body.body if isinstance(st, Op) and st.outs}
     loads = {v: Op(st.args[-1:], "load", st.args[:-1], (), st.loc) for v, st in stored.items()
              if v in defs and st in body.body}

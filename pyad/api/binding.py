@@ -108,8 +108,10 @@ def describe(params: Params, bound: tuple) -> tuple[list, Any, tuple[str, ...]]:
     flat = all(type(v) in _LEAF_TYPES for v in bound)  # numbers and arrays: no containers
     if flat:
         leaves, treedef = list(bound), (pytree.LEAF,) * len(bound)
-    else:   # a string is a compile-time value, part of the structure (no leaf), like None
-        leaves, treedef = pytree.tree_flatten(_static_strings(bound))
+    else:
+        leaves, treedef = pytree.tree_flatten(bound)
+        if any(type(v) is str for v in leaves):   # compile-time values, like None: no leaves
+            leaves, treedef = pytree.tree_flatten(_static_strings(bound))
     try:
         sig = tuple(map(leaf_type, leaves))
         if not flat and not pytree.has_str_keys(treedef):

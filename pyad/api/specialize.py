@@ -58,6 +58,8 @@ class Specialization:
         n = len(owner._params.names)
         self.owner, self.sig = owner, sig
         self.treedef = (pytree.LEAF,) * n if treedef is None else treedef
+        #: the structure of gradients: None where an argument holds a string
+        self._grad_treedef = tuple(_no_strings(t) for t in self.treedef)
         #: where this signature's compile time went (pyad/timings.py, `JitGrad.timings()`)
         self.timings = Timings()
         self.what = f"{owner.__name__}({', '.join(sig)})"
@@ -252,7 +254,7 @@ class Specialization:
         leaves not differentiated), with Records for the user's containers."""
         def of(p: int) -> Any:
             lo, hi = self.spans[p]
-            return pytree.unflatten(_no_strings(self.treedef[p]),
+            return pytree.unflatten(self._grad_treedef[p],
                                     (by_leaf.get(j) for j in range(lo, hi)))
         n = len(self.treedef)
         if argnums in ("all", methods.ALL_BUT_SELF):
