@@ -32,6 +32,19 @@ class PyadSyntaxError(PyadError):
             text += f"\nhint: {hint}"
         super().__init__(text)
 
+    def __reduce__(self):
+        """Pickled with its location and hint (a worker process's error reads as it did there;
+        the default would make the whole text the message of an error at `<unknown>:0`)."""
+        return _rebuilt, (type(self), self.args, dict(self.__dict__))
+
+
+def _rebuilt(cls: type, args: tuple, state: dict) -> PyadSyntaxError:
+    """`cls` with exception arguments `args` and attributes `state` (PyadSyntaxError.__reduce__)."""
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
 
 class PyadTypeError(PyadSyntaxError, TypeError):
     """A located type error in the user's function (e.g. adding a number to a tuple)."""

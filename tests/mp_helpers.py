@@ -53,3 +53,12 @@ def array_spin(x, n):
 def call_energy(x):
     """For pool workers: the function is looked up in the worker's copy of this module."""
     return energy(x, 7), energy.grad(x, 7)
+
+
+@pyad.jit_grad
+def refused(x):
+    """Fails to compile: a worker's error must still name this file and the line of `try`."""
+    try:
+        return x * 2.0
+    except ValueError:
+        return x

@@ -3,6 +3,7 @@ methods, os.fork() after and before compiling, and pullbacks (which refuse to pi
 from __future__ import annotations
 
 import concurrent.futures
+import inspect
 import copy
 import multiprocessing
 import os
@@ -200,3 +201,19 @@ def test_errors_still_raise_in_workers():
     with ctx.Pool(1) as pool:
         with pytest.raises(TypeError, match="must be a float"):
             pool.starmap(energy, [(1j, 3)])
+
+
+def test_located_errors_keep_their_location_in_workers():
+    # a compile error in a worker comes back located in the user's file, not at `<unknown>:0`
+    from ..mp_helpers import refused
+    line = inspect.getsource(mp_helpers).splitlines().index("    try:") + 1
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        with pytest.raises(pyad.PyadSyntaxError) as info:
+            pool.apply(refused, (1.0,))
+    e = info.value
+    assert (os.path.basename(e.filename), e.line) == ("mp_helpers.py", line)
+    assert str(e).startswith(f"{e.filename}:{line}:5: error: ") and "<unknown>" not in str(e)
+    assert "\n        try:\n        ^^^" in str(e)
+    copy_ = pickle.loads(pickle.dumps(e))  # the same in one process
+    assert (type(copy_), str(copy_), copy_.hint, copy_.col) == (type(e), str(e), e.hint, e.col)
