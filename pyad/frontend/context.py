@@ -168,7 +168,11 @@ def unify(a: str, b: str) -> str:
 class Source:
     """The function's source text and the mapping from its AST back to the file."""
 
-    def __init__(self, fn: types.FunctionType, top_file: str | None = None) -> None:
+    def __init__(self, fn: types.FunctionType, top_file: str | None = None,
+                 at: Loc | None = None) -> None:
+        """`at`: where every node of `fn` is located instead (the user's call of a NumPy
+        function written in pyad's prelude: its errors name the user's line)."""
+        self.at = at
         found = function_source(fn)  # verified: the text `fn` was compiled from
         lines, start, self.filename = found.lines, found.start, found.filename
         self.first_line = max(start, 1)
@@ -179,6 +183,8 @@ class Source:
         self.loc_file = self.filename if top_file not in (None, self.filename) else None
 
     def loc(self, node: ast.AST) -> Loc:
+        if self.at is not None:
+            return self.at
         line = self.first_line + getattr(node, "lineno", 1) - 1
         col = getattr(node, "col_offset", 0) + self.indent
         end = getattr(node, "end_col_offset", None)

@@ -72,11 +72,11 @@ class Lowering:
 
     def __init__(self, fn: types.FunctionType, arg_types: tuple[str, ...] = (),
                  parent: "Lowering | None" = None, callees: dict | None = None,
-                 nested: "tuple[ast.AST, Lowering] | None" = None) -> None:
+                 nested: "tuple[ast.AST, Lowering] | None" = None, at=None) -> None:
         if nested is not None:   # a lambda or nested def of another body (closures.py)
             fdef, src = nested[0], nested[1].ctx.src
         else:
-            src = Source(fn, parent.ctx.src.filename if parent else None)
+            src = Source(fn, parent.ctx.src.filename if parent else None, at)
             fdef = src.tree.body[0]
             if not isinstance(fdef, ast.FunctionDef):
                 fdef = _the_lambda(src, fn, fdef)
@@ -119,9 +119,10 @@ class Lowering:
         self.recursive = False  # a recursive callee lowered on its own (`separate`)
 
     # ------------------------------------------------------------------ other bodies
-    def inlined(self, fn: types.FunctionType) -> "Lowering":
-        """A lowering of `fn`'s body into this one's IR (its parameters still unbound)."""
-        return Lowering(fn, parent=self)
+    def inlined(self, fn: types.FunctionType, at=None) -> "Lowering":
+        """A lowering of `fn`'s body into this one's IR (its parameters still unbound); with
+        `at` (a Loc), every statement of it is located there (context.Source)."""
+        return Lowering(fn, parent=self, at=at)
 
     def nested(self, node: ast.AST, defining: "Lowering") -> "Lowering":
         """A lowering of the lambda or nested def `node` of `defining`'s body into this one's

@@ -18,6 +18,10 @@ call site (a keyword they do not have: "unexpected keyword argument"):
 - `np.linalg.matrix_power(a, n)`: products by repeated squaring (NumPy's order of them), the
   inverse's powers for n < 0; a float result (NumPy keeps an int matrix's dtype), ValueError
   (NumPy: LinAlgError, a ValueError) for a matrix that is not square;
+- `logspace(start, stop, num=50, endpoint=True, base=10.0)`, `geomspace(start, stop,
+  num=50, endpoint=True)` (NumPy's formulas: its ends exactly start and stop),
+  `column_stack(seq)` (vectors become columns; a list of arrays stays a list: SEQUENCES).
+A statement of these is located at the user's call (calls.py `child`): their errors name it.
 (np.median, np.percentile, np.quantile and np.interp, once here, are frontend functions now:
 sorting.py, where `axis` and arrays of `x` are at hand.)
 """
@@ -27,7 +31,9 @@ from __future__ import annotations
 import numpy as np
 
 NAMES = ("polyval", "vander", "nan_to_num", "linalg.pinv", "linalg.lstsq", "linalg.matrix_rank",
-         "linalg.cond", "linalg.matrix_power")
+         "linalg.cond", "linalg.matrix_power", "logspace", "geomspace", "column_stack")
+#: the functions whose first argument is a sequence of arrays (a list stays a list)
+SEQUENCES = ("column_stack",)
 EPS = 2.220446049250313e-16   # np.finfo(float).eps
 
 
@@ -48,6 +54,32 @@ def vander(x, N=-1, increasing=False):   # N=-1: NumPy's None (a helper's defaul
             out[i, j if increasing else m - 1 - j] = v
             v = v * x[i]
     return out
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0):
+    if endpoint:
+        return np.power(base, np.linspace(start, stop, num))
+    return np.power(base, np.linspace(start, stop, num, endpoint=False))
+
+
+def geomspace(start, stop, num=50, endpoint=True):
+    if start == 0.0 or stop == 0.0:
+        raise ValueError("Geometric sequence cannot include zero")
+    sign = np.sign(start)
+    first, last = start / sign, stop / sign
+    if endpoint:   # np.logspace's values (the prelude's functions do not call each other)
+        out = np.power(10.0, np.linspace(np.log10(first), np.log10(last), num))
+    else:
+        out = np.power(10.0, np.linspace(np.log10(first), np.log10(last), num, endpoint=False))
+    if num > 0:
+        out[0] = first
+        if num > 1 and endpoint:
+            out[num - 1] = last
+    return out * sign
+
+
+def column_stack(tup):
+    return np.concatenate([a.reshape(a.shape[0], 1) if a.ndim == 1 else a for a in tup], axis=1)
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=1.7976931348623157e308,

@@ -59,7 +59,9 @@ def test_errors_name_the_line():
     with pytest.raises(ValueError, match="out of bounds") as info:
         pyad.jit_grad(three_axes)(24)
     assert "line 26 of test_unravel_matrix_power.py" in str(info.value)
-    with pytest.raises(ValueError, match="must be square"):
+    with pytest.raises(ValueError, match="must be square") as info:
         pyad.jit_grad(lambda_free_power)(X, 2)
+    line = lambda_free_power.__code__.co_firstlineno + 1  # the user's call, not the prelude's
+    assert f"line {line} of test_unravel_matrix_power.py" in str(info.value)
     with pytest.raises(ValueError, match="out of bounds"):
         pyad.jit_grad(three_axes)(-1)
