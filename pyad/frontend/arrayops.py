@@ -216,20 +216,11 @@ class ArrayOps:
                 return self.lw.positions.nonzero("where", node, args[0])
             self._arity(name, node, args, 3, kw)
             return self.lw.logical.where(args, node)
-        if name in self.lw.logical.NAMES:
-            return self.lw.logical.call(name, node, args, kw)
-        if name in self.lw.composites.NAMES:
-            return self.lw.composites.call(name, node, args, kw)
-        if name in self.lw.numpyfuncs.NAMES:
-            return self.lw.numpyfuncs.call(name, node, args, kw)
-        if name in self.lw.positions.NAMES:
-            return self.lw.positions.call(name, node, args, kw)
-        if name in self.lw.sorting.NAMES:
-            return self.lw.sorting.call(name, node, args, kw)
-        if name in self.lw.calculus.NAMES:
-            return self.lw.calculus.call(name, node, args, kw)
-        if name in self.lw.ufuncs.NAMES:
-            return self.lw.ufuncs.call(name, node, args, kw)
+        lw = self.lw   # the families of functions, each with its NAMES and `call`
+        for family in (lw.logical, lw.composites, lw.splits, lw.numpyfuncs, lw.positions,
+                       lw.sorting, lw.calculus, lw.ufuncs):
+            if name in family.NAMES:
+                return family.call(name, node, args, kw)
         if name in self.lw.gathers.NAMES:
             return self.lw.gathers.call(name, node, args)
         if name in self.lw.reductions.NAMES:

@@ -58,6 +58,7 @@ from .functions import Functions
 from .loops import Loops
 from .lists import Lists
 from .folds import Folds
+from .splits import Splits
 from .iteration import Iteration
 from .closures import Closures, local_names
 from . import records
@@ -107,6 +108,7 @@ class Lowering:
         self.gathers = Gathers(self)
         self.logical = Logical(self)
         self.composites = Composites(self)
+        self.splits = Splits(self)
         self.reductions = Reductions(self)
         self.positions = Positions(self)
         self.sorting = Sorting(self)
