@@ -221,6 +221,12 @@ _ROWS: list[OpDef] = [
           lambda b, ct, y, x1, x2: (ct, b.neg(b.mul(ct, b.floordiv(x1, x2)))),
           ("custom",), "a % b with the sign of b (Python); ZeroDivisionError for b == 0",
           samples=((7.5, -2.0), (-7.2, 2.5))),
+    OpDef("fmod", FF_F, ieee(math.fmod),
+          lambda b, ct, y, x1, x2: (ct, b.neg(b.mul(ct, b.copysign(
+              b.floor(b.abs(b.fdiv(x1, x2))), b.fdiv(x1, x2))))),
+          ("libm", "fmod"), "a - trunc(a / b) * b, the remainder with the sign of a (C's "
+          "fmod; nan for b == 0)", spell=("math.fmod", "numpy.fmod"),
+          samples=((7.5, -2.0), (-7.2, 2.5))),
     OpDef("pow", FF_F, ieee(math.pow),
           lambda b, ct, y, x1, x2: (
               b.select(b.eq(x2, b.const(0.0)), b.const(0.0),
