@@ -248,6 +248,8 @@ class Functions:
             return self.mapped(node)
         if fn.obj in (round, divmod, sorted):
             return self.python_builtin(fn.obj, node)
+        if fn.obj is math.isclose:
+            return self.lw.ufuncs.math_isclose(node)
         spelling = spelling_of(fn.obj)
         if spelling is None and fn.obj not in (*_COMPOSED, len):
             raise ctx.error(node.func, f"call to unsupported function `{fn.name}`", hint=(

@@ -9,9 +9,10 @@ functions (`np.multiply.outer(u, v)`: each element of `a` with all of `b`)."""
 from __future__ import annotations
 
 import ast
+import math
 
 from ..errors import PyadTypeError
-from ..ir.nodes import F64, ndim_of
+from ..ir.nodes import BOOL, F64, ndim_of
 
 _OPERATORS = {"add": ast.Add, "subtract": ast.Sub, "multiply": ast.Mult, "divide": ast.Div,
               "true_divide": ast.Div, "floor_divide": ast.FloorDiv}
@@ -85,6 +86,28 @@ class Ufuncs:
         if not self.lw.arrayops.is_arrayish(out):
             return out
         return self.lw.logical.count("all", node, [out], {})
+
+    def math_isclose(self, node: ast.Call):
+        """math.isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0): a == b, or both finite and
+        |a - b| <= max(rel_tol max(|a|, |b|), abs_tol) (CPython's rule; negative tolerances
+        raise ValueError naming the line)."""
+        ctx, ex = self.ctx, self.lw.exprs
+        kw = {k.arg: k.value for k in node.keywords}
+        if len(node.args) != 2 or set(kw) - {"rel_tol", "abs_tol"}:
+            raise ctx.error(node, "math.isclose takes two numbers and the keywords rel_tol and "
+                            "abs_tol", cls=PyadTypeError)
+        b = ctx.b
+        x, y = (ctx.convert(ex.scalar(ex.expr(a), a), F64) for a in node.args)
+        rel, tol = (ctx.convert(ex.scalar(ex.expr(kw[k]), kw[k]), F64) if k in kw
+                    else b.const(d) for k, d in (("rel_tol", 1e-09), ("abs_tol", 0.0)))
+        b.emit("raise_if", b.select(b.lt(rel, b.const(0.0)), b.lt(rel, b.const(0.0)),
+                                    b.lt(tol, b.const(0.0))),
+               attrs=("ValueError", "tolerances must be non-negative"))
+        inf = b.const(math.inf)
+        finite = b.select(b.lt(b.abs(x), inf), b.lt(b.abs(y), inf), b.const(False, BOOL))
+        diff = b.abs(b.sub(x, y))
+        near = b.le(diff, b.max(b.mul(rel, b.max(b.abs(x), b.abs(y))), tol))
+        return b.select(b.eq(x, y), b.eq(x, y), b.select(finite, near, finite))
 
     def accumulate(self, name: str, node: ast.Call):
         """`np.<name>.accumulate(a, axis=0)` of add, multiply, maximum, minimum: the running
