@@ -11,10 +11,17 @@ import ast
 
 from ..errors import PyadTypeError
 from ..ir.nodes import BOOL, F64, I64, Var, elem_type, is_array, ndim_of
-from .context import Lazy, arith, unify
+from .context import Lazy, PyList, arith, unify
 
 #: np.pad's modes other than 'constant' (composites.Composites._padded)
 _PAD_MODES = ("edge", "wrap", "reflect", "symmetric")
+
+
+def _tuples(v):
+    """`v` with its lists known when compiling (PyList) as tuples, nested ones too."""
+    if isinstance(v, PyList) or type(v) is tuple:
+        return tuple(_tuples(x) for x in v)
+    return v
 
 
 class Composites:
@@ -304,7 +311,8 @@ class Composites:
                                  "slices")
         a = arrays.array(args[0], node.args[0])
         dims = arrays.dims(a)
-        width = args[1] if type(args[1]) is tuple else (args[1],)   # NumPy broadcasts it
+        width = _tuples(args[1])                # a list as a tuple, its items too
+        width = width if type(width) is tuple else (width,)         # NumPy broadcasts it
         if not any(type(w) is tuple for w in width):                 # to (ndim, 2)
             width = (width,)
         if not all(type(w) is tuple for w in width):

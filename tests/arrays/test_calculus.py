@@ -55,7 +55,8 @@ def differences(a, v):
 def pads(a, v):
     return np.pad(v, 1), np.pad(v, (2, 0), constant_values=1.5), np.pad(a, ((1, 0), (0, 2))), \
         np.pad(a, (1, 1), mode="constant", constant_values=-1.0), np.pad(a, 0), \
-        np.pad(a, ((2,),)) * a[0, 0]
+        np.pad(a, ((2,),)) * a[0, 0], np.pad(v, [1, 2]), np.pad(a, [(1, 0), [2, 1]]), \
+        np.pad(a, [[1, 1]], mode="edge"), np.pad(a, [2], constant_values=0.5)
 
 
 def padded_ints(k):
