@@ -351,14 +351,18 @@ class Creation:
             "store", out, bb.add(i, r0), bb.add(i, c0), bb.emit("load", a, i)), [])[1])
         return out
 
-    def diagonal(self, node: ast.Call, args: list, kw: dict) -> Lazy:
+    def diagonal(self, node: ast.Call, args: list, kw: dict, what: str = "diagonal") -> Lazy:
         """np.diagonal(a, offset=0, axis1=0, axis2=1) (and a.diagonal(...)): the diagonal
         of the (axis1, axis2) planes as the last axis, the other axis first (a new array;
-        NumPy's is a read-only view)."""
+        NumPy's is a read-only view). `what`: the function called (np.trace's arguments
+        are these)."""
         self._kwargs(node, kw, ("offset", "axis1", "axis2"))
-        self._nargs(node, args, 1, 4, "diagonal")
+        self._nargs(node, args, 1, 4, what)
         a = self.lw.arrays.array(args[0], node)
         nd = ndim_of(a.type)
+        if nd < 2:
+            raise self.ctx.error(node, f"np.{what} needs an array of at least 2 dimensions",
+                                 cls=PyadTypeError)
         given = node.args[len(node.args) - (len(args) - 1):]   # after the array (a method's
         names = ("offset", "axis1", "axis2")                    # receiver is not in node.args)
         nodes = dict(zip(names, given)) | kw
@@ -368,9 +372,9 @@ class Creation:
         axes = [nf.axis_of(a, self.lw.arrayops.constant_arg(
             nodes[name], (int,), f"{name} must be a constant integer") if name in nodes
             else default, node) for name, default in (("axis1", 0), ("axis2", 1))]
-        if nd < 2 or axes[0] == axes[1]:
-            raise self.ctx.error(node, "np.diagonal needs two different axes of an array of "
-                                 "2 or 3 dimensions", cls=PyadTypeError)
+        if axes[0] == axes[1]:
+            raise self.ctx.error(node, f"np.{what} needs two different axes",
+                                 cls=PyadTypeError)
         return self.diagonal_of(a, k, *axes)
 
     def diagonal_of(self, a: Var, k: Var, axis1: int, axis2: int) -> Lazy:

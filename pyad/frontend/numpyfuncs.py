@@ -344,16 +344,9 @@ class NumpyFunctions:
 
     # ------------------------------------------------------------------ products
     def trace(self, node: ast.Call, args: list, kw: dict) -> Var:
-        """np.trace(A, offset=0): the sum of A's offset-th diagonal (of each plane of the
-        first two axes for a 3-D A, as NumPy)."""
-        self.check(node, args, kw, (1, 2), ("offset",))
-        a = self.lw.arrays.array(args[0], node)
-        if ndim_of(a.type) < 2:
-            raise self.ctx.error(node, "np.trace needs an array of at least 2 dimensions",
-                                 cls=PyadTypeError)
-        at = node.args[-1] if len(args) == 2 else kw.get("offset")
-        k = self.lw.arrays.index_value(at) if at is not None else self.ctx.b.const(0, I64)
-        d = self.lw.creation.diagonal_of(a, k, 0, 1)
+        """np.trace(A, offset=0, axis1=0, axis2=1): the sums of the diagonals
+        (creation.diagonal) of the (axis1, axis2) planes."""
+        d = self.lw.creation.diagonal(node, args, kw, "trace")
         return self.lw.arrayops.reduce("sum", d, (-1,), node)
 
     def outer(self, node: ast.Call, args: list, kw: dict):

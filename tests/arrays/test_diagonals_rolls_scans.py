@@ -25,7 +25,8 @@ def diagonals_of_matrices(a):
 
 def diagonals_of_stacks(t):
     return np.diagonal(t, -1, 2, 0), t.diagonal(axis1=1, axis2=2, offset=1), \
-        np.diagonal(t), np.trace(t), np.trace(t, -1)
+        np.diagonal(t), np.trace(t), np.trace(t, -1), np.trace(t, axis1=0, axis2=2), \
+        np.trace(t, 1, 2, 1), t.trace(-1, axis1=1, axis2=2)
 
 
 def rolls(a):
@@ -145,6 +146,7 @@ def test_clip_with_one_bound(shape):
     ("np.diag(np.ones((2, 2, 2)))", "np.diag takes a 1-D or 2-D array"),
     ("np.diagonal(x, 0, 1, 1)", "two different axes"),
     ("np.trace(x[0])", "at least 2 dimensions"),
+    ("np.trace(x, 0, 1, -1)", "two different axes"),
     ("np.roll(x, (1, 2))", "np.roll without an axis takes one shift"),
     ("np.roll(x, (1, 2, 3), axis=(0, 1))", "shift and axis have different lengths"),
     ("np.cumulative_sum(x)", "needs an axis"),
