@@ -62,8 +62,8 @@ class CallLowering:
             return True
         if not isinstance(obj, types.FunctionType):
             return False
-        module = (getattr(obj, "__module__", None) or "").split(".")[0]
-        return module not in _LIBRARY_MODULES
+        module = getattr(obj, "__module__", None) or ""
+        return module == prelude.__name__ or module.split(".")[0] not in _LIBRARY_MODULES
 
     def user_call(self, fn: Static, node: ast.Call):
         obj = fn.obj

@@ -1,8 +1,8 @@
 """Frontend, NumPy functions composed from the whole-array operations of arrayops.py and
 the views of indexing.py: `np.var`, `np.std`, `np.cumsum`, `np.cumprod` (flattened, or along
 an axis), `np.cumulative_sum/prod`, `np.diff`, `np.clip`, `np.roll`, `np.trace`, `np.inner`,
-`np.outer`, `np.logaddexp` (m + log(exp(a - m) + exp(b - m)): its derivative is exact at
-ties), `np.atleast_1d/2d/3d`, and the shapes (`reshape`, `ravel`, `transpose`, ...); their
+`np.outer`, `np.logaddexp` (m + log(exp(a - m) + exp(b - m)), and NumPy's a + log(2) where
+a == b, infinities included, with derivative 1/2 each way), `np.atleast_1d/2d/3d`, and the shapes (`reshape`, `ravel`, `transpose`, ...); their
 gradients come from what they are made of. The helpers (`check`, `const`, `axis_of`,
 `integer`, `flat`, `product`, `ravel_index`, `unravel`) serve the other collaborators too."""
 from __future__ import annotations
@@ -210,11 +210,16 @@ class NumpyFunctions:
         self.check(node, args, kw, (2,), ())
         ops, ctx = self.lw.arrayops, self.ctx
 
-        def f(x, y):
+        def f(x, y):   # NumPy's: x + log(2) where x == y (infinities too), 1/2 each way
             b = ctx.b
             x, y = ctx.convert(x, F64), ctx.convert(y, F64)
+            tie, zero, half = b.eq(x, y), b.const(0.0), b.const(0.5)
+            at_tie = b.add(b.add(b.mul(half, x), b.mul(half, y)), b.const(math.log(2.0)))
+            x, y = b.select(tie, zero, x), b.select(tie, zero, y)   # no inf - inf
             m = b.max(x, y)
-            return b.add(m, b.log(b.add(b.exp(b.sub(x, m)), b.exp(b.sub(y, m)))))
+            m = b.select(b.eq(b.sub(m, m), zero), m, zero)   # 0 for m = inf: the sum is inf
+            other = b.add(m, b.log(b.add(b.exp(b.sub(x, m)), b.exp(b.sub(y, m)))))
+            return b.select(tie, at_tie, other)
         return ops.elementwise(f, args, node)
 
     def ufunc_method(self, node: ast.Call):

@@ -14,9 +14,11 @@ call site (a keyword they do not have: "unexpected keyword argument"):
 - `np.linalg.pinv(a, rcond=None, hermitian=False, rtol=...)`, `np.linalg.lstsq(a, b,
   rcond=None)` (the minimum-norm solution, residuals, rank and singular values, as NumPy),
   `np.linalg.matrix_rank(A, tol=None, hermitian=False, rtol=None)`, `np.linalg.cond(x,
-  p=None)` (p None or a number), from np.linalg.svd, as functions `linalg_<name>`;
+  p=None)` (p None or a number; inf for a zero matrix, as NumPy), from np.linalg.svd, as
+  functions `linalg_<name>`; of a 3-D stack, one result per matrix (a loop calling the
+  2-D function, `_pinv`, ...: the prelude's functions may call each other, calls.py);
 - `np.linalg.matrix_power(a, n)`: products by repeated squaring (NumPy's order of them), the
-  inverse's powers for n < 0; a float result (NumPy keeps an int matrix's dtype), ValueError
+  inverse's powers for n < 0, of a stack too; a float result (NumPy keeps an int matrix's dtype), ValueError
   (NumPy: LinAlgError, a ValueError) for a matrix that is not square;
 - `logspace(start, stop, num=50, endpoint=True, base=10.0)`, `geomspace(start, stop,
   num=50, endpoint=True)` (NumPy's formulas: its ends exactly start and stop),
@@ -67,10 +69,7 @@ def geomspace(start, stop, num=50, endpoint=True):
         raise ValueError("Geometric sequence cannot include zero")
     sign = np.sign(start)
     first, last = start / sign, stop / sign
-    if endpoint:   # np.logspace's values (the prelude's functions do not call each other)
-        out = np.power(10.0, np.linspace(np.log10(first), np.log10(last), num))
-    else:
-        out = np.power(10.0, np.linspace(np.log10(first), np.log10(last), num, endpoint=False))
+    out = logspace(np.log10(first), np.log10(last), num, endpoint)
     if num > 0:
         out[0] = first
         if num > 1 and endpoint:
@@ -93,6 +92,17 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=1.7976931348623157e308,
 # np.linalg.<name> is the function linalg_<name>; each reads the singular values of
 # np.linalg.svd (the op table's row), with NumPy's cutoffs.
 def linalg_pinv(a, rcond=None, hermitian=False, rtol=-1.0):
+    if a.ndim == 3:   # a stack: one pseudo-inverse per matrix
+        out = np.zeros((a.shape[0], a.shape[2], a.shape[1]))
+        for i in range(a.shape[0]):
+            out[i] = _pinv(a[i], rcond, rtol)
+        return out
+    return _pinv(a, rcond, rtol)
+
+
+def _pinv(a, rcond, rtol):
+    if a.shape[0] == 0 or a.shape[1] == 0:
+        return np.zeros((a.shape[1], a.shape[0]))
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     r = 1e-15 if rcond is None else rcond
     if rtol is None:
@@ -120,7 +130,18 @@ def linalg_lstsq(a, b, rcond=None):
 
 
 def linalg_matrix_rank(A, tol=None, hermitian=False, rtol=None):
+    if A.ndim == 3:   # a stack: one rank per matrix
+        out = np.zeros(A.shape[0], dtype=int)
+        for i in range(A.shape[0]):
+            out[i] = _rank(A[i], tol, rtol)
+        return out
+    return _rank(A, tol, rtol)
+
+
+def _rank(A, tol, rtol):
     s = np.linalg.svd(A, compute_uv=False)
+    if s.shape[0] == 0:
+        return 0
     if tol is None:
         r = max(A.shape[0], A.shape[1]) * EPS if rtol is None else rtol
         return np.count_nonzero(s > np.max(s) * r)
@@ -128,13 +149,35 @@ def linalg_matrix_rank(A, tol=None, hermitian=False, rtol=None):
 
 
 def linalg_cond(x, p=None):
-    if p is None:
+    if x.ndim == 3:   # a stack: one condition number per matrix
+        out = np.zeros(x.shape[0])
+        for i in range(x.shape[0]):
+            out[i] = _cond(x[i], p)
+        return out
+    return _cond(x, p)
+
+
+def _cond(x, p):
+    if p is None:   # the ratio of the extreme singular values: inf for a singular matrix
         s = np.linalg.svd(x, compute_uv=False)
-        return s[0] / s[s.shape[0] - 1]
-    return np.linalg.norm(x, p) * np.linalg.norm(np.linalg.inv(x), p)
+        r = (s[:1] / s[s.shape[0] - 1:])[0]
+    else:
+        r = np.linalg.norm(x, p) * np.linalg.norm(np.linalg.inv(x), p)
+    if r != r and not np.any(x != x):   # NumPy: inf for 0 / 0 (a zero matrix)
+        r = np.inf
+    return r
 
 
 def linalg_matrix_power(a, n):
+    if a.ndim == 3:   # a stack: each matrix's power
+        out = np.zeros(a.shape)
+        for i in range(a.shape[0]):
+            out[i] = _matrix_power(a[i], n)
+        return out
+    return _matrix_power(a, n)
+
+
+def _matrix_power(a, n):
     if a.shape[0] != a.shape[1]:   # NumPy raises LinAlgError, a ValueError
         raise ValueError("Last 2 dimensions of the array must be square")
     m = a + 0.0

@@ -431,8 +431,10 @@ _ROWS: list[OpDef] = [
           ("libm", "erfc"), "1 - erf(a)", spell=("math.erfc",), samples=((0.5,), (-1.25,)),
           strong_zero=False),
     OpDef("hypot", FF_F, ieee(math.hypot),
-          lambda b, ct, y, x1, x2: (b.mul(ct, b.fdiv(x1, y)), b.mul(ct, b.fdiv(x2, y))),
-          ("libm", "hypot"), "sqrt(a*a + b*b) without overflow",
+          lambda b, ct, y, x1, x2: tuple(   # at (0, 0): 0, the least subgradient (as JAX)
+              b.mul(ct, b.select(b.eq(y, b.const(0.0)), b.const(0.0), b.fdiv(x, y)))
+              for x in (x1, x2)),
+          ("libm", "hypot"), "sqrt(a*a + b*b) without overflow; its derivative at (0, 0) is 0",
           spell=("math.hypot", "numpy.hypot"),
           samples=((0.5, -1.5), (-2.0, 0.75))),
     OpDef("lgamma", F_F, lgamma, lambda b, ct, y, x: (b.mul(ct, b.digamma(x)),),

@@ -1,0 +1,106 @@
+"""What a probe of array-style NumPy code against JAX found (2026-11-28): values against NumPy,
+gradients against central finite differences, the interpreter and the pullback (harness)."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import pyad
+
+from .harness import check_function
+
+rng = np.random.default_rng(7)
+INF = np.inf
+
+
+def logaddexps(a, b):
+    return np.logaddexp(a, b)
+
+
+def test_logaddexp_of_equal_infinities_is_numpys():
+    # was nan: m + log(exp(a - m) + exp(b - m)) with m = -inf gave -inf - -inf
+    a = np.array([-INF, -INF, 0.0, INF, INF, 1.5, -INF, 2.0])
+    b = np.array([-INF, 1.0, -INF, INF, 3.0, 1.5, INF, -1.0])
+    f = pyad.jit_grad(logaddexps)
+    np.testing.assert_array_equal(f(a, b), np.logaddexp(a, b))
+    assert f(-INF, -INF) == -INF and f(2.5, 2.5) == np.logaddexp(2.5, 2.5)
+
+
+def hmm_forward(log_b, log_pi, log_a):
+    """A left-to-right HMM: impossible transitions are -inf in log_a."""
+    alpha = log_pi + log_b[0]
+    for t in range(1, log_b.shape[0]):
+        m = alpha[:, None] + log_a
+        alpha = np.logaddexp(m[0], np.logaddexp(m[1], m[2])) + log_b[t]
+    return np.logaddexp.reduce(alpha)
+
+
+def test_log_space_recursion_with_impossible_states():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        log_pi = np.log(np.array([1.0, 0.0, 0.0]))
+        log_a = np.log(np.array([[0.7, 0.3, 0.0], [0.0, 0.6, 0.4], [0.0, 0.0, 1.0]]))
+    log_b = np.log(rng.uniform(0.1, 1.0, size=(4, 3)))
+    f = pyad.jit_grad(hmm_forward)
+    value, grad = f.value_and_grad(log_b, log_pi, log_a)
+    assert np.isfinite(value) and np.all(np.isfinite(grad))
+    check_function(lambda log_b: hmm_forward(log_b, log_pi, log_a), (log_b,))
+
+
+def logaddexp_ties(x, y):
+    return np.sum(np.logaddexp(x, y) * np.array([1.0, 2.0, 3.0]))
+
+
+def test_logaddexp_gradient_is_half_each_way_at_ties():
+    x = np.array([0.5, -1.0, 2.0])
+    g = pyad.jit_grad(logaddexp_ties, argnums=(0, 1)).grad(x, x)
+    np.testing.assert_array_equal(g[0], [0.5, 1.0, 1.5])
+    np.testing.assert_array_equal(g[1], [0.5, 1.0, 1.5])
+    check_function(logaddexp_ties, (x, x + np.array([0.25, -0.5, 1.0])))
+
+
+def pairwise_energy(x, y):
+    d = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :])
+    return np.sum(d * d * d) + np.sum(d)
+
+
+def test_hypot_at_zero_contributes_zero():
+    # the diagonal of a distance matrix is hypot(0, 0): its nan partials made every gradient nan
+    x, y = rng.normal(size=4), rng.normal(size=4)
+    check_function(pairwise_energy, (x, y))
+    assert pyad.jit_grad(lambda a, b: np.hypot(a, b), argnums=(0, 1)).grad(0.0, 0.0) == (0.0, 0.0)
+
+
+def stacked_linalg(a):
+    return np.linalg.pinv(a), np.linalg.matrix_rank(a), np.linalg.cond(a), \
+        np.linalg.matrix_power(a, 3), np.linalg.cond(a, 1)
+
+
+def test_stacks_of_matrices_give_one_result_per_matrix():
+    # pinv, matrix_rank and cond of a 3-D stack were computed as if it were one matrix
+    a = rng.normal(size=(3, 4, 4))
+    got, want = pyad.jit_grad(stacked_linalg)(a), stacked_linalg(a)
+    for g, w in zip(got, want):
+        assert np.shape(g) == np.shape(w)
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+    check_function(lambda a: np.sum(np.linalg.pinv(a) ** 2) + np.sum(np.linalg.cond(a)),
+                   (a[:, :3, :],))
+
+
+def degenerate(z, s):
+    return np.linalg.pinv(z), np.linalg.matrix_rank(z), np.linalg.cond(s)
+
+
+def test_empty_and_singular_matrices_are_numpys():
+    z, s = np.zeros((0, 0)), np.zeros((2, 2))
+    pinv, rank, cond = pyad.jit_grad(degenerate)(z, s)
+    assert pinv.shape == (0, 0) and rank == 0 and cond == INF
+
+
+@pytest.mark.parametrize("fn", [np.linalg.pinv, np.linalg.matrix_rank, np.linalg.cond],
+                         ids=lambda fn: fn.__name__)
+def test_a_stack_of_one_matrix(fn):
+    a = rng.normal(size=(1, 3, 3))
+    np.testing.assert_allclose(pyad.jit_grad(lambda a: fn(a))(a), fn(a), rtol=1e-10)
