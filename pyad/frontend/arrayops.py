@@ -278,7 +278,7 @@ class ArrayOps:
         try:
             value = ast.literal_eval(node)
         except ValueError:   # a name bound to a literal, or to a tuple of them, or None
-            v = self.lw.exprs.expr(node) if isinstance(node, ast.Name) else None
+            v = self.lw.exprs.expr(node)
             known = self.ctx.literals   # None: axis=axis of a helper whose default is None
             value = None
             if isinstance(v, tuple) and all(isinstance(x, Var) and x.name in known
@@ -312,6 +312,12 @@ class ArrayOps:
                 raise self.ctx.error(node, "duplicate value in axis", cls=PyadTypeError)
             axes.append(k % nd)
         axes.sort()
+        if not axes and init is None:   # axis=(): each element is reduced alone, as NumPy
+            elem = F64 if kind == "mean" or lz.elem == F64 else \
+                lz.elem if kind in ("max", "min") else I64
+            ctx = self.ctx                # (a sum starts at 0: -0.0 becomes 0.0)
+            return self.elementwise(lambda x: ctx.b.add(ctx.b.const(0, elem), ctx.convert(
+                x, elem)) if kind in ("sum", "mean") else ctx.convert(x, elem), [v], node)
         if kind in ("sum", "mean") and (keepdims or not isinstance(v, Lazy)):
             return self._sum(kind, self.materialize(v), axes, keepdims, node)
         if keepdims:

@@ -261,8 +261,10 @@ class ArrayLowering:
         b = self.ctx.b
         if node.attr == "shape":
             return tuple(self.dims(a))
-        if node.attr == "ndim":
-            return b.const(ndim_of(a.type), I64)
+        if node.attr == "ndim":   # known when compiling: `(1,) * (x.ndim - 1)` is a tuple
+            v = b.const(ndim_of(a.type), I64)
+            self.ctx.literals[v.name] = ndim_of(a.type)
+            return v
         if node.attr == "size":
             n = b.const(1, I64)
             for d in self.dims(a):

@@ -41,6 +41,13 @@ def _is_tuple(v: Any) -> bool:
     return type(v) is tuple
 
 
+#: int ops whose result is known when compiling if their operands are (CPython's meaning;
+#: None where CPython would raise, which then happens at run time, as written)
+_FOLDED = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "imul": lambda a, b: a * b,
+           "floordiv": lambda a, b: a // b if b else None,
+           "mod": lambda a, b: a % b if b else None}
+
+
 class Expressions:
     """Expression lowering (see the module docstring); one per function body."""
 
@@ -284,7 +291,13 @@ class Expressions:
         elif name == "mul" and t == I64:
             name = "imul"   # OverflowError where CPython's int would grow past 64 bits
         convert = self.ctx.convert
-        return self.ctx.b.emit(name, convert(a, t), convert(b, t))
+        out = self.ctx.b.emit(name, convert(a, t), convert(b, t))
+        known = self.ctx.literals
+        if t == I64 and a.name in known and b.name in known and name in _FOLDED:
+            value = _FOLDED[name](known[a.name], known[b.name])   # None: raises at run time
+            if value is not None and -2**63 <= value < 2**63:
+                known[out.name] = value   # ints known when compiling stay known (x.ndim - 1)
+        return out
 
     def tuple_binop(self, op: ast.operator, a, b, node: ast.AST) -> tuple:
         """`t1 + t2` and `t * n`, `n * t` (n an int known when compiling) of tuples and of

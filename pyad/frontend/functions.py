@@ -284,6 +284,8 @@ class Functions:
                             cls=PyadTypeError)
         if not node.args:
             return PyList((), ctx) if kind is list else ()
+        if kind is tuple and (known := self._known_range(node.args[0])) is not None:
+            return tuple(self.lw.exprs.constant(k, node) for k in known)   # tuple(range(3))
         v = ast.copy_location(ast.Name(".x", ast.Store()), node)
         comp = ast.copy_location(ast.ListComp(ast.Name(".x", ast.Load()), [ast.comprehension(
             v, node.args[0], [], 0)]), node)
@@ -294,6 +296,23 @@ class Functions:
             raise ctx.error(node, "tuple() of an iterable whose length is known at run time "
                             "only", cls=PyadTypeError, hint="use a list, or np.array(...)")
         return tuple(out)
+
+    def _known_range(self, arg: ast.expr) -> range | None:
+        """`range(...)` of ints known when compiling (literals, `x.ndim - 1`), not too long
+        to be a tuple, else None."""
+        if not (isinstance(arg, ast.Call) and not arg.keywords and 1 <= len(arg.args) <= 3
+                and not self.ctx.is_local(arg.func)
+                and self.ctx.resolve_static(arg.func).obj is range):
+            return None
+        bounds = [self.lw.exprs.expr(a) for a in arg.args]
+        known = self.ctx.literals
+        if not all(isinstance(v, Var) and v.type == I64 and v.name in known for v in bounds):
+            return None
+        values = [known[v.name] for v in bounds]
+        if len(values) == 3 and values[2] == 0:
+            return None   # range() arg 3 must not be zero: raised where it is lowered
+        r = range(*values)
+        return r if len(r) <= 1024 else None
 
     def python_builtin(self, fn, node: ast.Call) -> Value:
         """round(x) (an int, ties to even), divmod(a, b) (a // b, a % b) and sorted(seq,

@@ -31,6 +31,8 @@ class Norms:
         ops, ctx = self.lw.arrayops, self.ctx
         ord_node = node.args[1] if len(args) >= 2 else kw.get("ord")
         order = None if ord_node is None else self._ord(ord_node)
+        if order is None:
+            ord_node = None   # ord=None spelled out, or a helper's parameter: the default
         if len(args) == 3:
             kw = {**kw, "axis": node.args[2]}
         axes, keepdims = ops._axis({k: v for k, v in kw.items() if k != "ord"}, node,
@@ -67,7 +69,7 @@ class Norms:
             v = self.ctx.resolve_static(node).obj
             if isinstance(v, (int, float)):
                 return v
-        return self.lw.arrayops.constant_arg(node, (int, float, str),
+        return self.lw.arrayops.constant_arg(node, (int, float, str, type(None)),
                                              "ord must be a constant number or string")
 
     def _vector_norm(self, x, order, axes, keepdims: bool, node: ast.Call):

@@ -255,9 +255,10 @@ class NumpyFunctions:
                                  f"{nd}-D array", cls=PyadTypeError)
         axes = tuple(sorted(k % nd for k in axes))
         keepdims = bool(self.const(kw, "keepdims", False, (bool,), "True or False"))
-        m = ops.reduce("max", a, axes, node, keepdims=True)
+        m = ops.reduce("max", a, axes, node, keepdims=True, init=ctx.b.const(-math.inf))
 
-        def finite(x):   # m, held constant; 0 where it is infinite (or nan)
+        def finite(x):   # m, held constant; 0 where it is infinite (or nan): an empty lane
+            # (m -inf, the identity) gives log(0) + 0 = -inf, as NumPy
             b = ctx.b
             x = b.stopgrad(x)
             return b.select(b.eq(b.sub(x, x), b.const(0.0)), x, b.const(0.0))

@@ -87,8 +87,10 @@ class Positions:
         b = self.ctx.b
         nd = len(lz.dims)
         size = nf.product(lz.dims)
-        b.emit("raise_if", b.eq(size, b.const(0, I64)), attrs=(
-            "ValueError", f"attempt to get {node.func.attr} of an empty sequence"))
+
+        def nonempty(n: Var) -> None:   # the elements scanned: all, or each lane's
+            b.emit("raise_if", b.eq(n, b.const(0, I64)), attrs=(
+                "ValueError", f"attempt to get {node.func.attr} of an empty sequence"))
 
         def scan(n: Var, at) -> Var:
             bb = self.ctx.b
@@ -104,12 +106,14 @@ class Positions:
                 return [b2.select(better, v, acc[0]), b2.select(better, i, acc[1])]
             return for_range(bb, n, [first, bb.const(0, I64)], step, lo=bb.const(1, I64))[1]
         if axis is None:
+            nonempty(size)
             r = scan(size, lambda i: lz.gen(nf.unravel(i, lz.dims)))
             return self.lw.arrayops._keep_axes(r, nd, list(range(nd))) if keepdims else r
         if not -nd <= axis < nd:
             raise self.ctx.error(node, f"axis {axis} is out of bounds for a {nd}-D array",
                                  cls=PyadTypeError)
         axis %= nd
+        nonempty(lz.dims[axis])   # no lanes (another axis of length 0) is no error, as NumPy
         others = [d for k, d in enumerate(lz.dims) if k != axis]
         if not others:
             r = scan(lz.dims[0], lambda i: lz.gen([i]))

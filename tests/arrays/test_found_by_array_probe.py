@@ -104,3 +104,57 @@ def test_empty_and_singular_matrices_are_numpys():
 def test_a_stack_of_one_matrix(fn):
     a = rng.normal(size=(1, 3, 3))
     np.testing.assert_allclose(pyad.jit_grad(lambda a: fn(a))(a), fn(a), rtol=1e-10)
+
+
+def rank_generic(x):
+    w = np.arange(x.shape[0]).reshape((-1,) + (1,) * (x.ndim - 1))
+    return np.sum(np.sum(w * x ** 2, axis=tuple(range(1, x.ndim)))) + \
+        np.sum(np.sum(x, axis=()) * 0.5)
+
+
+def test_rank_generic_idioms():
+    # x.ndim arithmetic and tuple(range(...)) of known ints were refused; axis=() crashed
+    for shape in ((3,), (3, 4), (2, 3, 2)):
+        x = rng.normal(size=shape)
+        check_function(rank_generic, (x,))
+
+
+def reductions_over_no_axes(x, k):
+    return (np.sum(x, axis=()), np.mean(x, axis=()), np.max(x, axis=()),
+            np.prod(x, axis=(), keepdims=True), np.sum(k, axis=()), np.min(k, axis=()),
+            np.mean(k, axis=(), keepdims=True))
+
+
+def test_reductions_over_no_axes_are_numpys():
+    x, k = np.array([[1.0, -0.0], [3.0, 4.5]]), np.array([1, 2, 3])
+    for got, want in zip(pyad.jit_grad(reductions_over_no_axes)(x, k),
+                         reductions_over_no_axes(x, k)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))   # 0 + -0.0
+
+
+def forwarded_ord(x, p=None):
+    return np.linalg.norm(x, p)
+
+
+def norm_default_ord(x):
+    return np.linalg.norm(x, ord=None) + forwarded_ord(x) + forwarded_ord(x, 1) + \
+        np.sum(np.linalg.norm(x.reshape(2, -1), None, 1))
+
+
+def test_norm_with_ord_none_spelled_out():
+    check_function(norm_default_ord, (rng.normal(size=6),))
+
+
+def empty_lanes(a, b):
+    return np.argmax(a, axis=-1), np.logaddexp.reduce(a, axis=0), np.logaddexp.reduce(a, None), \
+        np.logaddexp.reduce(b, axis=-1)
+
+
+def test_reductions_of_lanes_with_no_elements_are_numpys():
+    a, b = np.zeros((0, 3)), np.zeros((3, 0))
+    for got, want in zip(pyad.jit_grad(empty_lanes)(a, b), empty_lanes(a, b)):
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="argmax of an empty sequence"):
+        pyad.jit_grad(lambda b: np.argmax(b, axis=-1))(b)
