@@ -236,3 +236,9 @@ class _NegativeInput(ValueError):
 
 
 _P = {"a": 1.0, "b": 2.0}   # a global dict whose keys key_loop_breaks loops over
+
+
+def sort_a_list_in_place(x):
+    xs = [x, 2.0 * x, -x]
+    xs.sort()
+    return xs[0]

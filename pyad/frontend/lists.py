@@ -249,8 +249,10 @@ class Lists:
         ctx, ex = self.ctx, self.lw.exprs
         attr = node.func.attr
         if attr not in MUTATORS + ("copy", "index", "count"):
-            raise ctx.error(node.func, f"unsupported list method `.{attr}()`",
-                            hint="lists support append, extend, pop, copy, index and count")
+            raise ctx.error(node.func, f"unsupported list method `.{attr}()`", hint=(
+                "lists support append, extend, pop, copy, index and count" + (
+                    "; write `xs = sorted(xs)`" if attr == "sort" else
+                    "; write `xs = xs[::-1]`" if attr == "reverse" else "")))
         if node.keywords:
             raise ctx.error(node.keywords[0].value, f"list.{attr}() takes no keyword "
                             "arguments", cls=PyadTypeError)
