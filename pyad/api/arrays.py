@@ -38,6 +38,10 @@ NATIVE_NUMS = {
 
 
 def array_arg_type(fname: str, name: str, a: np.ndarray) -> str:
+    if isinstance(a, np.ma.MaskedArray):   # its data alone would silently drop the mask
+        raise TypeError(f"{fname}() argument {name!r} is a masked array, which pyad does not "
+                        "support: pass its data and its mask as arrays (a.data, "
+                        "np.ma.getmaskarray(a)) and use the mask in the function")
     elem = _CONVERT.get((a.dtype.kind, a.dtype.itemsize))
     if elem is None:
         raise TypeError(f"{fname}() argument {name!r} has dtype {a.dtype}, which pyad does not "

@@ -68,9 +68,9 @@ class Creation:
             a = arrays.array(v, src)
             return a if node.func.attr == "asarray" else arrays.copy_array(a)
         items = [self._item(e) for e in src.elts]
-        if not items:
-            raise self.ctx.error(node, "np.array([]) has no dtype or length to compile",
-                                 hint="use np.zeros(0)", cls=PyadTypeError)
+        if not items:   # NumPy's float64, or the dtype given
+            elem = dtypes.dtype_kw(self.lw, _only_dtype(node), F64) if "dtype" in kw else F64
+            return arrays.new_array(elem, [self.ctx.b.const(0, I64)])
         return self._stack(items, node, kw)
 
     def stacked(self, items: list, node: ast.AST) -> Var:
@@ -276,6 +276,12 @@ class Creation:
         self._kwargs(node, kw, ("num", "endpoint"))
         self._nargs(node, args, 2, 3, "linspace")
         ex, b = self.lw.exprs, self.ctx.b
+        for a, n in zip(args[:2], node.args[:2]):
+            if self.lw.arrayops.is_arrayish(a):
+                raise self.ctx.error(n, "np.linspace takes numbers as start and stop here "
+                                     "(not arrays)", cls=PyadTypeError, hint="for arrays "
+                                     "a and b write a + (b - a) * np.linspace(0.0, 1.0, num)"
+                                     "[:, None]")
         start, stop = (self.ctx.convert(ex.scalar(a, n), F64) for a, n in
                        zip(args[:2], node.args[:2]))
         num = self._int(args[2] if len(args) > 2 else ex.expr(kw["num"]) if "num" in kw

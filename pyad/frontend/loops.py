@@ -35,7 +35,7 @@ from .control import BRK, CONT, LEFT, RET, RETVAL, assigned, exits
 from ..errors import PyadTypeError
 from .context import DynList, PyList, RangeVal, Undefined, is_value, unify
 from .lists import appends_per_trip, is_list, mutated_lists
-from ..ir.nodes import BOOL, F64, I64, Block, Var, While
+from ..ir.nodes import BOOL, F64, I64, Block, Var, While, is_array
 
 MAX_WIDENINGS = 4
 
@@ -309,7 +309,13 @@ class Loops:
                 if not is_value(v) or pytree.structure(v) != struct:
                     raise ctx.error(spec.node, f"`{n}` changes shape or becomes undefined "
                                     "inside the loop")
-                yields.extend(ctx.convert(x, t) for x, t in zip(pytree.leaves(v), types))
+                for x, t in zip(pytree.leaves(v), types):
+                    if is_array(x.type) and not is_array(t):
+                        raise ctx.error(spec.node, f"`{n}` is a number before the loop and "
+                                        f"becomes an array ({x.type}) in it", cls=PyadTypeError,
+                                        hint=f"start it as an array of that shape, e.g. "
+                                        f"`{n} = np.zeros(...)` or `np.zeros_like(...)`")
+                    yields.append(ctx.convert(x, t))
         body = Block(tuple(region.params), tuple(region.body.stmts), tuple(yields))
         outs = [Var(ctx.names.fresh(n.lstrip("%")), t) for n, (_, ts) in carried.items()
                 for t in ts]

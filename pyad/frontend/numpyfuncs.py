@@ -20,8 +20,8 @@ class NumpyFunctions:
     """See the module docstring; one per function body."""
 
     NAMES = ("var", "std", "cumsum", "cumprod", "cumulative_sum", "cumulative_prod", "diff",
-             "clip", "roll", "trace", "inner", "outer", "logaddexp", "reshape", "ravel", "flatten",
-             "atleast_1d", "atleast_2d", "atleast_3d")
+             "clip", "roll", "trace", "inner", "outer", "logaddexp", "logaddexp2", "reshape",
+             "ravel", "flatten", "atleast_1d", "atleast_2d", "atleast_3d")
 
     def __init__(self, lw) -> None:
         self.lw = lw
@@ -206,21 +206,28 @@ class NumpyFunctions:
         out = args[0] if args[1] is None else fn("maximum", args[:2])
         return out if args[2] is None else fn("minimum", [out, args[2]])
 
-    def logaddexp(self, node: ast.Call, args: list, kw: dict):
+    def logaddexp(self, node: ast.Call, args: list, kw: dict, base2: bool = False):
+        """np.logaddexp(a, b) (np.logaddexp2: of base 2, exp2 as exp((a - m) ln 2))."""
         self.check(node, args, kw, (2,), ())
         ops, ctx = self.lw.arrayops, self.ctx
+        ln2 = math.log(2.0)
 
         def f(x, y):   # NumPy's: x + log(2) where x == y (infinities too), 1/2 each way
             b = ctx.b
             x, y = ctx.convert(x, F64), ctx.convert(y, F64)
             tie, zero, half = b.eq(x, y), b.const(0.0), b.const(0.5)
-            at_tie = b.add(b.add(b.mul(half, x), b.mul(half, y)), b.const(math.log(2.0)))
+            at_tie = b.add(b.add(b.mul(half, x), b.mul(half, y)), b.const(1.0 if base2 else ln2))
             x, y = b.select(tie, zero, x), b.select(tie, zero, y)   # no inf - inf
             m = b.max(x, y)
             m = b.select(b.eq(b.sub(m, m), zero), m, zero)   # 0 for m = inf: the sum is inf
-            other = b.add(m, b.log(b.add(b.exp(b.sub(x, m)), b.exp(b.sub(y, m)))))
+            e = (lambda d: b.exp(b.mul(d, b.const(ln2)))) if base2 else b.exp
+            total = b.add(e(b.sub(x, m)), e(b.sub(y, m)))
+            other = b.add(m, b.log2(total) if base2 else b.log(total))
             return b.select(tie, at_tie, other)
         return ops.elementwise(f, args, node)
+
+    def logaddexp2(self, node: ast.Call, args: list, kw: dict):
+        return self.logaddexp(node, args, kw, base2=True)
 
     def ufunc_method(self, node: ast.Call):
         """`np.logaddexp.reduce(a, axis=0)`: m + log(sum(exp(a - m))) with m the maximum
