@@ -399,6 +399,8 @@ class ArrayOps:
         """np.dot / @ of 1-D and 2-D arrays; with `batched` (@ and np.matmul), 3-D arrays
         are stacks of matrices (NumPy's matmul)."""
         ctx, arrays = self.ctx, self.lw.arrays
+        if not batched and any(isinstance(v, Var) and not is_array(v.type) for v in (a, b)):
+            return self.binop(ast.Mult(), a, b, node)   # np.dot of a number: the product
         a = arrays.array(self.materialize(a), node)
         b = arrays.array(self.materialize(b), node)
         na, nb = ndim_of(a.type), ndim_of(b.type)

@@ -363,16 +363,14 @@ class NumpyFunctions:
         return self.lw.arrayops.reduce("sum", d, (-1,), node)
 
     def outer(self, node: ast.Call, args: list, kw: dict):
-        """np.outer(u, v) of 1-D arrays: the `outer` primitive for float64 arrays, an
-        elementwise product otherwise."""
+        """np.outer(u, v): the `outer` primitive for float64 vectors, an elementwise product
+        otherwise (of the flattened arrays, as NumPy)."""
         self.check(node, args, kw, (2,), ())
         ops = self.lw.arrayops
         x, y = (ops.materialize(self.lw.arrays.array(x, node)) for x in args)
         if all(isinstance(v, Var) and v.type == "f64[1d]" for v in (x, y)):
             return self.ctx.b.emit("outer", x, y)
-        a, b = (ops.lift(self.lw.arrays.array(v, node)) for v in (x, y))
-        if len(a.dims) != 1 or len(b.dims) != 1:
-            raise self.ctx.error(node, "np.outer takes two 1-D arrays", cls=PyadTypeError)
+        a, b = (self.flat(ops.lift(self.lw.arrays.array(v, node))) for v in (x, y))
         return Lazy(unify(arith(a.elem), arith(b.elem)), [a.dims[0], b.dims[0]],
                     lambda idx: self.lw.exprs.binop(ast.Mult(), a.gen([idx[0]]),
                                                     b.gen([idx[1]]), node))

@@ -220,3 +220,16 @@ def test_logaddexp2_is_numpys():
                                rtol=1e-15)
     check_function(lambda a, b: np.sum(np.logaddexp2(a, b) * np.arange(1.0, 4.0)),
                    (np.array([0.5, -1.0, 2.0]), np.array([0.7, -1.0, -3.0])))
+
+
+def dots_and_outers(x, m, s):
+    return np.dot(s, x), np.dot(x, 2.0), np.dot(3, x), np.dot(s, 2.0), np.outer(m, x), \
+        np.outer(m, m.T)
+
+
+def test_dot_of_a_number_and_outer_of_matrices():
+    x, m = np.arange(3.0), np.arange(4.0).reshape(2, 2)
+    for got, want in zip(pyad.jit_grad(dots_and_outers)(x, m, 1.5), dots_and_outers(x, m, 1.5)):
+        np.testing.assert_array_equal(got, want)
+    check_function(lambda x, m, s: np.sum(np.outer(m, x) ** 2) + np.sum(np.dot(s, x)),
+                   (x, m, 1.5))
