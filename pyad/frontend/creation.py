@@ -67,11 +67,7 @@ class Creation:
                 return self._stack(list(v), node, kw)
             a = arrays.array(v, src)
             return a if node.func.attr == "asarray" else arrays.copy_array(a)
-        items = [self._item(e) for e in src.elts]
-        if not items:   # NumPy's float64, or the dtype given
-            elem = dtypes.dtype_kw(self.lw, _only_dtype(node), F64) if "dtype" in kw else F64
-            return arrays.new_array(elem, [self.ctx.b.const(0, I64)])
-        return self._stack(items, node, kw)
+        return self._stack([self._item(e) for e in src.elts], node, kw)
 
     def stacked(self, items: list, node: ast.AST) -> Var:
         """np.array(items) for a list value (numbers, tuples of them, or arrays)."""
@@ -85,7 +81,10 @@ class Creation:
     def _stack(self, items: list, node: ast.AST, kw: dict) -> Var:
         """A new array whose rows are `items` (numbers, tuples of them, or arrays)."""
         b, arrays = self.ctx.b, self.lw.arrays
-        rows = [self._stack(list(it), node, {}) if isinstance(it, tuple) else it
+        if not items:   # NumPy's float64 (or the dtype given), of length 0
+            elem = dtypes.dtype_kw(self.lw, _only_dtype(node), F64) if "dtype" in kw else F64
+            return arrays.new_array(elem, [b.const(0, I64)])
+        rows = [self._stack(list(it), node, kw) if isinstance(it, tuple) else it
                 for it in items]
         odd = next((r for r in rows if not isinstance(r, Var)), None)
         if odd is not None:   # a function, a string, None: NumPy would make an object array

@@ -178,7 +178,8 @@ def test_a_masked_array_argument_is_refused_naming_it():
 
 
 def empties(x):
-    return (np.array([]), np.array([], dtype=int), np.array([], dtype=bool),
+    return (np.array([]), np.array([], dtype=int), np.array([], dtype=bool), np.array([[]]),
+            np.array([[], []], dtype=int),
             np.sum(x[np.array([], dtype=int)]) + np.sum(x))
 
 
