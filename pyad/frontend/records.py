@@ -222,8 +222,7 @@ def dict_method(lw, base: Record, node: ast.Call) -> Any:
             return base.get(key)
         if len(node.args) == 2:
             return lw.arrayops.materialize(lw.exprs.expr(node.args[1]))
-        raise ctx.error(node, f"the dict has no key {key!r}, so `get` gives None",
-                        cls=PyadTypeError, hint="pass a default: `p.get('key', 0.0)`")
+        return NONE   # None, known when compiling: `if w is not None:` decides then
     raise not_an_array(ctx, base, node)
 
 
@@ -330,29 +329,56 @@ def rank_comparison(lw, test: ast.expr) -> bool | None:
             type(op) in _STR_COMPARE and type(op) not in (ast.In, ast.NotIn) for op in test.ops):
         return None
     operands = [_static_int(lw, c) for c in (test.left, *test.comparators)]
-    if any(x is None for x in operands) or not any(
-            isinstance(c, ast.Attribute) for c in (test.left, *test.comparators)):
+    if any(x is None for x in operands) or all(
+            isinstance(c, ast.Constant) for c in (test.left, *test.comparators)):
         return None
     return all(_STR_COMPARE[type(op)](a, b)
                for op, a, b in zip(test.ops, operands, operands[1:]))
 
 
 def _static_int(lw, node: ast.expr) -> int | None:
-    """An int literal, or `name.ndim` of a local array."""
+    """An int literal, `name.ndim` of a local array, or `len` of what has a length known
+    when compiling: a local tuple, dict or list of fixed length, `name.shape`."""
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
-    if isinstance(node, ast.Attribute) and node.attr == "ndim" \
+    if isinstance(node, ast.Attribute) and node.attr in ("ndim", "shape") \
             and isinstance(node.value, ast.Name):
         v = lw.ctx.env.get(node.value.id)
         if isinstance(v, Var) and is_array(v.type):
-            return ndim_of(v.type)
+            return ndim_of(v.type)   # `len(x.shape)` is the rank too
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and \
+            isinstance(node.func, ast.Name) and node.func.id == "len" and \
+            "len" not in lw.ctx.env:
+        arg = node.args[0]
+        if isinstance(arg, ast.Attribute) and arg.attr == "shape":
+            return _static_int(lw, arg)
+        v = lw.ctx.env.get(arg.id) if isinstance(arg, ast.Name) else None
+        if isinstance(v, Record) and v.kind in ("dict", "str"):
+            return len(v.fields) if v.kind == "dict" else len(v.fields[0])
+        if type(v) is tuple or isinstance(v, PyList):
+            return len(v)
     return None
+
+
+def _membership(lw, test: ast.expr) -> bool | None:
+    """`'key' in p` (`not in`) of a compile-time string and a dict: decided when compiling
+    (a dict's keys are), else None."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and type(test.ops[0]) in (ast.In, ast.NotIn)):
+        return None
+    key = string_of(lw, test.left)
+    right = test.comparators[0]
+    d = lw.ctx.env.get(right.id) if isinstance(right, ast.Name) else None
+    if not isinstance(key, str) or not (isinstance(d, Record) and d.kind == "dict"):
+        return None
+    return (key in d.fields) == isinstance(test.ops[0], ast.In)
 
 
 def static_truth(lw, test: ast.expr) -> bool | None:
     """The value of `test` when it is decided at compile time (see the module docstring),
     else None."""
-    for decided in (string_comparison(lw, test), rank_comparison(lw, test)):
+    for decided in (string_comparison(lw, test), rank_comparison(lw, test),
+                    _membership(lw, test)):
         if decided is not None:
             return decided
     match test:

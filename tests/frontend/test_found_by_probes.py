@@ -323,3 +323,40 @@ def stack_comprehension_on_an_axis(x):
 
 def test_stack_of_a_comprehension_on_another_axis():
     check_against_python(stack_comprehension_on_an_axis, X[:3].copy())
+
+
+def optional_keys(p, x):
+    """Decisions known when compiling skip the branch they do not take (the idioms probe of
+    2026-11-28: the skipped branch was compiled and refused)."""
+    s = x
+    if "w" in p:
+        s = s * p["w"]
+    if "z" not in p:
+        s = s + 1.0
+    w = p.get("w")
+    if w is not None:
+        s = s * w
+    return s + p.get("b", 1.5) * (p["w"] if "w" in p else 2.0)
+
+
+def by_length(p, x):
+    if len(p) == 3:
+        a, b, c = p
+        return a * b * c * x
+    a, b = p
+    return (a + b) * x
+
+
+def by_rank(x):
+    if len(x.shape) > 1:
+        return float(x[0, 0] * x.shape[1])
+    return float(x[0] * 2.0)
+
+
+def test_membership_length_and_rank_decide_when_compiling():
+    for p in ({"w": 2.0}, {"b": 3.0}, {"w": 0.5, "z": 1.0}):
+        check_against_python(optional_keys, p, 0.75)
+    for p in ((1.0, 2.0, 3.0), (1.5, 2.5)):
+        check_against_python(by_length, p, 0.5)
+    for x in (X[:3].copy(), X[:6].reshape(2, 3).copy()):
+        check_against_python(by_rank, x)
