@@ -38,15 +38,16 @@ from .specialize import Specialization
 from ..ir.types import is_array
 
 
-def check_argnums(argnums) -> None:
-    """TypeError unless `argnums` is an int, a non-empty tuple of ints or "all"."""
+def check_argnums(argnums):
+    """`argnums` (a list as a tuple, as JAX takes it); TypeError unless it is an int, a
+    non-empty tuple of ints or "all"."""
     if argnums == "all" and isinstance(argnums, str):
-        return
+        return argnums
     if isinstance(argnums, int) and not isinstance(argnums, bool):
-        return
+        return argnums
     if isinstance(argnums, (tuple, list)) and argnums and \
             all(isinstance(k, int) and not isinstance(k, bool) for k in argnums):
-        return
+        return tuple(argnums)
     raise TypeError(f"argnums must be an int, a non-empty tuple of ints or 'all', not "
                     f"{argnums!r}")
 
@@ -65,9 +66,13 @@ class JitGrad:
         if isinstance(fn, JitGrad):  # recompiled with these options
             fn = fn.fn
         if not inspect.isfunction(fn):
-            raise TypeError(f"pyad.jit_grad expects a Python function, got {type(fn).__name__}")
+            rule = type(fn).__name__ == "CustomVJP"   # pyad.custom_vjp: its rule is for calls
+            raise TypeError(f"pyad.jit_grad expects a Python function, got {type(fn).__name__}"
+                            + (": compile a function that calls it, e.g. pyad.jit_grad(lambda "
+                               "x, y: f(x, y)) or pyad.grad(lambda x, y: f(x, y))"
+                               if rule else ""))
         functools.update_wrapper(self, fn)
-        check_argnums(argnums)
+        argnums = check_argnums(argnums)
         self.fn = fn
         self.argnums = argnums
         self.fastmath = fastmath

@@ -46,7 +46,7 @@ def _compiled(f: Callable) -> JitGrad | BoundJitGrad:
 def grad(f: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
     """The function computing the gradient of `f` (a single float result) with respect to
     the arguments `argnums`."""
-    check_argnums(argnums)
+    argnums = check_argnums(argnums)
     jg = _compiled(f)
 
     @functools.wraps(jg.fn)
@@ -62,7 +62,7 @@ def value_and_grad(f: Callable, argnums: int | tuple[int, ...] = 0,
     """The function computing `(f(*args), gradient)`. With `has_aux=True`, `f` returns
     `(value, aux)` and the result is `((value, aux), gradient of value)`; aux may hold
     numbers, arrays and tuples and receives no gradient."""
-    check_argnums(argnums)
+    argnums = check_argnums(argnums)
     jg = _compiled(f)
     if not has_aux:
         @functools.wraps(jg.fn)

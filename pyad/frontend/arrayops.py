@@ -174,7 +174,7 @@ class ArrayOps:
         def f(x, y):
             if x.type == y.type == BOOL and isinstance(op, (ast.Add, ast.Mult, ast.Sub)):
                 return self.lw.logical.bool_operator(op, node, x, y)
-            return self.lw.exprs.binop(op, x, y, node)
+            return self.lw.exprs.binop(op, x, y, node, python=False)   # NumPy's meaning
         return self.elementwise(f, [a, b], node)
 
     def unary(self, op: ast.unaryop, v, node: ast.AST) -> Lazy:

@@ -258,7 +258,8 @@ class Expressions:
         raise self.ctx.unsupported(node, "indexing (only a tuple with a constant index)")
 
     # ------------------------------------------------------------------ operators
-    def binop(self, op: ast.operator, a: Value, b: Value, node: ast.AST) -> Var:
+    def binop(self, op: ast.operator, a: Value, b: Value, node: ast.AST,
+              python: bool = True) -> Var:
         ops = self.lw.arrayops
         for v in (a, b):
             if isinstance(v, Record) and v.kind in ("none", "str"):
@@ -290,8 +291,13 @@ class Expressions:
             name = "ipow"
         elif name == "mul" and t == I64:
             name = "imul"   # OverflowError where CPython's int would grow past 64 bits
-        convert = self.ctx.convert
-        out = self.ctx.b.emit(name, convert(a, t), convert(b, t))
+        convert, bl = self.ctx.convert, self.ctx.b
+        if name == "pow" and t == F64 and python:   # CPython raises (IEEE, NumPy: inf)
+            x, y = convert(a, F64), convert(b, F64)
+            zero = bl.const(0.0)
+            bl.emit("raise_if", bl.select(bl.eq(x, zero), bl.lt(y, zero), bl.const(False, BOOL)),
+                    attrs=("ZeroDivisionError", "0.0 cannot be raised to a negative power"))
+        out = bl.emit(name, convert(a, t), convert(b, t))
         known = self.ctx.literals
         if t == I64 and a.name in known and b.name in known and name in _FOLDED:
             value = _FOLDED[name](known[a.name], known[b.name])   # None: raises at run time

@@ -453,7 +453,8 @@ class Functions:
             case "convert":
                 return convert(args[0], next(iter(row.sigs.values())))
             case "operator":
-                return self.lw.exprs.binop(_OPERATORS[row.name](), args[0], args[1], node)
+                return self.lw.exprs.binop(_OPERATORS[row.name](), args[0], args[1], node,
+                                           python=not spelling.startswith("numpy."))
         raise AssertionError(f"unknown spelling form of {spelling}")
 
 

@@ -360,3 +360,39 @@ def test_membership_length_and_rank_decide_when_compiling():
         check_against_python(by_length, p, 0.5)
     for x in (X[:3].copy(), X[:6].reshape(2, 3).copy()):
         check_against_python(by_rank, x)
+
+
+def power(x, y):
+    return x ** y + pow(x, 2.0)
+
+
+def powers_of_arrays(x):
+    return np.sum(np.minimum(x ** -1.0, 10.0) + np.minimum(np.power(x, -2.0), 5.0))
+
+
+def test_zero_to_a_negative_power_raises_as_in_python():
+    f = pyad.jit_grad(power, argnums=(0, 1))
+    for x, y in ((0.0, -1.0), (-0.0, -2.5)):
+        with pytest.raises(ZeroDivisionError, match=r"negative power \(line \d+ of "):
+            f(x, y)
+    assert f(0.0, 0.0) == power(0.0, 0.0) and f(0.0, 2.0) == power(0.0, 2.0)
+    check_against_python(power, 2.0, -1.5)
+    # of arrays, NumPy's meaning: inf (here clipped)
+    x = np.array([0.0, 2.0, 0.5])
+    with np.errstate(divide="ignore"):
+        assert pyad.jit_grad(powers_of_arrays)(x) == powers_of_arrays(x)
+
+
+def test_argnums_as_a_list_and_custom_vjp_functions():
+    f = pyad.jit_grad(power, argnums=[0, 1])
+    assert f.argnums == (0, 1) and f.grad(2.0, 3.0) == pyad.jit_grad(
+        power, argnums=(0, 1)).grad(2.0, 3.0)
+    assert pyad.grad(power, argnums=[1])(2.0, 3.0) == (8.0 * math.log(2.0),)
+
+    @pyad.custom_vjp
+    def rule(x):
+        return x * x
+    rule.defvjp(lambda x: (x * x, x), lambda x, ct: (2.0 * ct * x,))
+    with pytest.raises(TypeError, match=r"compile a function that calls it, e.g. "
+                       r"pyad.jit_grad\(lambda"):
+        pyad.grad(rule)
