@@ -79,7 +79,7 @@ class Norms:
         if order in (None, 2):
             sq = ops.elementwise(lambda e: ctx.b.mul(*(2 * [ctx.convert(e, F64)])), [x], node)
             total = ops.reduce("sum", sq, axes, node, keepdims)
-            return ops.elementwise(lambda t: ctx.b.sqrt(t), [total], node)
+            return ops.elementwise(self.lw.numpyfuncs.root, [total], node)
         if isinstance(order, str):
             raise ctx.error(node, f"ord={order!r} is a matrix norm: give two axes or a 2-D "
                             "array", cls=PyadTypeError)

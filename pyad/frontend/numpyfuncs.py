@@ -76,8 +76,17 @@ class NumpyFunctions:
         n = b.tofloat(b.sub(count, b.const(ddof, I64)))
         out = ops.binop(ast.Div(), total, n, node)
         if root:
-            return ops.elementwise(lambda x: self.ctx.b.sqrt(x), [out], node)
+            return ops.elementwise(self.root, [out], node)
         return out
+
+    def root(self, t: Var) -> Var:
+        """sqrt(t) of a sum of squares (a norm, a standard deviation), with derivative 0 at
+        t = 0, the least subgradient there (as hypot's): a zero vector (a distance matrix's
+        diagonal) or a lane of equal elements gives no nan, where sqrt's derivative (inf)
+        times that of the squares (0) would. The same value, nan included."""
+        b = self.ctx.b
+        zero = b.eq(t, b.const(0.0))
+        return b.select(zero, b.const(0.0), b.sqrt(b.select(zero, b.const(1.0), t)))
 
     def std(self, node: ast.Call, args: list, kw: dict):
         return self.var(node, args, kw, root=True)

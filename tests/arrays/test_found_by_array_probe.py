@@ -234,3 +234,16 @@ def test_dot_of_a_number_and_outer_of_matrices():
         np.testing.assert_array_equal(got, want)
     check_function(lambda x, m, s: np.sum(np.outer(m, x) ** 2) + np.sum(np.dot(s, x)),
                    (x, m, 1.5))
+
+
+def norm_distances(x):
+    d = np.linalg.norm(x[:, None, :] - x[None, :, :], axis=-1)
+    return np.sum(np.exp(-d)) + np.std(x[:, 0] * 0.0 + 1.0) + np.linalg.norm(x[0] - x[0])
+
+
+def test_norm_and_std_at_zero_have_derivative_zero():
+    # the zero diagonal of a distance matrix made every gradient nan (sqrt's derivative at 0)
+    x = rng.normal(size=(4, 2))
+    check_function(norm_distances, (x,))
+    nan_in = pyad.jit_grad(lambda v: (np.linalg.norm(v), np.std(v)))(np.array([np.nan, 1.0]))
+    assert all(np.isnan(v) for v in nan_in)   # the value is sqrt's: nan stays nan
