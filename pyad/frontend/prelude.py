@@ -18,8 +18,8 @@ call site (a keyword they do not have: "unexpected keyword argument"):
   functions `linalg_<name>`; of a 3-D stack, one result per matrix (a loop calling the
   2-D function, `_pinv`, ...: the prelude's functions may call each other, calls.py);
 - `np.linalg.matrix_power(a, n)`: products by repeated squaring (NumPy's order of them), the
-  inverse's powers for n < 0, of a stack too; a float result (NumPy keeps an int matrix's dtype), ValueError
-  (NumPy: LinAlgError, a ValueError) for a matrix that is not square;
+  inverse's powers for n < 0, of a stack too; a float result (NumPy keeps an int matrix's
+  dtype), ValueError (NumPy: LinAlgError, a ValueError) for a matrix that is not square;
 - `logspace(start, stop, num=50, endpoint=True, base=10.0)`, `geomspace(start, stop,
   num=50, endpoint=True)` (NumPy's formulas: its ends exactly start and stop),
   `column_stack(seq)` (vectors become columns; a list of arrays stays a list: SEQUENCES).
