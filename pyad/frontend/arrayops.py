@@ -296,9 +296,8 @@ class ArrayOps:
     def reduce(self, kind: str, v, axis: tuple | None, node: ast.AST, keepdims: bool = False,
                init: Var | None = None):
         """np.sum, mean, max, min, prod over `axis` (None: all). An array's sum (and mean) is
-        the `sum` primitive; an elementwise expression's fuses into its loops (no temporary),
-        unless keepdims asks for the result's shape. `init`: where prod, max and min start
-        (NumPy's `initial`; reductions.py)."""
+        the `sum` primitive; an expression's fuses into its loops, unless keepdims asks for
+        the result's shape. `init`: where prod, max, min start (`initial`; reductions.py)."""
         lz = self.lift(v)
         nd = len(lz.dims)
         if nd == 0:
@@ -312,12 +311,8 @@ class ArrayOps:
                 raise self.ctx.error(node, "duplicate value in axis", cls=PyadTypeError)
             axes.append(k % nd)
         axes.sort()
-        if not axes and init is None:   # axis=(): each element is reduced alone, as NumPy
-            elem = F64 if kind == "mean" or lz.elem == F64 else \
-                lz.elem if kind in ("max", "min") else I64
-            ctx = self.ctx                # (a sum starts at 0: -0.0 becomes 0.0)
-            return self.elementwise(lambda x: ctx.b.add(ctx.b.const(0, elem), ctx.convert(
-                x, elem)) if kind in ("sum", "mean") else ctx.convert(x, elem), [v], node)
+        if not axes and init is None:   # axis=(): each element alone, as NumPy
+            return self.lw.reductions.each_alone(kind, v, lz.elem, node)
         if kind in ("sum", "mean") and (keepdims or not isinstance(v, Lazy)):
             return self._sum(kind, self.materialize(v), axes, keepdims, node)
         if keepdims:

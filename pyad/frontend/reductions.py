@@ -161,3 +161,13 @@ class Reductions:
         if kind == "prod":
             return b.mul(v, init)
         return self.lw.functions.apply(f"numpy.{kind}imum", [v, init], node)
+
+    def each_alone(self, kind: str, v, elem: str, node: ast.AST) -> Lazy:
+        """np.<kind>(v, axis=()) (arrayops.reduce): every element its own reduction (a sum
+        starts at 0: -0.0 becomes 0.0, as NumPy)."""
+        ctx, ops = self.ctx, self.lw.arrayops
+        out = F64 if kind == "mean" or elem == F64 else elem if kind in ("max", "min") else I64
+        if kind in ("sum", "mean"):
+            return ops.elementwise(lambda x: ctx.b.add(ctx.b.const(0, out),
+                                                       ctx.convert(x, out)), [v], node)
+        return ops.elementwise(lambda x: ctx.convert(x, out), [v], node)
