@@ -33,7 +33,7 @@ from ..ir.builder import Builder
 from . import definite
 from .control import BRK, CONT, LEFT, RET, RETVAL, assigned, exits
 from ..errors import PyadTypeError
-from .context import DynList, PyList, RangeVal, Undefined, is_value, unify
+from .context import DynList, PyList, RangeVal, Undefined, is_value, location_of, unify
 from .lists import appends_per_trip, is_list, mutated_lists
 from ..ir.nodes import BOOL, F64, I64, Block, Var, While, is_array
 
@@ -103,7 +103,7 @@ class Loops:
 
     def for_stmt(self, node: ast.For) -> None:
         ctx = self.ctx
-        it = node.iter
+        it = node.iter = self._reversed_range(node.iter)
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
                 and it.func.id not in ctx.env
                 and ctx.resolve_static(it.func).obj is range and not it.keywords
@@ -125,6 +125,30 @@ class Loops:
         self.loop(LoopSpec(node, node.body, cond, (counter, node.target, step),
                            runs=literal_range_runs(it), trips=trips))
         del ctx.env[counter]
+
+    def _is_builtin(self, func: ast.expr, obj) -> bool:
+        return isinstance(func, ast.Name) and func.id not in self.ctx.env \
+            and self.ctx.resolve_static(func).obj is obj
+
+    def _reversed_range(self, it: ast.expr) -> ast.expr:
+        """`reversed(range(b))` as `range(b - 1, -1, -1)` and `reversed(range(a, b))` as
+        `range(b - 1, a - 1, -1)` (the same ints, in the same order): a counting-down loop,
+        whose plans see the counter itself (reversed() of other sequences counts up and
+        indexes from the end)."""
+        if not (isinstance(it, ast.Call) and len(it.args) == 1 and not it.keywords
+                and self._is_builtin(it.func, reversed)):
+            return it
+        r = it.args[0]
+        if not (isinstance(r, ast.Call) and 1 <= len(r.args) <= 2 and not r.keywords
+                and not any(isinstance(a, ast.Starred) for a in r.args)
+                and self._is_builtin(r.func, range)):
+            return it
+        at = location_of(it)
+        one = ast.Constant(1, **at)
+        lo = r.args[0] if len(r.args) == 2 else ast.Constant(0, **at)
+        stop = ast.BinOp(lo, ast.Sub(), one, **at)
+        return ast.Call(r.func, [ast.BinOp(r.args[-1], ast.Sub(), one, **at), stop,
+                                 ast.UnaryOp(ast.USub(), one, **at)], [], **at)
 
     def range_args(self, it: ast.Call) -> tuple[Var, Var, Var, int | None]:
         """start, stop, step of `range(...)`, and the step if it is a literal (else None);
