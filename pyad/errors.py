@@ -39,7 +39,7 @@ class PyadSyntaxError(PyadError):
 
 
 def _rebuilt(cls: type, args: tuple, state: dict) -> PyadSyntaxError:
-    """`cls` with exception arguments `args` and attributes `state` (PyadSyntaxError.__reduce__)."""
+    """`cls` with exception arguments `args` and attributes `state` (`__reduce__`)."""
     error = cls.__new__(cls)
     Exception.__init__(error, *args)
     error.__dict__.update(state)

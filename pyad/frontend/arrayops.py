@@ -278,7 +278,7 @@ class ArrayOps:
         try:
             value = ast.literal_eval(node)
         except ValueError:   # a name bound to a literal, or to a tuple of them, or None
-            v = self.lw.exprs.expr(node)
+            v = self.lw.exprs.expr(node) if self.ctx.calls_nothing(node) else None
             known = self.ctx.literals   # None: axis=axis of a helper whose default is None
             value = None
             if isinstance(v, tuple) and all(isinstance(x, Var) and x.name in known

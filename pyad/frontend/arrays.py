@@ -286,7 +286,8 @@ class ArrayLowering:
         if name in self.lw.einsum.NAMES:
             return self.lw.einsum.create(name, node)
         if name in prelude.NAMES:  # written in the compiled subset: a helper's call
-            if name not in prelude.SEQUENCES and any(isinstance(a, (ast.List, ast.ListComp)) or isinstance(a, ast.Name) and
+            if name not in prelude.SEQUENCES and any(
+                    isinstance(a, (ast.List, ast.ListComp)) or isinstance(a, ast.Name) and
                    isinstance(self.ctx.env.get(a.id), (PyList, DynList)) for a in node.args):
                 return self._with_lists_as_arrays(name, node)
             fn = getattr(prelude, name.replace(".", "_"))   # np.linalg.x: linalg_x

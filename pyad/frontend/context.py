@@ -374,6 +374,17 @@ class Context:
             return self.is_local(node.value)
         return True
 
+    def calls_nothing(self, node: ast.expr) -> bool:
+        """Whether `node` calls nothing but len, tuple, range and int: lowering it twice (to
+        see if it is known when compiling, then as written) repeats no effect."""
+        for n in ast.walk(node):
+            if isinstance(n, ast.Call) and not (
+                    isinstance(n.func, ast.Name) and n.func.id not in self.env
+                    and getattr(builtins, n.func.id, None) in (len, tuple, range, int)
+                    and n.func.id not in self.fn.__globals__ and n.func.id not in self.closure):
+                return False
+        return True
+
     def resolve_static(self, node: ast.expr) -> Static:
         """The compile-time object a non-local name or attribute path refers to."""
         if isinstance(node, ast.Name):

@@ -295,8 +295,8 @@ class Expressions:
         if name == "pow" and t == F64 and python:   # CPython raises (IEEE, NumPy: inf)
             x, y = convert(a, F64), convert(b, F64)
             zero = bl.const(0.0)
-            bl.emit("raise_if", bl.select(bl.eq(x, zero), bl.lt(y, zero), bl.const(False, BOOL)),
-                    attrs=("ZeroDivisionError", "0.0 cannot be raised to a negative power"))
+            bad = bl.select(bl.eq(x, zero), bl.lt(y, zero), bl.const(False, BOOL))
+            bl.emit("raise_if", bad, attrs=("ZeroDivisionError", "0.0 cannot be raised to a negative power"))
         out = bl.emit(name, convert(a, t), convert(b, t))
         known = self.ctx.literals
         if t == I64 and a.name in known and b.name in known and name in _FOLDED:

@@ -301,7 +301,7 @@ class Functions:
         """`range(...)` of ints known when compiling (literals, `x.ndim - 1`), not too long
         to be a tuple, else None."""
         if not (isinstance(arg, ast.Call) and not arg.keywords and 1 <= len(arg.args) <= 3
-                and not self.ctx.is_local(arg.func)
+                and self.ctx.calls_nothing(arg) and not self.ctx.is_local(arg.func)
                 and self.ctx.resolve_static(arg.func).obj is range):
             return None
         bounds = [self.lw.exprs.expr(a) for a in arg.args]

@@ -141,6 +141,7 @@ class Loops:
         r = it.args[0]
         if not (isinstance(r, ast.Call) and 1 <= len(r.args) <= 2 and not r.keywords
                 and not any(isinstance(a, ast.Starred) for a in r.args)
+                and self.ctx.calls_nothing(r)   # its bounds are evaluated in another order
                 and self._is_builtin(r.func, range)):
             return it
         at = location_of(it)

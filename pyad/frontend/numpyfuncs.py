@@ -2,8 +2,10 @@
 the views of indexing.py: `np.var`, `np.std`, `np.cumsum`, `np.cumprod` (flattened, or along
 an axis), `np.cumulative_sum/prod`, `np.diff`, `np.clip`, `np.roll`, `np.trace`, `np.inner`,
 `np.outer`, `np.logaddexp` (m + log(exp(a - m) + exp(b - m)), and NumPy's a + log(2) where
-a == b, infinities included, with derivative 1/2 each way), `np.atleast_1d/2d/3d`, and the shapes (`reshape`, `ravel`, `transpose`, ...); their
-gradients come from what they are made of. The helpers (`check`, `const`, `axis_of`,
+a == b, infinities included, with derivative 1/2 each way; `np.logaddexp2`),
+`np.atleast_1d/2d/3d`, and the shapes (`reshape`, `ravel`, `transpose`, ...); their
+gradients come from what they are made of; `root`, the square root of norms and standard
+deviations (derivative 0 at 0). The helpers (`check`, `const`, `axis_of`,
 `integer`, `flat`, `product`, `ravel_index`, `unravel`) serve the other collaborators too."""
 from __future__ import annotations
 
@@ -225,7 +227,8 @@ class NumpyFunctions:
             b = ctx.b
             x, y = ctx.convert(x, F64), ctx.convert(y, F64)
             tie, zero, half = b.eq(x, y), b.const(0.0), b.const(0.5)
-            at_tie = b.add(b.add(b.mul(half, x), b.mul(half, y)), b.const(1.0 if base2 else ln2))
+            at_tie = b.add(b.add(b.mul(half, x), b.mul(half, y)),
+                           b.const(1.0 if base2 else ln2))
             x, y = b.select(tie, zero, x), b.select(tie, zero, y)   # no inf - inf
             m = b.max(x, y)
             m = b.select(b.eq(b.sub(m, m), zero), m, zero)   # 0 for m = inf: the sum is inf

@@ -434,3 +434,26 @@ def test_reversed_range_is_a_loop_counting_down():
     ir = [re.sub(r"!\d+:\d+|line \d+", "", pyad.jit_grad(fn).grad_ir(x))  # but locations
           .replace(fn.__name__, "f") for fn in (rosenbrock_reversed, rosenbrock_counting_down)]
     assert ir[0] == ir[1]
+
+
+def _first(a):
+    a[0] = 1.0
+    return 1
+
+
+def _second(a):
+    a[0] = a[0] * 10.0 + 2.0
+    return 4
+
+
+def reversed_effectful_bounds(x):
+    a = np.zeros(1)
+    s = 0.0
+    for i in reversed(range(_first(a), _second(a))):
+        s = s * 0.5 + x * i
+    return s + a[0]
+
+
+def test_reversed_range_keeps_the_order_of_its_bounds_effects():
+    # range(b - 1, a - 1, -1) evaluates b first: not used when the bounds call a function
+    check_against_python(reversed_effectful_bounds, 0.75)
