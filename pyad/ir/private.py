@@ -11,11 +11,25 @@ An array is private to loop L's trips when its alias class is one allocation and
 it, nothing outside L uses it (but for its size), and either
 
 - it is allocated inside L's body (a new array each trip), or
-- the first statement of L's body that touches it fills it completely: a loop
-  `for j in range(n)` (from 0, step 1) over a 1-D array of length n whose body stores
-  `A[j] = v` once at its top level and touches A nowhere else; or that first statement is
-  an inner loop it is private to, or a branch whose blocks each satisfy this rule in
-  turn (`if i != j: fill, then use`), and no other statement of L's body touches it.
+- the first statement of L's body that touches it fills it completely (below); or that
+  first statement is an inner loop it is private to, or a branch whose blocks each satisfy
+  this rule in turn (`if i != j: fill, then use`), and no other statement of L's body
+  touches it.
+
+A loop fills array A completely when it is `for j in range(n)` (from 0, step 1) over an
+axis of A of length n, every touch of A in its body is at index j on that axis, and its
+body writes the whole slice it owns before reading any of it: the first statement of the
+body touching A stores the element (`A[j] = v`, all axes fixed), or is an inner loop
+filling the slice over another axis in the same way, or a branch both of whose blocks do.
+So each trip reads only elements it wrote itself:
+
+    for r in range(d):                  # the whole row r is written first ...
+        y[r] = 0.0
+        for c in range(r + 1):
+            y[r] += Q[r, c] * xc[c]     # ... then updated in place
+    for r in range(n):
+        for c in range(m):
+            M[r, c] = ...               # a 2-D fill, row by row
 
 Then no trip reads what another trip wrote, and the adjoint of such an array is all zero
 between trips (the reverse of the fill clears every element a trip's reverse may have added
@@ -25,8 +39,8 @@ can still run each trip's reverse right after the trip (fused.py).
 from __future__ import annotations
 
 from .memory import VIEW_OPS, AliasClasses
-from .nodes import Block, If, Op, Stmt, While, blocks_of, walk
-from .loops import fills_whole
+from .nodes import Block, If, Op, Stmt, Var, While, blocks_of, walk
+from .loops import range_bounds
 
 
 def private_arrays(block: Block, classes: AliasClasses) -> dict[int, frozenset[str]]:
@@ -114,8 +128,66 @@ def _stmts(st: Stmt) -> list[Stmt]:
 
 
 def _fills(loop: While, alloc: Op, touching: set[int], defs: dict) -> bool:
-    """Whether `loop` writes every element of the 1-D array `alloc` makes and touches it
-    only by that store (module docstring)."""
+    """Whether `loop` writes every element of the array `alloc` makes before reading it and
+    touches it only directly (module docstring)."""
+    a = alloc.outs[0]
     mine = [st for st in walk(loop.body) if id(st) in touching]
-    return len(mine) == 1 and any(st is mine[0] for st in loop.body.body) \
-        and mine[0].args[0] == alloc.outs[0] and fills_whole(loop, mine[0], defs)
+    return all(st.op in ("load", "store") and st.args[0] == a for st in mine) \
+        and _covers_by(loop, a, alloc, {}, mine, defs)
+
+
+def _covers_by(loop: While, a: Var, alloc: Op, fixed: dict[int, Var], mine: list[Op],
+               defs: dict) -> bool:
+    """Whether `loop` runs over a free axis of `a` (the one its counter indexes) and each
+    trip writes the slice of `a` at the `fixed` indices and its counter before reading it."""
+    bounds = range_bounds(loop)
+    if bounds is None:
+        return False
+    k, lo, hi, step = bounds
+    if _const(defs, lo) != 0 or (step if isinstance(step, int) else _const(defs, step)) != 1:
+        return False
+    j = loop.body.params[k]
+    inside = {id(st) for st in walk(loop.body)}
+    touches = [st for st in mine if id(st) in inside]
+    for ax in range(len(alloc.args)):
+        if ax not in fixed and _length(alloc, a, ax, hi, defs) \
+                and all(_at(st, ax, j, defs) for st in touches):
+            return _written_first(loop.body, a, alloc, {**fixed, ax: j}, touches, defs)
+    return False
+
+
+def _written_first(block: Block, a: Var, alloc: Op, fixed: dict[int, Var], mine: list[Op],
+                   defs: dict) -> bool:
+    """Whether the first statement of `block` touching `a` writes the whole slice at the
+    `fixed` indices: a store of the element, a loop covering it, or a branch both of whose
+    blocks do."""
+    ids = {id(st) for st in mine}
+    first = next((st for st in block.body if any(id(t) in ids for t in _stmts(st))), None)
+    if isinstance(first, Op):
+        return first.op == "store" and len(fixed) == len(alloc.args)
+    if isinstance(first, While):
+        return _covers_by(first, a, alloc, fixed, mine, defs)
+    if isinstance(first, If):
+        return all(_written_first(b, a, alloc, fixed, mine, defs)
+                   for b in (first.then, first.orelse))
+    return False
+
+
+def _length(alloc: Op, a: Var, ax: int, n: Var, defs: dict) -> bool:
+    """Whether `n` is the length of axis `ax` of `a`: its size in the allocation, or
+    `dim a, ax`."""
+    d = defs.get(n.name)
+    return alloc.args[ax] == n or (d is not None and d.op == "dim" and d.args[0] == a
+                                   and d.attrs == (ax,))
+
+
+def _at(st: Op, ax: int, j: Var, defs: dict) -> bool:
+    """Whether load/store `st` indexes axis `ax` at counter `j`."""
+    idx = st.args[1 + ax] if len(st.args) > 1 + ax else None
+    d = defs.get(idx.name) if idx is not None else None
+    return d is not None and d.op == "normidx" and d.args[0] == j
+
+
+def _const(defs: dict, v: Var) -> object:
+    st = defs.get(v.name)
+    return st.attrs[0] if st is not None and st.op == "const" else None

@@ -200,10 +200,100 @@ def branch_stale(x, w):
     return s
 
 
+def set_then_update_row(x, w):
+    """Each element is set and then updated in place inside the fill loop (the ADBench C++
+    GMM spelling: `y[r] = 0; for c: y[r] += Q[r, c] * xc[c]`)."""
+    n = len(w)
+    y = np.zeros(n)
+    s = 0.0
+    for i in range(len(x)):
+        for r in range(n):
+            y[r] = 0.0
+            for c in range(r + 1):
+                y[r] += w[c] * math.sin(x[i] * (c + 1))
+            y[r] = y[r] * y[r]
+        for r in range(n):
+            s += y[r] * x[i]
+    return s
+
+
+def fill_2d(x, w):
+    """A 2-D scratch array filled row by row, element by element, then updated."""
+    m = np.zeros((len(w), 3))
+    s = 0.0
+    for i in range(len(x)):
+        for r in range(len(w)):
+            for c in range(3):
+                m[r, c] = w[r] * x[i] + c
+                m[r, c] += math.cos(m[r, c])
+        for r in range(len(w)):
+            s += m[r, 0] * m[r, 2] - m[r, 1]
+    return s
+
+
+def branch_in_fill(x, w):
+    """Both branches store the element first."""
+    sc = np.zeros(len(w))
+    s = 0.0
+    for i in range(len(x)):
+        for j in range(len(w)):
+            if w[j] > 0.0:
+                sc[j] = x[i] * w[j]
+            else:
+                sc[j] = x[i] - w[j]
+            sc[j] += math.exp(sc[j])
+        for j in range(len(w)):
+            s += sc[j] * x[i]
+    return s
+
+
+def update_before_set(x, w):
+    """y[r] += ... reads the previous trip's y[r] before the store: not private."""
+    y = np.zeros(len(w))
+    s = 0.0
+    for i in range(len(x)):
+        for r in range(len(w)):
+            y[r] += x[i] * w[r]
+            y[r] = math.sin(y[r])
+        for r in range(len(w)):
+            s += y[r] * x[i]
+    return s
+
+
+def fill_touches_neighbour(x, w):
+    """The fill of row r also reads y[r - 1]: for r = 0 that is the previous trip's last
+    element."""
+    y = np.zeros(len(w))
+    s = 0.0
+    for i in range(len(x)):
+        for r in range(len(w)):
+            y[r] = x[i] * w[r]
+            y[r] += 0.5 * y[r - 1]
+        for r in range(len(w)):
+            s += y[r] * y[r]
+    return s
+
+
+def fill_2d_short(x, w):
+    """The inner loop skips the last column: it carries over between trips."""
+    m = np.zeros((len(w), 3))
+    s = 0.0
+    for i in range(len(x)):
+        for r in range(len(w)):
+            for c in range(2):
+                m[r, c] = w[r] * x[i] + c
+        for r in range(len(w)):
+            s += m[r, 0] * m[r, 2] + m[r, 1]
+            m[r, 2] = m[r, 1] * x[i]
+    return s
+
+
 PRIVATE = [(fill_then_update, "%sc"), (new_each_trip, "%acc"), (nested_private, "%h"),
-           (while_outer, "%sc"), (branch_fill, "%sc")]
+           (while_outer, "%sc"), (branch_fill, "%sc"), (set_then_update_row, "%y"),
+           (fill_2d, "%m"), (branch_in_fill, "%sc")]
 SHARED = [read_before_fill, partial_fill, strided_fill, conditional_store, read_after_loop,
-          short_fill, refill_shared_inactive, branch_stale]
+          short_fill, refill_shared_inactive, branch_stale, update_before_set,
+          fill_touches_neighbour, fill_2d_short]
 
 
 def _args():
