@@ -162,10 +162,13 @@ static void gemv_fma(const pyad_mat *m, const double *x, int64_t xs, double *y, 
         const double *a = m->data + i * s0;
         int64_t p = 0;
         if (s1 == 1 && s0 != 1) {
+            /* the loops below are unrolled (pragmas): at -O2 GCC kept xv in memory and
+             * switched between acc0 and acc1 by a branch, half the speed */
             for (; p + 4 <= k; p += 4) {
                 __m256d xv[4];
-                for (int q = 0; q < 4; q++) xv[q] = _mm256_set1_pd(x[(p + q) * xs]);
-                for (int g = 0; g < 2; g++) {
+                _Pragma("GCC unroll 4") for (int q = 0; q < 4; q++)
+                    xv[q] = _mm256_set1_pd(x[(p + q) * xs]);
+                _Pragma("GCC unroll 2") for (int g = 0; g < 2; g++) {
                     const double *r0 = a + (4 * g) * s0 + p;
                     __m256d v0 = _mm256_loadu_pd(r0), v1 = _mm256_loadu_pd(r0 + s0);
                     __m256d v2 = _mm256_loadu_pd(r0 + 2 * s0), v3 = _mm256_loadu_pd(r0 + 3 * s0);

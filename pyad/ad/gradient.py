@@ -28,7 +28,7 @@ from .snapshot import snapshot_reads
 
 @dataclass(frozen=True)
 class Gradient:
-    primal: Func
+    primal: Func              # as given (differentiated again without strong zeros)
     fwd: Func
     bwd: Func
     wrt: tuple[int, ...]      # indices of the differentiated params
@@ -47,7 +47,7 @@ def differentiate(func: Func, wrt: tuple[int, ...], strong_zeros: bool = True,
     names = NameGen({v.name for s in walk(func.block) for v in s.outs}
                     | {p.name for s in walk(func.block) for b in blocks_of(s) for p in b.params}
                     | {p.name for p in func.params})
-    func = snapshot_reads(func, names)
+    original, func = func, snapshot_reads(func, names)
     classes = AliasClasses(func.block)
     seeds = {func.params[i].name for i in wrt
              if func.params[i].type == F64 or is_float_array(func.params[i].type)}
@@ -78,8 +78,8 @@ def differentiate(func: Func, wrt: tuple[int, ...], strong_zeros: bool = True,
     fwd = Func(f"{func.name}.fwd", fwd_block, func.filename, func.arg_names)
     bwd = Func(f"{func.name}.bwd", Block(tuple(saved) + tuple(cts), bwd_block.body,
                                          bwd_block.results), func.filename)
-    return Gradient(func, fwd, bwd, tuple(wrt), len(func.results), tuple(saved), tuple(cts),
-                    budget)
+    return Gradient(original, fwd, bwd, tuple(wrt), len(func.results), tuple(saved),
+                    tuple(cts), budget)
 
 
 def _seed_cotangents(rv: Reverser, func: Func, adj: dict[str, Var], b: Builder) -> list[Var]:
