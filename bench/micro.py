@@ -1,11 +1,11 @@
-"""Micro-benchmarks: `A @ B` of n x n float64 matrices for n = 8 .. 512 through a
-pyad-compiled function, NumPy (its BLAS, one thread) and `jax.jit` (if installed); the
+"""Micro-benchmarks: `A @ B` of n x n float64 matrices for n = 8 .. 512 (and `A @ x` of a
+vector) through a pyad-compiled function, NumPy (its BLAS, one thread) and `jax.jit` (if installed); the
 value and gradient of `np.sum(np.tanh(X @ W))` with respect to W through pyad and JAX; and the
 throughput of `np.exp`, `np.log`, `np.tanh` of a vector (elements per ns) through pyad, NumPy
 and JAX; all timed in this process, interleaved (bench/timing.py), one thread
 (bench/threads.py).
 
-    python -m bench.micro [--quick] [--only matmul,grad,math] [--out FILE.md]
+    python -m bench.micro [--quick] [--only matmul,matvec,grad,math] [--out FILE.md]
 
 JAX gets its arguments as device arrays made once (no copy per call); pyad and NumPy take
 NumPy arrays and return a new one. Ratios are time / NumPy's time (or JAX's): below 1 is
@@ -78,13 +78,14 @@ def _ratio(t: dict, a: str, b: str) -> str:
     return f"{t[a] / t[b]:.2f}" if a in t and b in t else ""
 
 
-def matmul_rows(plan: timing.Plan, jx) -> list[str]:
+def matmul_rows(plan: timing.Plan, jx, vector: bool = False) -> list[str]:
+    """`A @ B` of n x n matrices, or `A @ x` of a vector (`vector`)."""
     rng = np.random.default_rng(0)
     pf = pyad.jit_grad(product)
     jf = jx[0].jit(lambda a, b: a @ b) if jx else None
     rows = ["| n | pyad | NumPy | JAX jit | pyad / NumPy | pyad / JAX |", "|---|---|---|---|---|---|"]
     for n in SIZES:
-        a, b = rng.standard_normal((n, n)), rng.standard_normal((n, n))
+        a, b = rng.standard_normal((n, n)), rng.standard_normal(n if vector else (n, n))
         if np.abs(pf(a, b) - a @ b).max() > 1e-12 * n:
             raise AssertionError(f"pyad's product differs from NumPy's at n={n}")
         calls = {"pyad": lambda: pf(a, b), "numpy": lambda: a @ b}
@@ -149,7 +150,10 @@ def math_rows(plan: timing.Plan, jx) -> list[str]:
     return rows
 
 
-def markdown(quick: bool, parts: tuple[str, ...] = ("matmul", "grad", "math")) -> str:
+PARTS = ("matmul", "matvec", "grad", "math")
+
+
+def markdown(quick: bool, parts: tuple[str, ...] = PARTS) -> str:
     plan = timing.QUICK if quick else timing.FULL
     jx = _jax()
     versions = {"numpy": np.__version__}
@@ -159,6 +163,9 @@ def markdown(quick: bool, parts: tuple[str, ...] = ("matmul", "grad", "math")) -
     out = []
     if "matmul" in parts:
         out += ["## Matrix product: `A @ B`, n x n float64", "", *matmul_rows(plan, jx), ""]
+    if "matvec" in parts:
+        out += ["## Matrix-vector product: `A @ x`, A n x n (C order), float64", "",
+                *matmul_rows(plan, jx, vector=True), ""]
     if "grad" in parts:
         out += ["## Value and gradient of `np.sum(np.tanh(X @ W))` with respect to W", "",
                 *grad_rows(plan, jx), ""]
@@ -170,15 +177,15 @@ def markdown(quick: bool, parts: tuple[str, ...] = ("matmul", "grad", "math")) -
            + ", ".join(f"{k} {v}" for k, v in versions.items())
            + ("" if jx else "; JAX not installed") + ".",
            "Command: `python -m bench.micro" + (" --quick" if quick else "")
-           + ("" if len(parts) == 3 else f" --only {','.join(parts)}") + "`."]
+           + ("" if len(parts) == len(PARTS) else f" --only {','.join(parts)}") + "`."]
     return "\n".join(out) + "\n"
 
 
 def main(argv: list[str]) -> None:
     p = argparse.ArgumentParser(prog="python -m bench.micro", description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="fewer timing rounds")
-    p.add_argument("--only", default="matmul,grad,math",
-                   help="tables to measure, of matmul, grad, math (default: all)")
+    p.add_argument("--only", default=",".join(PARTS),
+                   help=f"tables to measure, of {', '.join(PARTS)} (default: all)")
     p.add_argument("--out", type=Path, help="also write the table to this Markdown file")
     args = p.parse_args(argv)
     text = markdown(args.quick, tuple(args.only.split(",")))
