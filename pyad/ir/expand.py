@@ -104,6 +104,12 @@ class _Expander:
         return Block(blk.params, tuple(body), tuple(map(self.use, blk.results)))
 
 
+def expand_op(s: Op, b: Builder) -> Var | None:
+    """Emit the loops of one array primitive `s` (a `("loops",)` row) into `b`; the value
+    holding its result (s's own result, or for a number the value the loops made)."""
+    return _EXPANSIONS[s.op](b, s.outs[0] if s.outs else None, *s.args, *s.attrs)
+
+
 # ----------------------------------------------------------------------------- helpers
 
 def _dims(b: Builder, a: Var) -> list[Var]:

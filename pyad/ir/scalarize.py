@@ -4,7 +4,9 @@ value per element (the state vector of an ODE step built by `np.array([x, y, z])
 matrix, the stages of a Runge-Kutta step, rows of them read by `k[0]`). Its element loops run the same code as the loop
 spelling of the same function: no allocation per step, nothing on the tape but scalars.
 
-Two steps, repeated while they find work:
+Steps repeated while they find work:
+0. `expand_small` (pyad/ir/small_ops.py): products, outer products and copies of small
+   arrays of known shape become element code (a whole-array op would keep them arrays);
 1. `unroll`: a counted loop (`range_bounds`) with a known number of trips (at most
    `MAX_TRIPS`), no inner loop, and a read or write of a small array of known shape in its
    body is replaced by one copy of its body per trip, the counter a constant in each copy
@@ -31,6 +33,7 @@ from .loops import range_bounds
 from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, \
     elem_type, is_array, rename_block, walk
 from .shapes import Shape, fold_known, known
+from .small_ops import expand_small
 
 MAX_ELEMENTS = 16    # arrays of at most this many elements become scalars
 MAX_TRIPS = 16       # loops of at most this many trips are unrolled ...
@@ -43,10 +46,13 @@ def scalarize(func: Func) -> Func:
         return func
     for _ in range(8):
         func = fold_known(func)
-        unrolled = unroll(func, known(func))
-        if unrolled is func:
+        facts = known(func)
+        step = expand_small(func, facts)
+        if step is func:
+            step = unroll(func, facts)
+        if step is func:
             break
-        func = unrolled
+        func = step
     return replace(func, known(func))
 
 

@@ -2,6 +2,7 @@
 
 `known(func)` finds, for every value it can, the constant it always holds (scalars) or the
 shape it always has (arrays, a `Shape`): constants, `alloc` with constant sizes, `constarray`,
+products (`matmul`, `outer`) and copies of arrays of known shapes,
 `dim` of an array of known shape, `row` views of one, `select` with a known condition, and every foldable op of
 known arguments. A loop's carried value is assumed to keep its initial fact and the body is
 re-read until the assumption holds (a fact is dropped when a trip can change it), so the
@@ -253,6 +254,8 @@ class _Analysis:
             self.same[s.outs[0].name] = self.rep(s.args[2])
             self.picks[s.outs[0].name] = s.args[2]
             return None
+        if s.op in ("matmul", "outer", "copy") and all(isinstance(a, Shape) for a in args):
+            return _product_shape(s.op, [a.dims for a in args])
         if s.op == "row":   # a[i] of an array of 2 or more dimensions: a view
             ok = isinstance(args[0], Shape) and len(args[0].dims) > 1
             return Shape(args[0].dims[1:]) if ok else None
@@ -269,6 +272,18 @@ class _Analysis:
         if not isinstance(value, (bool, int, float)):
             return None
         return _CAST[s.outs[0].type](value)
+
+
+def _product_shape(op: str, dims: list[tuple[int, ...]]) -> Shape | None:
+    """The shape of `matmul`, `outer` or `copy` of arrays of shapes `dims` (None for a
+    product of two vectors, a number, and for inner dimensions that differ)."""
+    if op == "copy":
+        return Shape(dims[0])
+    if op == "outer":
+        return Shape((dims[0][0], dims[1][0]))
+    a, b = dims
+    out = a[:-1] + b[1:]
+    return Shape(out) if out and a[-1] == b[0] else None
 
 
 def _same_fact(a: object, b: object) -> bool:
