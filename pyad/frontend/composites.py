@@ -270,7 +270,7 @@ class Composites:
         xc = ops.materialize(ops.binop(ast.Sub(), x, ops.reduce("mean", x, (1,), node,
                                                                  keepdims=True), node))
         n = b.tofloat(b.sub(arrays.dims(xc)[1], b.const(ddof, I64)))
-        c = ops.binop(ast.Div(), ops.dot(xc, b.emit("transpose", xc), node), n, node)
+        c = ops.binop(ast.Div(), self.lw.products.dot(xc, b.emit("transpose", xc), node), n, node)
         if nd == 1:
             zero = b.const(0, I64)
             return b.emit("load", ops.materialize(c), zero, zero)

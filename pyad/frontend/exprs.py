@@ -271,7 +271,7 @@ class Expressions:
             # NumPy makes a list operand of an array operator an array: `x * [1.0, -1.0]`
             a, b = (self.lw.arrays.array(v, node) if is_list(v) else v for v in (a, b))
         if isinstance(op, ast.MatMult) and (ops.is_arrayish(a) or ops.is_arrayish(b)):
-            return ops.dot(a, b, node, batched=True)
+            return self.lw.products.dot(a, b, node, batched=True)
         if type(op) in BINOPS and (ops.is_arrayish(a) or ops.is_arrayish(b)):
             return ops.binop(op, a, b, node)
         if type(op) in LOGICAL_BINOPS:

@@ -19,6 +19,7 @@ Anything outside the supported subset raises `PyadSyntaxError` pointing at the c
     functions  functions.py calls: routing, and the op table's spellings
     arrays     arrays.py    indexing, stores, views, attributes, creation
     arrayops   arrayops.py  whole-array operations, fused elementwise loops
+    products   products.py  np.dot, @, np.matmul
     calls      calls.py     the user's functions (inlined), custom rules
     closures   closures.py  lambda, nested def, functions as values, functools.partial
                recursion.py recursive calls, lowered on their own
@@ -32,6 +33,7 @@ from typing import Any
 from .. import pytree
 from ..errors import PyadTypeError
 from .arrayops import ArrayOps
+from .products import Products
 from ..ir.builder import Builder, NameGen
 from .calls import CallLowering
 from .control import RETVAL, Statements, always_returns, refused_statement
@@ -100,6 +102,7 @@ class Lowering:
         self.functions = Functions(self)
         self.arrays = ArrayLowering(self)
         self.arrayops = ArrayOps(self)
+        self.products = Products(self)
         self.indexing = Indexing(self)
         self.creation = Creation(self)
         self.einsum = Einsum(self)

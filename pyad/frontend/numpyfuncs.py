@@ -393,7 +393,7 @@ class NumpyFunctions:
         a, c = (self.lw.arrays.array(x, n) for x, n in zip(args, node.args))
         ta, tc = "ab"[:ndim_of(a.type) - 1] + "z", "cd"[:ndim_of(c.type) - 1] + "z"
         if len(ta) == len(tc) == 1:
-            return self.lw.arrayops.dot(a, c, node)
+            return self.lw.products.dot(a, c, node)
         return self.lw.einsum.contract([ta, tc], ta[:-1] + tc[:-1], [a, c], node)
 
     # ------------------------------------------------------------------ norms
