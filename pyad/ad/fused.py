@@ -92,16 +92,15 @@ def _accumulating(s: While, rv) -> int | None:
     act = [k for k, o in enumerate(s.outs) if o.name in active]
     if len(act) != 1 or s.outs[act[0]].type != F64 or not _pass_through(s, act[0]):
         return None
-    defined = {p.name for p in s.body.params} | {o.name for st in walk(s.body) for o in st.outs}
+    defined = _defined(s)
     for st in walk(s.body):
         if not isinstance(st, Op):
             continue
         if st.op in ("store", "accum") and _shared(rv, s, st.args[0]):
             return None  # the reverse reads shadows: its trips depend on each other
-        if st.op in VIEW_OPS and _shared(rv, s, st.args[0]):
-            return None  # shadow views inside the body would bypass the temporaries
-        if st.op == "load" and _shared(rv, s, st.args[0]) and st.args[0].name in defined:
-            return None
+        if st.op in (VIEW_OPS | {"load"}) and _shared(rv, s, st.args[0]) \
+                and _root(rv, defined, st.args[0]).name in defined:
+            return None  # an array the body makes (views of outer arrays: _temporaries)
         if OPS[st.op].whole_array and any(a.name in active for a in st.args):
             return None  # whole-array adjoints add into shadows: not made for cotangent 1
     return act[0]
@@ -113,6 +112,9 @@ def reverse_fused(rv, s: While, k: int, ct: Var, adj: dict, b: Builder) -> None:
     known = rv.known.get(ct.name)
     temps, pre = _temporaries(rv, s) if known is None else ({}, [])
     zeros, loop, outer, post = _trip_loop(rv, s, k, known, temps, None)
+    # the shadow views the body makes of an array with a temporary view the temporary
+    loop = rename_block(Block((), (loop,), ()), {rv.shadow[n].name: t
+                                                  for n, t in temps.items()}).body[0]
     loop, flush, windowed = carry_window(rv, s, loop, temps, pre)
     loop, rows = split_rows(rv, s, loop, {n: t for n, t in temps.items() if n not in windowed},
                             pre)
@@ -179,13 +181,29 @@ def _note(rv, s: While, k: int, known: float | None, pushes: bool, rerun: bool) 
     return tuple(note)
 
 
+def _defined(s: While) -> set[str]:
+    return {p.name for p in s.body.params} | {o.name for st in walk(s.body) for o in st.outs}
+
+
+def _root(rv, defined: set[str], v: Var) -> Var:
+    """The array that `v`, a view the loop body makes (through views it makes), views; or v."""
+    while v.name in defined and rv.defs.get(v.name) is not None \
+            and rv.defs[v.name].op in VIEW_OPS:
+        v = rv.defs[v.name].args[0]
+    return v
+
+
 def _temporaries(rv, s: While) -> tuple[dict[str, Var], list]:
-    """Temporary shadow arrays for the active arrays the body loads (cotangent 1 goes
-    there, scaled by ct afterwards), and the statements allocating them."""
+    """Temporary shadow arrays for the active arrays the body loads, directly or through
+    views it makes of them (cotangent 1 goes there, scaled by ct afterwards: the shadow
+    views the body makes view the temporary, `reverse_fused`), and the statements
+    allocating them."""
     pb = Builder(rv.names, s.loc)
-    loaded = {st.args[0].name: st.args[0] for st in walk(s.body)
+    defined = _defined(s)
+    loaded = {r.name: r for st in walk(s.body)
               if isinstance(st, Op) and st.op == "load" and st.args[0].name in rv.active
-              and not rv.is_private(s, st.args[0])}  # private arrays: shadows stay inside
+              and not rv.is_private(s, st.args[0])  # private arrays: shadows stay inside
+              for r in (_root(rv, defined, st.args[0]),)}
     temps: dict[str, Var] = {}
     for name, a in loaded.items():
         dims = [pb.emit("dim", a, attrs=(d,), type=I64) for d in range(ndim_of(a.type))]

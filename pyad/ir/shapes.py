@@ -2,8 +2,9 @@
 
 `known(func)` finds, for every value it can, the constant it always holds (scalars) or the
 shape it always has (arrays, a `Shape`): constants, `alloc` with constant sizes, `constarray`,
-products (`matmul`, `outer`) and copies of arrays of known shapes,
-`dim` of an array of known shape, `row` views of one, `select` with a known condition, and every foldable op of
+products (`matmul`, `outer`) and copies of arrays of known shapes, `dim` of an array of
+known shape, `row` views of one, `select` with a known condition, a broadcast index into an
+axis of length 0 or 1 (`M[:, 0:1]`: index 0, `unit_axis_index`), and every foldable op of
 known arguments. A loop's carried value is assumed to keep its initial fact and the body is
 re-read until the assumption holds (a fact is dropped when a trip can change it), so the
 state of `s = np.array([x, y, z])` updated by `s = s + dt * k` in a loop is known to be
@@ -12,9 +13,9 @@ state of `s = np.array([x, y, z])` updated by `s = s + dt * k` in a loop is know
 `fold_known(func)` writes what `known` found into the IR: known scalars become `const`
 ops, a `select` with a known condition (or two equal choices) becomes the value it picks,
 a `dim` the size it is known to equal, `x ** 2` the product `x * x` (the same bits: the
-square correctly rounded), and a `raise_if` whose condition is known false goes (the broadcasting checks of arrays of known shapes, the
-bounds checks of constant indices). The scalar replacement of small arrays
-(pyad/ir/scalarize.py) builds on it.
+square correctly rounded), and a `raise_if` whose condition is known false goes (the
+broadcasting checks of arrays of known shapes, the bounds checks of constant indices). The
+scalar replacement of small arrays (pyad/ir/scalarize.py) builds on it.
 """
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ import math
 from dataclasses import dataclass
 
 from . import symbolic
-from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, ndim_of, \
-    rename_block
+from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, \
+    ndim_of, rename_block, walk
 from .ops import OPS
 
 
@@ -58,6 +59,7 @@ class _Analysis:
         self.syms: dict[str, symbolic.Sym] = {}  # int or bool value -> its function of a dim
         self.trips: dict[str, Var] = {}        # counter of a loop -> its trip count (`counted`)
         self.picks: dict[str, Var] = {}        # value -> an operand of its op it equals
+        self.uses: dict[str, list[tuple[Stmt, int]]] = {}  # value -> (statement, position)
 
     def rep(self, v: Var) -> object:
         """What `v` is known to equal: the name of an earlier value, or ("dim", array name,
@@ -218,6 +220,25 @@ class _Analysis:
         return any(self.get(one) == 1 and not isinstance(self.get(one), bool)
                    and self.equal(d, n) for d, one in (c.args, c.args[::-1]))
 
+    def unit_axis_index(self, s: Op) -> bool:
+        """`select(d == 1, 0, i)` (a broadcast index) where d is at most 1 for every size (the
+        length of `M[:, 0:1]`, `min(1, n)`) and the select is only an index into axes of
+        length d: 0, since d is 1 whenever an element is read (an axis of length 0 has
+        none)."""
+        zero, c = self.get(s.args[1]), self.defs.get(s.args[0].name)
+        if zero != 0 or isinstance(zero, bool) or c is None or c.op != "eq":
+            return False
+        for d, one in (c.args, c.args[::-1]):
+            sym = self.syms.get(d.name)
+            if self.get(one) != 1 or isinstance(self.get(one), bool) or sym is None \
+                    or not set(sym.values) <= {0, 1}:
+                continue
+            return all(isinstance(u, Op) and u.op in ("load", "store", "accum")
+                       and 1 <= k <= ndim_of(u.args[0].type)
+                       and self.dim_rep(u.args[0], k - 1) == self.rep(d)
+                       for u, k in self.uses.get(s.outs[0].name, [(None, 0)]))
+        return False
+
     @staticmethod
     def join(a: object, b: object) -> object:
         return a if a is not None and b is not None and _same_fact(a, b) else None
@@ -250,6 +271,8 @@ class _Analysis:
             self.same[s.outs[0].name] = self.rep(s.args[1])
             self.picks[s.outs[0].name] = s.args[1]
             return args[1]
+        if s.op == "select" and not isinstance(args[0], bool) and self.unit_axis_index(s):
+            return 0
         if s.op == "select" and not isinstance(args[0], bool) and self.index_in_range(s):
             self.same[s.outs[0].name] = self.rep(s.args[2])
             self.picks[s.outs[0].name] = s.args[2]
@@ -297,6 +320,15 @@ def _analyse(func: Func) -> _Analysis:
     an = _Analysis()
     for p in func.params:
         an.vars[p.name] = p
+    blocks = [func.block]
+    for s in walk(func.block):
+        used = s.args if isinstance(s, Op) else (s.cond,) if isinstance(s, If) else s.inits
+        for k, v in enumerate(used):
+            an.uses.setdefault(v.name, []).append((s, k if isinstance(s, Op) else -1))
+        blocks += blocks_of(s)
+    for b in blocks:   # values yielded by a block (results, carried values)
+        for v in b.results:
+            an.uses.setdefault(v.name, []).append((b, -1))
     an.block(func.block)
     return an
 

@@ -15,19 +15,21 @@ import pyad
 from tests.gradients import check_against_python
 
 
+def _rhs(s):
+    return np.array([10.0 * (s[1] - s[0]), s[0] * (28.0 - s[2]) - s[1],
+                     s[0] * s[1] - 8.0 / 3.0 * s[2]])
+
+
 def _rk4_weights(x, y, z, dt, steps):
     """RK4 stages kept in a (4, 3) array and combined by np.dot(w, K)."""
-    def rhs(s):
-        return np.array([10.0 * (s[1] - s[0]), s[0] * (28.0 - s[2]) - s[1],
-                         s[0] * s[1] - 8.0 / 3.0 * s[2]])
     s = np.array([x, y, z])
     w = np.array([1.0, 2.0, 2.0, 1.0]) / 6.0
     k = np.zeros((4, 3))
     for _ in range(steps):
-        k[0] = rhs(s)
-        k[1] = rhs(s + 0.5 * dt * k[0])
-        k[2] = rhs(s + 0.5 * dt * k[1])
-        k[3] = rhs(s + dt * k[2])
+        k[0] = _rhs(s)
+        k[1] = _rhs(s + 0.5 * dt * k[0])
+        k[2] = _rhs(s + 0.5 * dt * k[1])
+        k[3] = _rhs(s + dt * k[2])
         s = s + dt * np.dot(w, k)
     return np.dot(s, s)
 
@@ -71,16 +73,13 @@ def test_small_products_become_scalars(fn, args):
 
 def _rk4_sum(x, y, z, dt, steps):
     """_rk4_weights with the weighted sum and the square spelled elementwise."""
-    def rhs(s):
-        return np.array([10.0 * (s[1] - s[0]), s[0] * (28.0 - s[2]) - s[1],
-                         s[0] * s[1] - 8.0 / 3.0 * s[2]])
     s = np.array([x, y, z])
     k = np.zeros((4, 3))
     for _ in range(steps):
-        k[0] = rhs(s)
-        k[1] = rhs(s + 0.5 * dt * k[0])
-        k[2] = rhs(s + 0.5 * dt * k[1])
-        k[3] = rhs(s + dt * k[2])
+        k[0] = _rhs(s)
+        k[1] = _rhs(s + 0.5 * dt * k[0])
+        k[2] = _rhs(s + 0.5 * dt * k[1])
+        k[3] = _rhs(s + dt * k[2])
         s = s + dt / 6.0 * (k[0] + 2.0 * k[1] + 2.0 * k[2] + k[3])
     return np.sum(s * s)
 
