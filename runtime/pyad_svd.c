@@ -19,10 +19,16 @@
 #define AT(m, i, j) ((m)->data[(i) * (m)->strides[0] + (j) * (m)->strides[1]])
 
 /* Rotate the columns of the row-major rows x cols matrix w (and of the cols x cols matrix
- * v) until all pairs are orthogonal: |w_p . w_q| <= tol ||w_p|| ||w_q||. Returns 1 when
+ * v) until all pairs are orthogonal: |w_p . w_q| <= tol ||w_p|| ||w_q||, or one of them is
+ * rounding noise (its squared norm at most `small`, DBL_EPSILON^2 rows times that of w:
+ * rotations keep it, and a rank-deficient matrix leaves such columns, whose noise the
+ * relative test alone never accepts: np.ones((7, 7)) ran out of sweeps). Returns 1 when
  * that happened within the sweep limit, 0 otherwise (nan or inf entries). */
 static int jacobi(double *w, double *v, int64_t rows, int64_t cols) {
     double tol = DBL_EPSILON * sqrt((double)(rows > 1 ? rows : 1));
+    double small = 0.0;
+    for (int64_t i = 0; i < rows * cols; i++) small += w[i] * w[i];
+    small *= DBL_EPSILON * DBL_EPSILON * (double)(rows > 1 ? rows : 1);
     for (int sweep = 0; sweep < 100; sweep++) {
         int rotated = 0;
         for (int64_t p = 0; p < cols; p++)
@@ -35,7 +41,8 @@ static int jacobi(double *w, double *v, int64_t rows, int64_t cols) {
                     gamma += a * b;
                 }
                 if (!isfinite(alpha) || !isfinite(beta) || !isfinite(gamma)) return 0;
-                if (gamma == 0.0 || fabs(gamma) <= tol * sqrt(alpha) * sqrt(beta)) continue;
+                if (gamma == 0.0 || fabs(gamma) <= tol * sqrt(alpha) * sqrt(beta)
+                    || alpha <= small || beta <= small) continue;
                 rotated = 1;
                 double zeta = (beta - alpha) / (2.0 * gamma);
                 double t = fabs(zeta) > 1e150 ? 0.5 / zeta

@@ -301,7 +301,7 @@ class Statements:
             if len(value) != len(target.elts):
                 raise ctx.error(target, f"cannot unpack {len(value)} values into "
                                 f"{len(target.elts)} names", cls=PyadTypeError)
-            leaves = pytree.leaves(value)
+            leaves = [v for v in pytree.leaves(value) if isinstance(v, Var)]  # not functions
             if len({v.name for v in leaves}) < len(leaves):
                 mark = None  # `a, b = p, p`: one value, two names
             for t, v in zip(target.elts, value):

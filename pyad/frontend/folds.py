@@ -88,7 +88,9 @@ class Folds:
         later item added in order, as CPython adds them. The result is an array, so an empty
         sequence (CPython: `start`) raises ValueError here."""
         ctx, b = self.ctx, self.ctx.b
-        n = self.lists.length(ctx.env[seq])
+        src = ctx.env[seq]   # a list of arrays, or an array: its rows
+        n = b.emit("dim", src, attrs=(0,), type=I64) if isinstance(src, Var) \
+            else self.lists.length(src)
         b.emit("raise_if", b.eq(n, b.const(0, I64)), attrs=(
             "ValueError", "sum() of an empty sequence of arrays (compiled code returns an "
             "array, not the start value)"))

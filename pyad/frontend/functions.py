@@ -264,6 +264,14 @@ class Functions:
                             f"in calls to `{fn.name}`", hint="pass them positionally")
         if fn.obj is abs and len(raw) == 1 and self.lw.arrayops.is_arrayish(raw[0]):
             return self.lw.arrayops.function("abs", node, raw)   # abs(a) is np.abs(a)
+        if fn.obj is float and len(raw) == 1 and isinstance(raw[0], records.Record) \
+                and raw[0].kind == "str":   # float("inf"), float("nan"): when compiling
+            text = raw[0].fields[0]
+            try:
+                return ctx.b.const(float(text))
+            except ValueError:
+                raise ctx.error(node, f"could not convert string to float: {text!r}",
+                                cls=PyadTypeError) from None
         args = [ex.scalar(a, n) for a, n in zip(raw, node.args)]
         for a, an in zip(args, node.args):
             if is_array(a.type):

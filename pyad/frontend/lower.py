@@ -252,6 +252,8 @@ class Lowering:
                                  "value on every path", hint="end every path with a return "
                                  "statement returning a number or a tuple of numbers")
         self.stmts.stmts(body)
+        if RETVAL not in self.ctx.env:   # every path raises (decided when compiling)
+            return self.ctx.b.const(0.0)  # never seen: the raise comes first
         return self.ctx.env[RETVAL]
 
 
@@ -271,6 +273,8 @@ def _the_lambda(src: Source, fn: types.FunctionType, stmt: ast.stmt) -> ast.Lamb
     """The `lambda` a function made by one is compiled from (`sq = lambda y: y * y` at
     module level, `pyad.jit_grad(lambda x: ...)`): the only one in its statement."""
     found = [n for n in ast.walk(stmt) if isinstance(n, ast.Lambda)]
+    if len(found) > 1:   # the items of a display: the one on the function's line
+        found = [n for n in found if src.loc(n).line == fn.__code__.co_firstlineno]
     if fn.__name__ != "<lambda>" or not found:
         raise src.error(stmt, "pyad compiles plain `def` functions and lambdas")
     if len(found) > 1:

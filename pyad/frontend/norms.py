@@ -7,7 +7,7 @@ import ast
 import math
 
 from ..errors import PyadTypeError
-from ..ir.nodes import F64
+from ..ir.nodes import F64, Var
 
 
 class Norms:
@@ -99,7 +99,15 @@ class Norms:
             lambda e: ctx.b.emit("pow", ctx.b.abs(ctx.convert(e, F64)), p), [x], node)
         total = ops.reduce("sum", powered, axes, node, keepdims)
         inv = b.const(1.0 / float(order), F64)
-        return ops.elementwise(lambda t: ctx.b.emit("pow", t, inv), [total], node)
+
+        def root(t: Var) -> Var:   # as numpyfuncs.root: derivative 0 at a zero vector
+            bb = ctx.b
+            if order < 0:
+                return bb.emit("pow", t, inv)
+            zero = bb.eq(t, bb.const(0.0))
+            return bb.select(zero, bb.const(0.0),
+                             bb.emit("pow", bb.select(zero, bb.const(1.0), t), inv))
+        return ops.elementwise(root, [total], node)
 
     def _spectral(self, x, order, axes, keepdims: bool, node: ast.Call):
         """The largest (ord 2) or smallest (-2) singular value, or their sum ('nuc'), of a

@@ -70,6 +70,8 @@ def function_source(fn: types.FunctionType) -> Recovered:
     while start > 0 and not _DEF_LINE.match(lines[start]):
         start -= 1  # as inspect.findsource does, from the first line of the code
     block = inspect.getblock(lines[start:])
+    if fn.__name__ == "<lambda>" and not _parses(block):
+        start, block = _statement_at(lines, code.co_firstlineno, start, block)
     if not (_defines("".join(lines), code) or _defines_alone(block, start, code)):
         first = code.co_firstlineno
         raise PyadSyntaxError(
@@ -80,6 +82,29 @@ def function_source(fn: types.FunctionType) -> Recovered:
             hint="pyad compiles only the text a function was made from: reload its module "
                  "(importlib.reload) or restart the interpreter or kernel")
     return Recovered(block, start + 1, filename)
+
+
+def _parses(block: list[str]) -> bool:
+    try:
+        ast.parse(textwrap.dedent("".join(block)))
+        return True
+    except SyntaxError:
+        return False
+
+
+def _statement_at(lines: list[str], line: int, start: int,
+                  block: list[str]) -> tuple[int, list[str]]:
+    """(start, lines) of the top-level statement of the text holding `line`: the whole of
+    a dict or list display whose items are lambdas (`{"sq": lambda v: ...,` alone does not
+    parse); the given `start` and `block` if the text does not parse."""
+    try:
+        module = ast.parse("".join(lines))
+    except (SyntaxError, ValueError):
+        return start, block
+    for st in module.body:
+        if st.lineno <= line <= st.end_lineno:
+            return st.lineno - 1, lines[st.lineno - 1:st.end_lineno]
+    return start, block
 
 
 # ----------------------------------------------------------------------------- finding text

@@ -3,7 +3,8 @@ lane along an axis; stable), `np.searchsorted`, `np.median`, `np.percentile`, `n
 (over all elements, an int or a tuple `axis`, with `keepdims`; NumPy's linear interpolation)
 and `np.interp` (`x` a number or an array). Sorting is a gather through the stable order, so
 gradients go back through the permutation; a quantile's gradient goes to the one or two
-sorted elements it interpolates between (ties: the sorted positions)."""
+sorted elements it interpolates between (ties: the sorted positions); a lane holding a nan
+gives nan, as in NumPy."""
 from __future__ import annotations
 
 import ast
@@ -280,9 +281,14 @@ class Sorting:
         def at(idx: list[Var]) -> Var:
             bb = self.ctx.b
             x, y = (self.ctx.convert(bb.emit("load", s, *idx, k), F64) for k in (lo, hi))
-            if q is None:
-                return bb.mul(bb.const(0.5), bb.add(x, y))
-            return bb.add(x, bb.mul(frac, bb.sub(y, x)))
+            r = bb.mul(bb.const(0.5), bb.add(x, y)) if q is None \
+                else bb.add(x, bb.mul(frac, bb.sub(y, x)))
+            if not s.type.startswith(F64):
+                return r
+            # a nan anywhere in the lane gives nan, as in NumPy (the sort leaves nans be)
+            nan = for_range(bb, n, [bb.const(False, BOOL)], lambda b2, k, acc: [b2.select(
+                b2.ne(*2 * [b2.emit("load", s, *idx, k)]), b2.const(True, BOOL), acc[0])])[0]
+            return bb.select(nan, bb.const(float("nan")), r)
         kept = arrays.dims(s)[:-1]
         r = Lazy(F64, kept, at) if kept else at([])
         if not keepdims:

@@ -152,6 +152,16 @@ def _normidx(i: int, n: int, axis: int, nonneg: bool = False) -> int:
 
 # ----------------------------------------------------------------------------- the table
 
+
+def _atan2_adjoint(b, ct, y, x1, x2) -> tuple:
+    """d atan2(a, b) = (b da - a db) / (a^2 + b^2), as (b / h) / h and (a / h) / h with h =
+    hypot(a, b) (the squares neither overflow nor underflow); 0 at (0, 0), the least
+    subgradient (as hypot's), where the quotients are nan."""
+    h = b.hypot(x1, x2)
+    zero = b.eq(h, b.const(0.0))
+    d1, d2 = (b.select(zero, b.const(0.0), b.fdiv(b.fdiv(x, h), h)) for x in (x2, x1))
+    return b.mul(ct, d1), b.neg(b.mul(ct, d2))
+
 _ROWS: list[OpDef] = [
     # --- structure and arithmetic
     OpDef("const", {(): None}, lambda: None, ZERO, ("const",),
@@ -390,11 +400,8 @@ _ROWS: list[OpDef] = [
           ("libm", "atan"), "arctangent", spell=("math.atan", "numpy.arctan"),
           samples=((0.5,), (-2.0,)),
           strong_zero=False),
-    OpDef("atan2", FF_F, ieee(math.atan2),
-          lambda b, ct, y, x1, x2: (
-              b.fdiv(b.mul(ct, x2), b.add(b.mul(x1, x1), b.mul(x2, x2))),
-              b.neg(b.fdiv(b.mul(ct, x1), b.add(b.mul(x1, x1), b.mul(x2, x2))))),
-          ("libm", "atan2"), "atan(a / b) in the right quadrant",
+    OpDef("atan2", FF_F, ieee(math.atan2), _atan2_adjoint,
+          ("libm", "atan2"), "atan(a / b) in the right quadrant; its derivative at (0, 0) is 0",
           spell=("math.atan2", "numpy.arctan2"),
           samples=((0.5, -1.5), (-2.0, 0.75))),
     OpDef("sinh", F_F, ieee(math.sinh), lambda b, ct, y, x: (b.mul(ct, b.cosh(x)),),

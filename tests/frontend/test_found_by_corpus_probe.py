@@ -1,0 +1,96 @@
+"""What a probe of real-world numerical functions (statistics, physics, finance, signal
+processing, geometry; 2026-11-29) found in the Python surface: internal compiler errors where
+CPython runs or raises, and `float("inf")` refused. Each test compares with CPython."""
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+import pyad
+from ..gradients import check_against_python
+from ..modules import load_module
+
+
+def fit(X):
+    if X.ndim != 2:
+        raise ValueError("X must be 2-D")
+    return np.sum(X)
+
+
+def _always(w):
+    raise NotImplementedError("not written yet")
+
+
+def calls_a_raiser(x):
+    return _always(x) + 1.0
+
+
+def activation(x, kind="tanh"):
+    if kind == "tanh":
+        return np.sum(np.tanh(x))
+    elif kind == "relu":
+        return np.sum(np.maximum(x, 0.0))
+    raise ValueError("unknown activation")
+
+
+def test_a_raise_decided_when_compiling():
+    """Every path raised (the branch taken was known when compiling): KeyError '%retval'."""
+    with pytest.raises(ValueError, match="X must be 2-D"):
+        pyad.jit_grad(fit)(np.ones(3))
+    check_against_python(fit, np.ones((2, 3)))
+    with pytest.raises(NotImplementedError, match="not written yet"):
+        pyad.jit_grad(calls_a_raiser)(np.ones(2))
+    with pytest.raises(ValueError, match="unknown activation"):
+        pyad.jit_grad(activation)(np.ones(2), "gelu")
+    check_against_python(activation, np.array([0.5, -1.0]), "relu")
+
+
+def builtin_sum_of_rows(A):
+    return np.sum(sum(A) * np.arange(A.shape[1]))
+
+
+def functions_enumerated(x):
+    s = 0.0
+    for i, f in enumerate((np.tanh, np.sin)):
+        s += (i + 1) * np.sum(f(x))
+    return s
+
+
+def test_python_builtins_the_probe_crashed_or_refused():
+    A = np.arange(6.0).reshape(2, 3)
+    check_against_python(builtin_sum_of_rows, A)             # 'Var' has no attribute 'n'
+    check_against_python(functions_enumerated, np.array([0.3, -1.2, 2.5]))   # FuncRef.name
+    x = np.array([3.0, 1.0, 2.0])
+    assert pyad.jit_grad(lambda_free_float)(x) == lambda_free_float(x)
+    with pytest.raises(pyad.errors.PyadTypeError, match="could not convert string"):
+        pyad.jit_grad(bad_float)(x)
+
+
+def lambda_free_float(x):
+    best = float("inf")
+    for v in x:
+        best = min(best, v)
+    return best + float("1e-3") + 0.0 * float("nan") ** 0
+
+
+def bad_float(x):
+    return x[0] + float("one")
+
+
+def test_lambdas_in_a_display_over_several_lines(tmp_path):
+    """`{"sq": lambda v: ...,` alone is not Python: the lambda is found in its statement."""
+    mod = load_module(tmp_path / "lambdas_in_displays.py", textwrap.dedent('''
+        import numpy as np
+        losses = {
+            "sq": lambda v: np.sum(v * v),
+            "abs": lambda v: np.sum(np.abs(v)),
+        }
+        fs = [
+            lambda v: np.sum(np.tanh(v)),
+            lambda v: np.sum(v ** 3)]
+        '''))
+    x = np.array([1.0, -2.0, 0.5])
+    for fn in (mod.losses["sq"], mod.losses["abs"], *mod.fs):
+        assert pyad.jit_grad(fn)(x) == pytest.approx(fn(x), rel=1e-15)
