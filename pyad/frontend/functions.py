@@ -259,6 +259,11 @@ class Functions:
         raw = [ex.expr(a) for a in node.args]
         if fn.obj is len:
             return self.length(raw, node)
+        if node.keywords and fn.obj in (min, max):
+            raise ctx.error(node.keywords[0].value, f"{fn.name}() with "
+                            f"{node.keywords[0].arg}= is not supported", cls=PyadTypeError,
+                            hint="write the loop that keeps the best item (or use np.argmax "
+                            "/ np.argmin of an array)")
         if node.keywords:
             raise ctx.error(node.keywords[0].value, "keyword arguments are not supported "
                             f"in calls to `{fn.name}`", hint="pass them positionally")

@@ -94,3 +94,24 @@ def test_lambdas_in_a_display_over_several_lines(tmp_path):
     x = np.array([1.0, -2.0, 0.5])
     for fn in (mod.losses["sq"], mod.losses["abs"], *mod.fs):
         assert pyad.jit_grad(fn)(x) == pytest.approx(fn(x), rel=1e-15)
+
+
+def max_with_key(x):
+    return max(range(len(x)), key=lambda i: x[i]) * 1.0
+
+
+def dict_of_zip(x, names=("a", "b")):
+    p = dict(zip(names, x))
+    return p["a"]
+
+
+def test_messages_for_keywords_of_max_and_a_kept_zip():
+    """Were "keyword arguments are not supported ... hint: pass them positionally" (max's key
+    cannot be) and "call to unsupported function `zip`" (zip works in loops)."""
+    with pytest.raises(pyad.errors.PyadTypeError, match=r"max\(\) with key= is not "
+                       r"supported") as e:
+        pyad.jit_grad(max_with_key)(np.array([1.0, 2.0]))
+    assert "np.argmax" in str(e.value)
+    with pytest.raises(pyad.errors.PyadSyntaxError, match="unsupported function `zip`") as e:
+        pyad.jit_grad(dict_of_zip)(np.array([1.0, 2.0]))
+    assert "for a, b in zip(x, y)" in str(e.value)
