@@ -140,6 +140,12 @@ class Reverser:
         b.stmts[start:] = _by_reciprocals(b.stmts[start:], self.defs, b.names)
         if row.strong_zero and self.strong_zeros:
             contribs = tuple(None if c is None else b.strongzero(ct, c) for c in contribs)
+        if s.op == "mul" and self.strong_zeros and out.type == F64:
+            # a factor that is exactly 0 makes the product constant in the other one: its
+            # contribution is 0 even where the cotangent is inf (sqrt(max(v, 0) * t) at
+            # v <= 0; a distance's sqrt of summed squares at a zero difference)
+            contribs = tuple(None if c is None else b.strongzero(other, c)
+                             for c, other in zip(contribs, s.args[::-1]))
         for a, c in zip(s.args, contribs):
             if c is None or a.name not in self.active:
                 continue

@@ -95,3 +95,37 @@ def test_p_norms_at_a_zero_vector_have_derivative_zero():
     f = pyad.jit_grad(norm_3)
     np.testing.assert_array_equal(f.grad(np.zeros(3)), np.zeros(3))     # was nan
     check_function(norm_3, (np.array([1.0, -2.0, 0.5]),))
+
+
+def distances(x):
+    d = x[:, None, :] - x[None, :, :]
+    return np.sum(np.sqrt(np.sum(d * d, axis=-1)))
+
+
+def truncated_variance(v, t):
+    return np.sum(np.sqrt(np.maximum(v, 0.0) * t))
+
+
+def test_a_zero_factor_makes_its_contribution_zero():
+    """0 * inf: the distance matrix's zero diagonal, and sqrt(max(v, 0) * t) at v < 0, had
+    nan gradients (JAX too); the product is constant in the other factor there."""
+    x = np.array([[0.0, 1.0], [1.0, 0.5], [2.0, -1.0]])
+    g = pyad.jit_grad(distances).grad(x)
+    assert np.all(np.isfinite(g))
+    want = pyad.jit_grad(off_diagonal).grad(x)   # the same sum without the diagonal
+    np.testing.assert_allclose(g, want, rtol=1e-13)
+    f = pyad.jit_grad(truncated_variance, argnums=(0, 1))
+    v = np.array([-0.5, 0.2, 0.3])
+    dv, dt = f.grad(v, 2.0)
+    np.testing.assert_allclose(dt, np.sum(np.sqrt(np.maximum(v, 0.0))) / (2 * np.sqrt(2.0)),
+                               rtol=1e-14)
+    assert dv[0] == 0.0
+
+
+def off_diagonal(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        for j in range(x.shape[0]):
+            if i != j:
+                s += np.sqrt(np.sum((x[i] - x[j]) ** 2))
+    return s
