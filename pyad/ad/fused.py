@@ -42,6 +42,7 @@ from ..ir.loops import for_each
 from ..ir.memory import VIEW_OPS
 from ..ir.ops import CHEAP, OPS
 from .carry import carry
+from .rerun import loops_written_after
 from .close import Prefixed, as_run_again, export, substitute
 from .rows import split_rows
 from .window import carry_window
@@ -59,7 +60,25 @@ def fusable(s: While, rv, cts: list) -> int | None:
     if temps and rv.depth > 0 and any(isinstance(st, Op) and st.op == "load"
                                       and _shared(rv, s, st.args[0]) for st in walk(s.body)):
         return None  # temporary shadows only at the top level (allocated once per call)
+    if not temps and rv.fused_in and _overwritten_later(rv, s):
+        return None
     return k
+
+
+def _overwritten_later(rv, s: While) -> bool:
+    """Whether a statement after loop `s` in the trip being reversed at its end (`fused_in`:
+    later in its body, or in later trips of the loops around `s` there) stores into an
+    array `s` loads. With the cotangent known, `s`'s contributions go straight into the
+    shadows while it runs forward, but that store's reverse, which reads and clears the
+    shadow of what it overwrote, runs afterwards: it would take them (`sc[1] = 7.0` after a
+    loop summing `sc[i] * sc[i]` lost sc[1]'s gradient). Such a loop is reversed in its
+    place instead."""
+    trip = rv.fused_in[-1]
+    if id(trip) not in rv.written_in_trip:
+        rv.written_in_trip[id(trip)] = loops_written_after(trip.body, rv.classes)
+    later = rv.written_in_trip[id(trip)].get(id(s), frozenset())
+    return any(isinstance(st, Op) and st.op == "load" and st.args[0].name in rv.classes.parent
+               and rv.classes.find(st.args[0].name) in later for st in walk(s.body))
 
 
 def rerunnable(s: While, rv) -> int | None:

@@ -48,6 +48,7 @@ class Reverser:
     written_after: dict[int, frozenset[str]] = field(default_factory=dict)  # by id(loop)
     private: dict[int, frozenset[str]] = field(default_factory=dict)  # by id(loop): ir/private.py
     fused_in: list[While] = field(default_factory=list)  # loops whose trip is being reversed
+    written_in_trip: dict = field(default_factory=dict)  # id(loop) -> loops_written_after
     #: fused.py's temporary shadows: only accumulated into while their loop runs (carry.py)
     temporaries: set[str] = field(default_factory=set)
 

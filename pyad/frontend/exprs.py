@@ -316,6 +316,11 @@ class Expressions:
             if isinstance(n, Var) and n.type in (I64, BOOL) and n.name in self.ctx.literals:
                 out = tuple(t) * max(int(self.ctx.literals[n.name]), 0)
                 return out if _is_tuple(t) else PyList(out, self.ctx)
+            if isinstance(n, Var) and n.type in (I64, BOOL) and not _is_tuple(t):
+                raise self.ctx.error(node, "a list repeated `[v] * n` needs an int n known "
+                                     "when compiling", cls=PyadTypeError, hint="for a "
+                                     "run-time count write `[v for _ in range(n)]` (or "
+                                     "np.full(n, v))")
             if isinstance(n, Var) and n.type in (I64, BOOL):
                 raise self.ctx.error(node, "a tuple repeated `t * n` needs an int n known "
                                      "when compiling (a literal, or a helper's parameter "

@@ -225,6 +225,23 @@ class Functions:
             out.append(v)
         return SliceVal(out, ctx)
 
+    def keywords_refused(self, fn: Static, node: ast.Call):
+        kw = node.keywords[0]
+        if fn.obj in (min, max):
+            return self.ctx.error(kw.value, f"{fn.name}() with {kw.arg}= is not supported",
+                                  cls=PyadTypeError, hint="write the loop that keeps the best "
+                                  "item (or use np.argmax / np.argmin of an array)")
+        return self.ctx.error(kw.value, "keyword arguments are not supported in calls to "
+                              f"`{fn.name}`", hint="pass them positionally")
+
+    def float_of_string(self, text: str, node: ast.Call) -> Var:
+        """float("inf"), float("-inf"), float("nan"), float("1e-3"): a constant."""
+        try:
+            return self.ctx.b.const(float(text))
+        except ValueError:
+            raise self.ctx.error(node, f"could not convert string to float: {text!r}",
+                                 cls=PyadTypeError) from None
+
     def library_call(self, fn: Static, node: ast.Call) -> Value:
         """`len(...)`, or a math or builtin function of the table, applied to numbers."""
         ctx, ex = self.ctx, self.lw.exprs
@@ -259,24 +276,13 @@ class Functions:
         raw = [ex.expr(a) for a in node.args]
         if fn.obj is len:
             return self.length(raw, node)
-        if node.keywords and fn.obj in (min, max):
-            raise ctx.error(node.keywords[0].value, f"{fn.name}() with "
-                            f"{node.keywords[0].arg}= is not supported", cls=PyadTypeError,
-                            hint="write the loop that keeps the best item (or use np.argmax "
-                            "/ np.argmin of an array)")
         if node.keywords:
-            raise ctx.error(node.keywords[0].value, "keyword arguments are not supported "
-                            f"in calls to `{fn.name}`", hint="pass them positionally")
+            raise self.keywords_refused(fn, node)
         if fn.obj is abs and len(raw) == 1 and self.lw.arrayops.is_arrayish(raw[0]):
             return self.lw.arrayops.function("abs", node, raw)   # abs(a) is np.abs(a)
         if fn.obj is float and len(raw) == 1 and isinstance(raw[0], records.Record) \
                 and raw[0].kind == "str":   # float("inf"), float("nan"): when compiling
-            text = raw[0].fields[0]
-            try:
-                return ctx.b.const(float(text))
-            except ValueError:
-                raise ctx.error(node, f"could not convert string to float: {text!r}",
-                                cls=PyadTypeError) from None
+            return self.float_of_string(raw[0].fields[0], node)
         args = [ex.scalar(a, n) for a, n in zip(raw, node.args)]
         for a, an in zip(args, node.args):
             if is_array(a.type):

@@ -115,3 +115,16 @@ def test_messages_for_keywords_of_max_and_a_kept_zip():
     with pytest.raises(pyad.errors.PyadSyntaxError, match="unsupported function `zip`") as e:
         pyad.jit_grad(dict_of_zip)(np.array([1.0, 2.0]))
     assert "for a, b in zip(x, y)" in str(e.value)
+
+
+def list_times_n(x):
+    n = len(x)
+    sc = [0.0] * n
+    return sc[0] + x[0]
+
+
+def test_a_list_repeated_a_run_time_number_of_times():
+    """Was "a tuple repeated ... hint: use a list", for what was a list."""
+    with pytest.raises(pyad.errors.PyadTypeError, match=r"a list repeated") as e:
+        pyad.jit_grad(list_times_n)(np.ones(3))
+    assert "[v for _ in range(n)]" in str(e.value)
