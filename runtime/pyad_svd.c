@@ -18,17 +18,22 @@
 
 #define AT(m, i, j) ((m)->data[(i) * (m)->strides[0] + (j) * (m)->strides[1]])
 
-/* Rotate the columns of the row-major rows x cols matrix w (and of the cols x cols matrix
- * v) until all pairs are orthogonal: |w_p . w_q| <= tol ||w_p|| ||w_q||, or one of them is
- * rounding noise (its squared norm at most `small`, DBL_EPSILON^2 rows times that of w:
- * rotations keep it, and a rank-deficient matrix leaves such columns, whose noise the
- * relative test alone never accepts: np.ones((7, 7)) ran out of sweeps). Returns 1 when
- * that happened within the sweep limit, 0 otherwise (nan or inf entries). */
-static int jacobi(double *w, double *v, int64_t rows, int64_t cols) {
-    double tol = DBL_EPSILON * sqrt((double)(rows > 1 ? rows : 1));
+/* The squared norm at or below which a column of the row-major rows x cols matrix w is
+ * rounding noise: DBL_EPSILON^2 rows times the squared norm of w (rotations keep it). */
+static double negligible(const double *w, int64_t rows, int64_t cols) {
     double small = 0.0;
     for (int64_t i = 0; i < rows * cols; i++) small += w[i] * w[i];
-    small *= DBL_EPSILON * DBL_EPSILON * (double)(rows > 1 ? rows : 1);
+    return small * DBL_EPSILON * DBL_EPSILON * (double)(rows > 1 ? rows : 1);
+}
+
+/* Rotate the columns of the row-major rows x cols matrix w (and of the cols x cols matrix
+ * v) until all pairs are orthogonal: |w_p . w_q| <= tol ||w_p|| ||w_q||, or one of them is
+ * rounding noise (its squared norm at most `small`: a rank-deficient matrix leaves such
+ * columns, whose noise the relative test alone never accepts: np.ones((7, 7)) ran out of
+ * sweeps; their singular values are 0, pyad_la_svd). Returns 1 when that happened within
+ * the sweep limit, 0 otherwise (nan or inf entries). */
+static int jacobi(double *w, double *v, int64_t rows, int64_t cols, double small) {
+    double tol = DBL_EPSILON * sqrt((double)(rows > 1 ? rows : 1));
     for (int sweep = 0; sweep < 100; sweep++) {
         int rotated = 0;
         for (int64_t p = 0; p < cols; p++)
@@ -109,12 +114,15 @@ int32_t pyad_la_svd(const pyad_mat *a, pyad_mat *out) {
         for (int64_t j = 0; j < k; j++)
             w[i * k + j] = (wide ? AT(a, j, i) : AT(a, i, j)) / scale;
     for (int64_t j = 0; j < k; j++) v[j * k + j] = 1.0;
-    int ok = isfinite(big) && jacobi(w, v, rows, k);
+    double small = negligible(w, rows, k);
+    int ok = isfinite(big) && jacobi(w, v, rows, k, small);
     if (ok) {
         for (int64_t j = 0; j < k; j++) {
             double t = 0.0;
             for (int64_t i = 0; i < rows; i++) t += w[i * k + j] * w[i * k + j];
-            s[j] = sqrt(t);   /* of the scaled matrix: U = w / s, then s times the scale */
+            /* of the scaled matrix: U = w / s, then s times the scale; a column of rounding
+             * noise is a zero singular value (its U column completed, orthonormal) */
+            s[j] = t > small ? sqrt(t) : 0.0;
         }
         /* descending singular values (a stable selection sort moving the vectors along) */
         for (int64_t j = 0; j < k; j++) {
