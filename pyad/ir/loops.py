@@ -211,12 +211,10 @@ def fills_whole(s: While, store: Op, defs: dict) -> bool:
     allocated before the loop: `s` is `for j in range(n)` (from 0, step 1, no early exit)
     and `store` is `A[j] = v` with A allocated as `np.zeros(n)` (or n is `len(A)`).
     `defs` maps names to the Ops defining them."""
-    bounds = range_bounds(s)
-    if bounds is None or store.op != "store" or len(store.args) != 3:
+    counted_up = counts_from_zero(s, defs)
+    if counted_up is None or store.op != "store" or len(store.args) != 3:
         return False
-    k, lo, hi, step = bounds
-    if _const(defs, lo) != 0 or (step if isinstance(step, int) else _const(defs, step)) != 1:
-        return False
+    k, hi = counted_up
     a, idx, _ = store.args
     norm, made, length = defs.get(idx.name), defs.get(a.name), defs.get(hi.name)
     if norm is None or norm.op != "normidx" or norm.args[0] != s.body.params[k] \
@@ -225,6 +223,18 @@ def fills_whole(s: While, store: Op, defs: dict) -> bool:
         return False  # not at the counter; a view, a parameter, or made inside the loop
     return made.args[0] == hi or (length is not None and length.op == "dim"
                                   and length.args[0] == a and length.attrs == (0,))
+
+
+def counts_from_zero(s: While, defs: dict) -> tuple[int, Var] | None:
+    """`(k, n)` of a loop `for j in range(n)` (from 0, step 1, no early exit; j is carried
+    value k), else None. `defs` maps names to the Ops defining them."""
+    bounds = range_bounds(s)
+    if bounds is None:
+        return None
+    k, lo, hi, step = bounds
+    if _const(defs, lo) != 0 or (step if isinstance(step, int) else _const(defs, step)) != 1:
+        return None
+    return k, hi
 
 
 def _const(defs: dict, v: Var) -> object:

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from .memory import VIEW_OPS, AliasClasses
 from .nodes import Block, If, Op, Stmt, Var, While, blocks_of, walk
-from .loops import range_bounds
+from .loops import counts_from_zero
 
 
 def private_arrays(block: Block, classes: AliasClasses) -> dict[int, frozenset[str]]:
@@ -140,12 +140,10 @@ def _covers_by(loop: While, a: Var, alloc: Op, fixed: dict[int, Var], mine: list
                defs: dict) -> bool:
     """Whether `loop` runs over a free axis of `a` (the one its counter indexes) and each
     trip writes the slice of `a` at the `fixed` indices and its counter before reading it."""
-    bounds = range_bounds(loop)
-    if bounds is None:
+    counted_up = counts_from_zero(loop, defs)
+    if counted_up is None:
         return False
-    k, lo, hi, step = bounds
-    if _const(defs, lo) != 0 or (step if isinstance(step, int) else _const(defs, step)) != 1:
-        return False
+    k, hi = counted_up
     j = loop.body.params[k]
     inside = {id(st) for st in walk(loop.body)}
     touches = [st for st in mine if id(st) in inside]
@@ -186,8 +184,3 @@ def _at(st: Op, ax: int, j: Var, defs: dict) -> bool:
     idx = st.args[1 + ax] if len(st.args) > 1 + ax else None
     d = defs.get(idx.name) if idx is not None else None
     return d is not None and d.op == "normidx" and d.args[0] == j
-
-
-def _const(defs: dict, v: Var) -> object:
-    st = defs.get(v.name)
-    return st.attrs[0] if st is not None and st.op == "const" else None
