@@ -39,14 +39,16 @@ def primal_ir(fn: types.FunctionType, sig: tuple[str, ...], treedef=None,
         return simplify(func), shape
 
 
-def native(func: Func, timings: Timings | None = None) -> Func:
+def native(func: Func, timings: Timings | None = None,
+           outputs: frozenset[str] = frozenset()) -> Func:
     """What codegen compiles: whole-array primitives turned into element loops (after AD,
     which differentiates them at the array level), loops whose indices depend on
     broadcasting versioned for the case that nothing broadcasts, loops with independent
     trips around inner loops unrolled and jammed (ir/jam.py), and running sums split from
-    the work of the loops computing their terms (ir/split_sums.py)."""
+    the work of the loops computing their terms (ir/split_sums.py). `outputs`: the params
+    that are gradients the callers discard when the call fails (split_sums)."""
     with phase(timings, "IR optimization"):
-        return verify(opt.dce(split_sums(jam_loops(version_loops(expand(func))))))
+        return verify(opt.dce(split_sums(jam_loops(version_loops(expand(func))), outputs)))
 
 
 def simplify(func: Func) -> Func:
@@ -81,10 +83,11 @@ def gradient_ir(func: Func, wrt: tuple[int, ...], budget: ad.Budget | None = Non
         verify(g.fwd)
         verify(g.bwd)
         fused = safe = None
+        shadows = frozenset(p.name for p in g.fwd.params[len(func.params):])
         if len(func.results) == 1 and func.results[0].type == F64:
-            fused, safe = (native(verify(f), timings) if f is not None else None
+            fused, safe = (native(verify(f), timings, shadows) if f is not None else None
                            for f in ad.fused_parts(g, seed=1.0, inline=inline))
-        g = replace(g, fwd=native(g.fwd, timings), bwd=native(g.bwd, timings))
+        g = replace(g, fwd=native(g.fwd, timings, shadows), bwd=native(g.bwd, timings, shadows))
         callee_gradients([g.fwd, g.bwd] + [f for f in (fused, safe) if f is not None])
         return GradientIR(g, fused, safe)
 

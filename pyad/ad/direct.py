@@ -17,7 +17,9 @@ its pass, when the result has the same bits:
   indices, as it is or normalized when it counts up from 0 or more), and there are at most
   two such statements. Two numbers added to zero
   give the same sum in either order, and `0 + (0 + a)` is `0 + a`, so moving the adds
-  earlier changes no bit;
+  earlier changes no bit. When nothing but the flush adds into `B`, any number of adds
+  into `T` may move: `B` then receives exactly the adds `T` did, in the same order, from
+  the same zero (a sum started at +0 is never -0, so the flush's `0 + T` was `T`);
 - nothing reads `B` (or a view) before the flush, nor writes it other than by `accum`;
 - `S` is `B` or a block of its rows (`slice`), not a view with steps or reversed axes,
   and the loop adds into no other view of `B` (adds into overlapping or strided views
@@ -32,10 +34,12 @@ from __future__ import annotations
 
 from ..ir.loops import counted
 from ..ir.memory import VIEW_OPS
-from ..ir.nodes import Block, Func, If, Op, Stmt, Var, While, blocks_of, walk
+from ..ir.nodes import Block, Func, If, Op, Stmt, Var, While, blocks_of, rename_block, walk
 
 #: at most this many adds reach one element: any order gives the same bits
 _MAX_ADDS = 2
+#: the count of an `accum` that may reach one element several times
+_MANY = _MAX_ADDS + 1
 
 
 def accumulate_directly(func: Func, zeroed: set[str]) -> Func:
@@ -43,6 +47,7 @@ def accumulate_directly(func: Func, zeroed: set[str]) -> Func:
     qualify (module docstring) replaced by the shadows they were added to. `zeroed`: the
     params that start as zeros (the shadows of the differentiated arrays)."""
     body = list(func.block.body)
+    sizes: dict[str, Var] = {}
     for pos in range(len(body) - 1, -1, -1):
         flush = _flush(body[pos], body)
         if flush is None:
@@ -50,10 +55,20 @@ def accumulate_directly(func: Func, zeroed: set[str]) -> Func:
         temp, shadow = flush
         if _qualifies(func, body, pos, temp, shadow, zeroed):
             body = [_retarget(s, temp, shadow) for k, s in enumerate(body) if k != pos]
+            sizes.update(_sizes(body, temp))
     if len(body) == len(func.block.body):
         return func
-    return Func(func.name, Block(func.block.params, tuple(body), func.block.results),
-                func.filename, func.arg_names)
+    block = rename_block(Block(func.block.params, tuple(body), func.block.results), sizes)
+    return Func(func.name, block, func.filename, func.arg_names)
+
+
+def _sizes(body: list[Stmt], temp: Var) -> dict[str, Var]:
+    """{`dim T, k`: the size T was allocated with}: the extents the retargeted code still
+    asks of T (negative indices wrap by them), so that the dead allocation goes."""
+    alloc = next(s for s in body if isinstance(s, Op) and s.outs and s.outs[0] == temp)
+    return {t.outs[0].name: alloc.args[t.attrs[0]] for top in body for t in
+            [top] + [t for b in blocks_of(top) for t in walk(b)]
+            if isinstance(t, Op) and t.op == "dim" and t.args[0] == temp}
 
 
 def _flush(s: Stmt, body: list[Stmt]) -> tuple[Var, Var] | None:
@@ -108,7 +123,7 @@ def _qualifies(func: Func, body: list[Stmt], pos: int, temp: Var, shadow: Var,
                                                         for t in walk(b)]
             if isinstance(t, Op) for o in t.outs}
     first = None  # the first top-level statement adding into T
-    adds = 0
+    adds = family_adds = 0
     for k, s in enumerate(body):
         if k == pos:
             continue
@@ -124,7 +139,8 @@ def _qualifies(func: Func, body: list[Stmt], pos: int, temp: Var, shadow: Var,
         if reads and k < pos:
             return False  # B is read before the flush: it would see the moved adds
         adds += n_temp + n_family
-    if first is None or adds > _MAX_ADDS:
+        family_adds += n_family
+    if first is None or family_adds and adds > _MAX_ADDS:
         return False
     defined = top.get(shadow.name)
     return defined is None or defined[0] < first   # S exists where the adds move to
@@ -163,16 +179,17 @@ def _contiguous(body: list[Stmt], shadow: Var, root: Var | None) -> bool:
 
 def _uses(s: Stmt, loops: list[While], temp: Var, family: set[str], defs: dict):
     """(adds into T, adds into B's family, whether B's family is read) in statement `s`,
-    each add counted once when it reaches an element at most once; None when `s` uses T
-    or B's family otherwise (or an add may reach an element several times)."""
+    each add counted once when it reaches an element at most once, else as `_MANY`; None
+    when `s` uses T or B's family otherwise."""
     if isinstance(s, Op):
         arrays = {a.name for a in s.args}
         if s.op == "dim" or s.op in VIEW_OPS and s.args[0].name in family:
             return 0, 0, False
         if s.op == "accum" and s.args[0].name in family | {temp.name}:
-            if arrays - {s.args[0].name} & (family | {temp.name}) or not _once(s, loops, defs):
+            if arrays - {s.args[0].name} & (family | {temp.name}):
                 return None
-            return (1, 0, False) if s.args[0] == temp else (0, 1, False)
+            n = 1 if _once(s, loops, defs) else _MANY
+            return (n, 0, False) if s.args[0] == temp else (0, n, False)
         if s.op == "load" and s.args[0].name in family:
             return 0, 0, True
         if arrays & (family | {temp.name}):

@@ -26,7 +26,9 @@ A loop is split when
   normalization): no inner loop, branch, call, tape traffic or check but index checks and
   one division of floats (`/`, ZeroDivisionError: checked for the whole block after its
   trips, when nothing else in the work loop can raise and the body writes only arrays the
-  function allocates, so no one sees what trips after the failing one wrote);
+  function allocates or the gradient arrays it returns (`outputs`: the callers discard them
+  when the call fails; the C library says they may be partly written), so no one sees what
+  trips after the failing one wrote);
 - it walks arrays along their last axis only (a stride LLVM can take to be 1);
 - it carries at least one sum: a float value whose only use in the body is the first of a
   chain of `add`s (either operand) and `sub`s (`s - v`), each of whose results is used only
@@ -112,14 +114,16 @@ class _Plan:
         return sum(len(s.terms) for s in self.sums)
 
 
-def split_sums(func: Func) -> Func:
-    """`func` with every loop the conditions above allow split (the same Func if none)."""
+def split_sums(func: Func, outputs: frozenset[str] = frozenset()) -> Func:
+    """`func` with every loop the conditions above allow split (the same Func if none).
+    `outputs`: the names of array params that are gradients the callers discard when the
+    call fails (the shadows of a gradient kernel)."""
     if not any(isinstance(s, While) for s in walk(func.block)):
         return func
     names = names_of(func)
     consts = {s.outs[0].name: s.attrs[0] for s in walk(func.block)
               if isinstance(s, Op) and s.op == "const" and s.outs[0].type == I64}
-    local: set[str] = set()  # arrays the function allocates, and views of them
+    local = set(outputs)  # arrays the function allocates or returns as gradients, and views
     for st in walk(func.block):
         if isinstance(st, Op) and (st.op == "alloc" or st.op in VIEW_OPS and st.args[0].name
                                    in local):

@@ -1,11 +1,13 @@
 """The value-and-gradient kernel adds an accumulating loop's contributions straight into the
-shadow when that gives the same bits (pyad/ad/direct.py): at most two adds reach an element
-of the shadow's array, it starts as zeros, and nothing reads it before the reverse sweep
-would have added the temporary. Each function: CPython's value, central differences and the
+shadow when that gives the same bits (pyad/ad/direct.py): the shadow's array starts as
+zeros, at most two adds reach an element of it (or only the temporary's adds, any number),
+and nothing reads it before the reverse sweep would have added the temporary. Each function: CPython's value, central differences and the
 interpreter (check_against_python), and value_and_grad equal bit for bit to the kernel
 made without the pass and to the pullback with cotangent 1.0 (which keeps the
 temporaries)."""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -59,13 +61,33 @@ def reversed_columns(a):
     return np.sum(np.tanh(a) ** 2 + a[:, ::-1])
 
 
+def neighbours(p):
+    """Each trip adds to rows i and i + 1 (partial sums carried to the next trip, flushed
+    after the loop): four adds into the temporary, none other into the shadow."""
+    s = 0.0
+    for i in range(p.shape[0] - 1):
+        s += p[i, 0] * p[i + 1, 1] - p[i + 1, 0] * p[i, 1]
+    return s
+
+
+def all_pairs(x):
+    """x[j] gets a contribution from every trip of the outer loop: many adds into the
+    temporary reach one element, none other into the shadow."""
+    s = 0.0
+    for i in range(len(x)):
+        for j in range(len(x)):
+            s += math.sin(x[i] - x[j]) * x[j]
+    return s
+
+
 CASES = [(slices, 1), (two_sums, 2), (three_sums, 0), (rows, 1), (loop_then_read, None),
-         (strided, 0), (reversed_columns, 1), (loop_of_the_user, 1)]
+         (strided, 0), (reversed_columns, 1), (loop_of_the_user, 1), (neighbours, 1),
+         (all_pairs, 1)]
 
 
 def _args(fn, n):
     rng = np.random.default_rng(n)
-    if fn in (rows, reversed_columns):
+    if fn in (rows, reversed_columns, neighbours):
         return (rng.uniform(-1.0, 1.0, (n, 3)),)
     if fn is loop_then_read:
         return (rng.uniform(-1.0, 1.0, n), rng.uniform(-1.0, 1.0, n))
