@@ -315,6 +315,18 @@ class Loops:
         lists.rebind(start, new)
         return True
 
+    def changes_kind(self, spec: LoopSpec, n: str, end) -> Exception:
+        """The error for a variable the loop gives another structure (or no value)."""
+        if self.ctx.env.get(n) == pytree.NONE and is_value(end):   # a `prev = None` sentinel
+            return self.ctx.error(spec.node, f"`{n}` is None before the loop and a value "
+                                  "after a trip: a variable keeps one kind of value in a loop",
+                                  hint=f"give `{n}` a number (or array) before the loop and "
+                                  "mark the first trip with a flag (`first = True`), or "
+                                  "start the loop one trip later: `prev = x[0]` then "
+                                  "`for i in range(1, n):`")
+        return self.ctx.error(spec.node, f"`{n}` changes shape or becomes undefined inside "
+                              "the loop")
+
     def emit(self, spec: LoopSpec, carried: Carried) -> None:
         """Append the loop with the carried types found by `widen` (step 3)."""
         ctx = self.ctx
@@ -332,8 +344,7 @@ class Loops:
             for n, (struct, types) in carried.items():
                 v = region.end.get(n)
                 if not is_value(v) or pytree.structure(v) != struct:
-                    raise ctx.error(spec.node, f"`{n}` changes shape or becomes undefined "
-                                    "inside the loop")
+                    raise self.changes_kind(spec, n, v)
                 for x, t in zip(pytree.leaves(v), types):
                     if is_array(x.type) and not is_array(t):
                         raise ctx.error(spec.node, f"`{n}` is a number before the loop and "

@@ -128,3 +128,22 @@ def test_a_list_repeated_a_run_time_number_of_times():
     with pytest.raises(pyad.errors.PyadTypeError, match=r"a list repeated") as e:
         pyad.jit_grad(list_times_n)(np.ones(3))
     assert "[v for _ in range(n)]" in str(e.value)
+
+
+def none_sentinel(x):
+    prev = None
+    s = 0.0
+    for i in range(len(x)):
+        if prev is not None:
+            s += (x[i] - prev) ** 2
+        prev = x[i]
+    return s
+
+
+def test_a_none_sentinel_in_a_loop_says_what_to_write():
+    """Was "`prev` changes shape or becomes undefined inside the loop"."""
+    with pytest.raises(pyad.errors.PyadSyntaxError, match=r"`prev` is None before the loop "
+                       r"and a value after a trip") as e:
+        pyad.jit_grad(none_sentinel)(np.ones(3))
+    assert "first = True" in str(e.value) and "range(1, n)" in str(e.value)
+    assert f"{none_sentinel.__code__.co_firstlineno + 3}" in str(e.value).splitlines()[0]
