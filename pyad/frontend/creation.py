@@ -13,11 +13,19 @@ from ..ir.loops import for_range
 from ..ir.nodes import BOOL, F64, I64, Var, elem_type, ndim_of
 from .context import Lazy
 
+def _flatten(tree):
+    if isinstance(tree, list):
+        for t in tree:
+            yield from _flatten(t)
+    else:
+        yield tree
+
+
 class Creation:
     """`np.<name>(...)` for the names in NAMES; one per function body."""
 
     NAMES = ("array", "asarray", "eye", "identity", "arange", "linspace", "tril", "triu",
-             "diag", "diagonal", "concatenate", "stack", "hstack", "vstack")
+             "diag", "diagonal", "concatenate", "stack", "hstack", "vstack", "block")
 
     def __init__(self, lw) -> None:
         self.lw = lw
@@ -29,6 +37,8 @@ class Creation:
             return self.array(node, kw)
         if name in ("concatenate", "stack", "hstack", "vstack"):
             return self.join(name, node, kw)
+        if name == "block":
+            return self.block(node, kw)
         ex = self.lw.exprs
         args = [ex.expr(a) for a in node.args]
         return getattr(self, name)(node, args, kw)
@@ -162,6 +172,56 @@ class Creation:
                                  cls=PyadTypeError)
         axis %= nd
         return self._concatenate(parts, axis, node)
+
+    def block(self, node: ast.Call, kw: dict) -> Var:
+        """np.block(nested lists of arrays): NumPy's rule. With lists nested d deep, every
+        array gets leading axes of size 1 up to max(d, its ndim) dimensions; the innermost
+        lists join their arrays along the last axis, the lists around them along the one
+        before, and so on."""
+        self._kwargs(node, kw, ())
+        if len(node.args) != 1:
+            raise self.ctx.error(node, "np.block takes one (nested) list of arrays",
+                                 cls=PyadTypeError)
+        tree = self._nested(node.args[0])
+        depth = self._depth(tree, node)
+        leaves = [v for v in _flatten(tree)]
+        nd = max([depth] + [ndim_of(v.type) for v in leaves])
+
+        def promoted(v: Var) -> Var:
+            while ndim_of(v.type) < nd:
+                v = self.lw.indexing.expand(v, 0, node)
+            return v
+
+        def join(t, level: int) -> Var:
+            if not isinstance(t, list):
+                return promoted(t)
+            parts = [join(c, level + 1) for c in t]
+            return self._concatenate(parts, nd - depth + level - 1, node)
+        return join(tree, 1)
+
+    def _nested(self, e: ast.expr):
+        """The nested lists of `e` (list displays, or list values) with arrays as leaves."""
+        if isinstance(e, ast.List):
+            if not e.elts:
+                raise self.ctx.error(e, "np.block takes non-empty lists", cls=PyadTypeError)
+            return [self._nested(x) for x in e.elts]
+        if isinstance(e, ast.Tuple):
+            raise self.ctx.error(e, "np.block arranges blocks with lists, not tuples (as "
+                                 "NumPy)", cls=PyadTypeError, hint="write [a, b] for (a, b)")
+        v = self.lw.exprs.expr(e)
+        if isinstance(v, (list, tuple)):
+            raise self.ctx.error(e, "np.block: write the nested lists out, `[[A, B], [C, D]]`",
+                                 cls=PyadTypeError)
+        return self.lw.arrays.array(v, e)
+
+    def _depth(self, tree, node: ast.AST) -> int:
+        if not isinstance(tree, list):
+            return 0
+        depths = {self._depth(t, node) for t in tree}
+        if len(depths) != 1:
+            raise self.ctx.error(node, "np.block: list depths are mismatched (every array "
+                                 "must be nested equally deep)", cls=PyadTypeError)
+        return 1 + depths.pop()
 
     def _stacked_list(self, name: str, items: DynList, kw: dict, src: ast.AST,
                       node: ast.Call) -> Var:
