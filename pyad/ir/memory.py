@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from .loops import range_bounds
+from .trip_order import TripOrder
 from .nodes import Block, If, Op, Stmt, Var, While, blocks_of, defined_in, elem_type, is_array, \
     walk
 
@@ -106,18 +107,39 @@ def final_loads(block: Block, classes: AliasClasses) -> set[str]:
     (or a view of it) writes the array of the trip it runs in: it cannot write what an
     earlier trip made, which is all that a load through a carried value of that loop, or
     any load outside the loop, can read."""
-    defs = {o.name: st for st in walk(block) if isinstance(st, Op) for o in st.outs}
+    return _finals(block, classes)[0]
+
+
+def _finals(block: Block, classes: AliasClasses) -> tuple[set[str], dict[str, Op]]:
+    """(final_loads, the stores of final_stores found by the same test: a load of the
+    stored element right after the store would be final)."""
+    order = TripOrder(block)
+    defs = order.defs
     made_in = {}  # alloc name -> the innermost loop whose body makes it
 
-    def write_key(t: Op) -> tuple:
+    nested: dict[int, While] = {}   # the loops inside statements, keyed by the writes in them
+
+    def write_key(t: Op, owners: tuple[While, ...], later: While | None,
+                  inside: tuple[While, ...]) -> tuple:
         root = _view_root(t.args[0].name, defs)
         loop = made_in.get(root)
         c = classes.find(t.args[0].name)
-        return ("c", c) if loop is None else ("new", c, id(loop))
+        if loop is not None:
+            return ("new", c, id(loop))
+        at = frozenset((id(o), a, "later" if o is later else "now")
+                       for o in owners for a in order.counter_axes(t, o))
+        if later is None:   # in the current trips only: a later trip runs `inside` again
+            at |= frozenset((id(q), a, "inside") for q in inside
+                            for a in order.counter_axes(t, q))
+        nested.update((id(q), q) for q in inside)
+        return ("at", c, at, t.args[0].name) if at else ("c", c)
 
-    def keys(s: Stmt) -> set:
-        stmts = [s] if isinstance(s, Op) else [t for b in blocks_of(s) for t in walk(b)]
-        return {write_key(t) for t in stmts if isinstance(t, Op) and t.op in WRITE_OPS}
+    def keys(s: Stmt, owners: tuple[While, ...], later: While | None = None) -> set:
+        """The write keys of `s`, run in a trip of each of `owners` (the loops around it,
+        outermost first), in a later trip of `later`: a write at their counters, or at the
+        counters of loops inside `s` (in the current trips only, where their bounds are
+        what the load saw), is keyed by them (trip_order.py)."""
+        return {write_key(t, owners, later, inside) for t, inside in _writes_in(s)}
 
     def note_allocs(blk: Block, loop) -> None:
         for st in blk.body:
@@ -131,36 +153,46 @@ def final_loads(block: Block, classes: AliasClasses) -> set[str]:
 
     note_allocs(block, None)
     final: set[str] = set()
+    stores: dict[str, Op] = {}
 
     def visit(blk: Block, later: set, loops: dict) -> None:
+        owners = tuple(loops.values())
         suffix = [set() for _ in range(len(blk.body) + 1)]
         for i in range(len(blk.body) - 1, -1, -1):
-            suffix[i] = suffix[i + 1] | keys(blk.body[i])
+            suffix[i] = suffix[i + 1] | keys(blk.body[i], owners)
         for i, s in enumerate(blk.body):
             after = later | suffix[i + 1]
             if isinstance(s, Op):
-                if s.op == "load" and _rereadable(s, after, classes, loops, defs):
+                if s.op == "load" and _rereadable(s, after, classes, loops, order, nested):
                     final.add(s.outs[0].name)
+                if s.op == "store" and owners and blk is owners[-1].body \
+                        and elem_type(s.args[0].type) == s.args[-1].type \
+                        and s.args[0].name not in defined_in(owners[0]) \
+                        and _rereadable(Op((), "load", s.args[:-1]), after, classes, loops,
+                                        order, nested):
+                    stores.setdefault(s.args[-1].name, s)
             elif isinstance(s, If):
                 visit(s.then, after, loops)
                 visit(s.orelse, after, loops)
             else:
-                around, inner = after | keys(s), {**loops, id(s): s}
+                around, inner = after | keys(s, owners + (s,), s), {**loops, id(s): s}
                 visit(s.cond, around, inner)
                 visit(s.body, around, inner)
 
     visit(block, set(), {})
-    return final
+    return final, stores
 
 
 def final_stores(block: Block, classes: AliasClasses) -> dict[str, Op]:
     """Stores `store a, i..., v` after which the element keeps `v` until the reverse sweep,
     which may then load it instead of saving `v`: value name -> the store. Such a store
     runs unconditionally in the body of the loops around it; each of those is a counted
-    loop (loops.range_bounds) whose counter is one of the store's indices, so no later trip
+    loop (loops.range_bounds, or one counting down to a bound >= -1: trip_order.py) whose
+    counter is one of the store's indices, so no later trip
     stores to the same element; `a` is made before the outermost of them; and no other
     write into `a`'s alias class may run after it (a later statement, a later trip of a
-    loop around it)."""
+    loop around it), or (trip_order.py) each later write into the class is at a counter of
+    a loop around the store that has moved past the stored element's index."""
     writes: list[tuple[Op, tuple[While, ...]]] = []   # in program order
     candidates: list[int] = []
 
@@ -178,7 +210,8 @@ def final_stores(block: Block, classes: AliasClasses) -> dict[str, Op]:
                 visit(s.body, loops + (s,), True)
 
     visit(block, (), False)
-    defs = {o.name: st for st in walk(block) if isinstance(st, Op) for o in st.outs}
+    order = TripOrder(block)
+    defs = order.defs
     found: dict[str, Op] = {}
     for k in candidates:
         st, loops = writes[k]
@@ -187,14 +220,29 @@ def final_stores(block: Block, classes: AliasClasses) -> dict[str, Op]:
             continue
         idx = {i.name for i in st.args[1:-1]}
         idx |= {defs[n].args[0].name for n in idx if n in defs and defs[n].op == "normidx"}
-        if not all(_counts_through(loop, idx, defs) for loop in loops):
+        if not all(_counts_through(loop, idx, defs) or order.counter_axes(st, loop)
+                   for loop in loops):
             continue
         c, around = classes.find(a.name), {id(loop) for loop in loops}
         if all(m < k and not around & {id(loop) for loop in t_loops}
                for m, (t, t_loops) in enumerate(writes)
                if m != k and classes.find(t.args[0].name) == c):
             found.setdefault(v.name, st)
+    for name, st in _finals(block, classes)[1].items():
+        found.setdefault(name, st)
     return found
+
+
+def _writes_in(s: Stmt, inside: tuple[While, ...] = ()) -> Iterator[tuple[Op, tuple]]:
+    """The writes of statement `s` with the loops inside `s` around each, outermost first."""
+    if isinstance(s, Op):
+        if s.op in WRITE_OPS:
+            yield s, inside
+        return
+    deeper = inside + (s,) if isinstance(s, While) else inside
+    for b in blocks_of(s):
+        for t in b.body:
+            yield from _writes_in(t, deeper)
 
 
 def _counts_through(loop: While, idx: set[str], defs: dict) -> bool:
@@ -222,19 +270,30 @@ def _view_root(name: str, defs: dict) -> str:
     return name
 
 
-def _rereadable(load: Op, after: set, classes: AliasClasses, loops: dict, defs: dict) -> bool:
+def _rereadable(load: Op, after: set, classes: AliasClasses, loops: dict,
+                order: TripOrder, nested: dict[int, While]) -> bool:
     """Whether none of the writes `after` the load (write_key's) may write what it read;
-    `loops`: the loops around the load, by id."""
+    `loops`: the loops around the load, by id, outermost first; `nested`: the loops the
+    keys name that run after the load (inside a later statement)."""
     c = classes.find(load.args[0].name)
     if ("c", c) in after:
         return False
-    root = _view_root(load.args[0].name, defs)
+    root = _view_root(load.args[0].name, order.defs)
     for key in after:
         if key[0] == "new" and key[1] == c and key[2] in loops:
             loop = loops[key[2]]  # the load runs in a trip of the loop that makes the array
             carried = {p.name for p in loop.body.params + loop.cond.params}
             if root not in carried:
                 return False  # it may read this trip's array
+        if key[0] == "at" and key[1] == c:   # written at loops' counters (trip_order.py)
+            ids = list(loops)
+            if load.args[0].name != key[3] or not any(
+                    order.past(load.args[1 + a], nested[owner], list(loops.values()))
+                    if when == "inside" else owner in loops and order.behind(
+                        load.args[1 + a], list(loops.values()), ids.index(owner),
+                        0 if when == "later" else 1)
+                    for owner, a, when in key[2]):
+                return False
     return True
 
 
