@@ -23,7 +23,7 @@ from .rerun import loops_written_after
 from .close import close, substitute
 from .reverser import Reverser
 from .shadow import augment
-from .snapshot import snapshot_reads
+from .snapshot import snapshot_loop_reads, snapshot_reads
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def differentiate(func: Func, wrt: tuple[int, ...], strong_zeros: bool = True,
     names = NameGen({v.name for s in walk(func.block) for v in s.outs}
                     | {p.name for s in walk(func.block) for b in blocks_of(s) for p in b.params}
                     | {p.name for p in func.params})
-    original, func = func, snapshot_reads(func, names)
+    original, func = func, snapshot_loop_reads(snapshot_reads(func, names), names)
     classes = AliasClasses(func.block)
     seeds = {func.params[i].name for i in wrt
              if func.params[i].type == F64 or is_float_array(func.params[i].type)}

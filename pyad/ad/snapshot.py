@@ -10,10 +10,12 @@ array arguments again in its backward half, so it is treated the same way."""
 from __future__ import annotations
 
 from ..ir.builder import NameGen
-from ..ir.memory import AliasClasses, written_after
-from ..ir.nodes import Block, Func, If, Op, Stmt, Var, While, is_array
+from ..ir.memory import VIEW_OPS, WRITE_OPS, AliasClasses, written_after
+from ..ir.nodes import Block, Func, If, Op, Stmt, Var, While, is_array, rename_block, walk
 from ..ir.ops import OPS
 from .activity import is_float_array
+from ..ir.private import private_arrays
+from .rerun import loops_written_after
 
 
 def snapshot_reads(func: Func, names: NameGen) -> Func:
@@ -60,4 +62,104 @@ def _block(blk: Block, unsafe: dict[int, set[str]], names: NameGen) -> Block:
                               _block(s.body, unsafe, names), s.loc, s.note))
         else:
             body.append(s)
+    return Block(blk.params, tuple(body), blk.results)
+
+
+def snapshot_loop_reads(func: Func, names: NameGen) -> Func:
+    """Arrays a loop nest reads again and again (a matrix-vector product's vector, read once
+    per row) and something writes after the nest are copied right before it, and the nest
+    reads the copy: nothing writes the copy, so the reverse sweep re-reads it
+    (memory.final_loads), and the tape holds nothing per load; the copies cost one element
+    per element of the array each time the nest runs, where the loads cost one per read.
+
+    A nest qualifies for array `v` (defined before it) when a load of `v` sits in a loop
+    inside it, the nest writes no memory `v` may share (buffers a loop rotates, `h, hn =
+    hn, h`, are told apart: `rotating`), and `v`'s memory is written after it, other than
+    as a scratch array each trip of a loop fills before reading (ir/private.py: the AD
+    reverses such trips in place)."""
+    classes = AliasClasses(func.block)
+    defs = {o.name: st for st in walk(func.block) if isinstance(st, Op) for o in st.outs}
+    apart = rotating(func.block, defs)
+    private = set().union(*private_arrays(func.block, classes).values())  # scratch, refilled
+    copies: dict[int, list[Var]] = {}
+    written = loops_written_after(func.block, classes)
+    for nest in (s for s in walk(func.block) if isinstance(s, While)):
+        after = written[id(nest)]
+        inside = {o.name for st in walk(nest.body) for o in st.outs} \
+            | {p.name for st in walk(nest.body) if isinstance(st, While)
+               for p in st.body.params + st.cond.params} \
+            | {p.name for p in nest.body.params + nest.cond.params}
+        wanted = []
+        for v in _read_in_inner_loops(nest):
+            if v.name in inside or v in wanted or not is_float_array(v.type) \
+                    or classes.find(v.name) not in after or classes.find(v.name) in private:
+                continue
+            root, c = _root(v.name, defs), classes.find(v.name)
+            ops = [t for t in walk(nest.body) if isinstance(t, Op)]
+            if all(_root(t.args[0].name, defs) in apart.get(root, ()) for t in ops
+                   if t.op in WRITE_OPS and classes.find(t.args[0].name) == c) \
+                    and not any(t.op == "call" and any(
+                        is_array(a.type) and classes.find(a.name) == c for a in t.args)
+                        for t in ops):
+                wanted.append(v)
+        if wanted:
+            copies[id(nest)] = wanted
+    if not copies:
+        return func
+    return Func(func.name, _snap_block(func.block, copies, names), func.filename,
+                func.arg_names)
+
+
+def _read_in_inner_loops(nest: While) -> list[Var]:
+    """The arrays loaded in loops inside `nest`'s body."""
+    return [t.args[0] for s in walk(nest.body) if isinstance(s, While)
+            for t in walk(s.body) if isinstance(t, Op) and t.op == "load"]
+
+
+def _root(name: str, defs: dict) -> str:
+    st = defs.get(name)
+    while st is not None and st.op in VIEW_OPS:
+        name = st.args[0].name
+        st = defs.get(name)
+    return name
+
+
+def rotating(block: Block, defs: dict) -> dict[str, set[str]]:
+    """{array name: the names of the arrays that are other buffers in every trip}: the
+    carried arrays of a loop that hands them on as a permutation of themselves (`h, hn =
+    hn, h`; unchanged ones too), started from distinct arrays the function allocates."""
+    apart: dict[str, set[str]] = {}
+    for loop in (s for s in walk(block) if isinstance(s, While)):
+        slots = [k for k, p in enumerate(loop.body.params) if is_float_array(p.type)]
+        params = [loop.body.params[k] for k in slots]
+        yields = [loop.body.results[k] for k in slots]
+        inits = [_root(loop.inits[k].name, defs) for k in slots]
+        fresh = all(defs.get(r) is not None and OPS[defs[r].op].memory == "alloc"
+                    for r in inits)
+        if len(slots) < 2 or not fresh or len(set(inits)) != len(inits) \
+                or sorted(v.name for v in yields) != sorted(p.name for p in params):
+            continue
+        for p in params:
+            apart.setdefault(p.name, set()).update(q.name for q in params if q != p)
+    return apart
+
+
+def _snap_block(blk: Block, copies: dict[int, list[Var]], names: NameGen) -> Block:
+    body: list[Stmt] = []
+    for s in blk.body:
+        if isinstance(s, If):
+            s = If(s.outs, s.cond, _snap_block(s.then, copies, names),
+                   _snap_block(s.orelse, copies, names), s.loc)
+        elif isinstance(s, While):
+            inner = While(s.outs, s.inits, _snap_block(s.cond, copies, names),
+                          _snap_block(s.body, copies, names), s.loc, s.note)
+            mapping = {}
+            for v in copies.get(id(s), ()):
+                snap = Op((Var(names.fresh(v.name + ".snap"), v.type),), "copy", (v,), (),
+                          s.loc)
+                body.append(snap)
+                mapping[v.name] = snap.outs[0]
+            s = While(s.outs, s.inits, rename_block(inner.cond, mapping),
+                      rename_block(inner.body, mapping), s.loc, s.note) if mapping else inner
+        body.append(s)
     return Block(blk.params, tuple(body), blk.results)
