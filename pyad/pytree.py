@@ -219,6 +219,8 @@ def _flatten_into(s: Any, v: Any, what: str, out: list) -> None:
         for se, ve in zip(s, v):
             _flatten_into(se, ve, what, out)
     elif isinstance(s, Record):
+        if not s.children:   # a string, None, {}: no numbers, whatever is given is ignored
+            return
         node = as_node(v)
         if not isinstance(node, Record) or node.kind != s.kind or node.fields != s.fields \
                 or node.cls is not s.cls or len(node.children) != len(s.children):

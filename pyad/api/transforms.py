@@ -37,6 +37,8 @@ def _compiled(f: Callable) -> JitGrad | BoundJitGrad:
         return f
     if inspect.ismethod(f):  # compiled once for the function, bound to this instance
         return BoundJitGrad(_compiled(f.__func__), f.__self__)
+    if not callable(f):
+        raise TypeError(f"pyad.jit_grad expects a Python function, got {type(f).__name__}")
     jg = _compiled_for.get(f)
     if jg is None:
         jg = _compiled_for[f] = jit_grad(f)

@@ -213,7 +213,9 @@ class CallLowering:
                                 "(residuals, cotangent)", cls=PyadTypeError)
             sub.ctx.env[args[0].arg], sub.ctx.env[args[1].arg] = res_p, ct_p
             g = sub.arrayops.materialize(sub.body())
-            g = g if isinstance(g, tuple) else (g,)
+            # one cotangent per argument, a tuple for a tuple argument (JAX's), or one per
+            # number; None is a zero cotangent (JAX's for an argument without one)
+            g = _cotangent_leaves(g if isinstance(g, tuple) else (g,), b)
             if len(g) != n_args:
                 raise ctx.error(node, f"the backward rule of `{name}` returns {len(g)} "
                                 f"cotangent{'s' if len(g) != 1 else ''}; `{name}` takes "
@@ -228,3 +230,16 @@ class CallLowering:
         params = tuple(pytree.leaves(res_p)) + tuple(pytree.leaves(ct_p))
         return Func(f"{name}.bwd", Block(params, tuple(b.stmts), tuple(results)),
                     ctx.src.filename)
+
+
+def _cotangent_leaves(g: tuple, b) -> list:
+    """The numbers of the cotangents `g` in order, nested tuples flattened, None as 0.0."""
+    out = []
+    for v in g:
+        if v == pytree.NONE:
+            out.append(b.const(0.0))
+        elif isinstance(v, tuple):
+            out.extend(_cotangent_leaves(v, b))
+        else:
+            out.append(v)
+    return out

@@ -24,6 +24,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import pytree
 from ..errors import PyadTypeError
 from .context import Static, located
 
@@ -46,6 +47,18 @@ class Partial:
     func: Any
     args: tuple
     kwargs: dict = field(default_factory=dict)
+
+
+def holds_code(value: Any) -> bool:
+    """Whether a value is, or holds, a function, closure or module (a compiled function
+    cannot return one)."""
+    if is_function(value) or isinstance(value, Static):
+        return True
+    if isinstance(value, tuple):
+        return any(map(holds_code, value))
+    if isinstance(value, pytree.Record):
+        return any(map(holds_code, value.children))
+    return False
 
 
 def is_function(v: Any) -> bool:

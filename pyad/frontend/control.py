@@ -23,7 +23,7 @@ from ..errors import PyadTypeError
 from . import dictstate, itemstore, raising, records
 from .context import Compound, DynList, PyList, SliceVal, Undefined, is_value, location_of, unify
 from .lists import is_list
-from .closures import is_function
+from .closures import holds_code, is_function
 from .context import Lazy
 from .deferral import Deferral, loops_per_element
 from ..ir.nodes import BOOL, I64, If, Op, Var, is_array, ndim_of
@@ -180,6 +180,20 @@ class Statements:
             acc = ctx.b.select(acc, acc, f)  # acc or f (bools, both already computed)
         return ctx.b.emit("not", acc)
 
+    def _return(self, node: ast.Return) -> None:
+        ctx = self.ctx
+        if node.value is None and ctx.parent is None:
+            raise ctx.error(node, "return without a value",
+                            hint="return a number or a tuple of numbers")
+        value = pytree.NONE if node.value is None else self.lw.exprs.expr(node.value)
+        if ctx.parent is None and holds_code(value):   # a helper may return a function
+            raise ctx.error(node.value, "a compiled function returns numbers, arrays and "
+                            "containers of them, not a function or module",
+                            hint="return the values; call the inner function inside (or "
+                            "compile it on its own)")
+        ctx.env[RETVAL] = self.lw.arrayops.materialize(value)
+        ctx.env[RET] = ctx.b.const(True, BOOL)
+
     def stmt(self, node: ast.stmt) -> None:
         ctx, ex = self.ctx, self.lw.exprs
         ctx.b.loc = ctx.src.loc(node)
@@ -219,12 +233,7 @@ class Statements:
                     raise ctx.error(node, f"`{word}` outside a loop")
                 ctx.env[BRK if isinstance(node, ast.Break) else CONT] = ctx.b.const(True, BOOL)
             case ast.Return():
-                if node.value is None and ctx.parent is None:
-                    raise ctx.error(node, "return without a value",
-                                    hint="return a number or a tuple of numbers")
-                value = pytree.NONE if node.value is None else ex.expr(node.value)  # a helper
-                ctx.env[RETVAL] = self.lw.arrayops.materialize(value)
-                ctx.env[RET] = ctx.b.const(True, BOOL)
+                self._return(node)
             case ast.Raise():   # leaves the function, like a return without a value
                 raising.lower_raise(self.lw, node)
                 ctx.env[RET] = ctx.b.const(True, BOOL)
