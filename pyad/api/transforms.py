@@ -88,8 +88,9 @@ def value_and_grad(f: Callable, argnums: int | tuple[int, ...] = 0,
 
 
 def _mark(fn: Callable, jg, kind: str, argnums) -> None:
-    if isinstance(jg, JitGrad):  # (a compiled method is not mapped: BoundJitGrad)
-        setattr(fn, TRANSFORM_ATTR, (jg, kind, argnums))
+    """What pyad.vmap maps when given `fn`: (compiled function or bound method, kind,
+    argnums)."""
+    setattr(fn, TRANSFORM_ATTR, (jg, kind, argnums))
 
 
 @user_facing

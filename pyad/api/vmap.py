@@ -6,7 +6,8 @@ call whose elements are split over threads (JAX's name and meaning; docs/batchin
 
 `fun` is a plain function or a `jit_grad` object (the primal is mapped), or the gradient
 functions `pyad.grad(f, argnums)` / `pyad.value_and_grad(f, argnums)` / `f.grad` /
-`f.value_and_grad`. `in_axes` is an int or None for every positional argument, or a tuple
+`f.value_and_grad`, of functions or of bound methods (`self` is passed to every element,
+not mapped, and `in_axes` counts the arguments after it). `in_axes` is an int or None for every positional argument, or a tuple
 with one entry per positional argument, each an int, None, or a tree of them matching the
 argument's containers; keyword arguments are mapped over axis 0 and defaults are not mapped.
 Results are stacked along `out_axes` (an int or a tree), or with `reduce="sum"` summed over
@@ -28,6 +29,7 @@ from ..ir.types import is_array
 from .batch import Batch, default_threads
 from .boundary import guard, user_facing
 from .jit import JitGrad
+from .methods import BoundJitGrad, self_tree, shifted
 from .transforms import TRANSFORM_ATTR, _compiled
 
 
@@ -36,6 +38,10 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, *, reduce: str | No
     """`fun` mapped over axis `in_axes` of its arguments (see the module docstring)."""
     jg, mode, argnums = _target(fun)
     _check_axes(in_axes)
+    obj = None
+    if isinstance(jg, BoundJitGrad):   # a method: `self` is passed first, not mapped
+        jg, obj = jg._jg, jg._obj
+        argnums = shifted(argnums) if mode != "call" else argnums
     if reduce not in (None, "sum"):
         raise ValueError(f"vmap reduce must be None or 'sum', not {reduce!r}")
     if any(isinstance(a, bool) or not isinstance(a, int)
@@ -48,7 +54,12 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, *, reduce: str | No
     @user_facing
     def batched(*args, **kwargs):
         threads = num_threads or default_threads()
-        return _call(jg, mode, argnums, in_axes, out_axes, reduce, threads, args, kwargs)
+        axes = in_axes
+        if obj is not None:
+            axes = (None,) + (tuple(in_axes) if isinstance(in_axes, (tuple, list))
+                              else (in_axes,) * len(args))
+            args = (self_tree(obj),) + args
+        return _call(jg, mode, argnums, axes, out_axes, reduce, threads, args, kwargs)
     batched.__pyad_vmapped__ = True
     return batched
 
@@ -65,19 +76,20 @@ def _target(fun: Callable) -> tuple[JitGrad, str, Any]:
             raise TypeError(f"pyad.vmap does not map {marked[1]}: map the function and its "
                             "pyad.grad separately")
         return marked
-    if isinstance(fun, JitGrad):
+    if isinstance(fun, (JitGrad, BoundJitGrad)):
         return fun, "call", None
     owner = getattr(fun, "__self__", None)
-    if isinstance(owner, JitGrad) and fun.__name__ in ("grad", "value_and_grad"):
+    if isinstance(owner, (JitGrad, BoundJitGrad)) and fun.__name__ in ("grad",
+                                                                      "value_and_grad"):
         return owner, fun.__name__, owner.argnums
     target = owner[2] if isinstance(owner, tuple) and len(owner) > 2 else None
     if target is not None:  # a native entry of a compiled function (codegen.library.CodeOwner)
         obj, attr = target[0](), target[1]
         if isinstance(obj, JitGrad) and attr in ("__call__", "grad", "value_and_grad"):
             return obj, "call" if attr == "__call__" else attr, obj.argnums
-    if inspect.isfunction(fun):
+    if inspect.isfunction(fun) or inspect.ismethod(fun):
         compiled = _compiled(fun)
-        if isinstance(compiled, JitGrad):
+        if isinstance(compiled, (JitGrad, BoundJitGrad)):
             return compiled, "call", None
     raise TypeError(f"pyad.vmap maps a Python function, a pyad.jit_grad function, or "
                     f"pyad.grad / pyad.value_and_grad of one, not {fun!r}")
@@ -163,7 +175,7 @@ def _call(jg: JitGrad, mode: str, argnums, in_axes, out_axes: int, reduce, threa
         _leaf_axes(v, spec, f"argument {name!r}", axes)
     leaves, struct = pytree.tree_flatten(bound)
     elem, n = _element_zero(leaves, axes)
-    spec, kleaves = jg.bind(*params.call_args(pytree.tree_unflatten(struct, elem)))
+    spec, kleaves = jg.bind(*params.call_args(pytree.unflatten(struct, elem)))
     batch = Batch(n, threads)
     for j, t in enumerate(spec.sig):
         axis = axes[j][0]

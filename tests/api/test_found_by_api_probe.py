@@ -5,6 +5,7 @@ pullback and has_aux), a compiled function returning a function, and the transfo
 something that is not a function."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import pyad
@@ -116,3 +117,33 @@ def test_transforms_of_something_that_is_not_a_function(bad):
             transform(bad)
     with pytest.raises(TypeError, match="expects a Python function"):
         pyad.vjp(bad, 1.0)
+
+
+class Linear:
+    def __init__(self):
+        self.W = np.array([[1.0, 2.0], [0.5, -1.0]])
+
+    def loss(self, x, y):
+        return float(np.sum(np.tanh(self.W @ x) * y))
+
+    @pyad.jit_grad
+    def compiled(self, x):
+        return np.sum(np.sin(self.W @ x))
+
+
+def test_vmap_of_bound_methods():
+    """`self` is passed to every element and not mapped; was "missing 1 required
+    positional argument" (self dropped) or "pyad.vmap maps a Python function..."."""
+    m = Linear()
+    X = np.array([[0.3, -0.7], [1.0, 2.0], [0.5, 0.5]])
+    Y = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    for fun, single in [(pyad.grad(m.loss), pyad.grad(m.loss)),
+                        (pyad.grad(m.loss, argnums=1), pyad.grad(m.loss, argnums=1)),
+                        (m.loss, pyad.jit_grad(m.loss))]:
+        got = pyad.vmap(fun)(X, Y)
+        want = np.array([single(x, y) for x, y in zip(X, Y)])
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(pyad.vmap(pyad.grad(m.loss), in_axes=(0, None))(X, Y[0]),
+                                  np.array([pyad.grad(m.loss)(x, Y[0]) for x in X]))
+    for fun, single in [(m.compiled, m.compiled), (m.compiled.grad, m.compiled.grad)]:
+        np.testing.assert_array_equal(pyad.vmap(fun)(X), np.array([single(x) for x in X]))
