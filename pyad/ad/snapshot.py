@@ -10,7 +10,7 @@ array arguments again in its backward half, so it is treated the same way."""
 from __future__ import annotations
 
 from ..ir.builder import NameGen
-from ..ir.memory import VIEW_OPS, WRITE_OPS, AliasClasses, written_after
+from ..ir.memory import VIEW_OPS, WRITE_OPS, AliasClasses, final_loads, written_after
 from ..ir.nodes import Block, Func, If, Op, Stmt, Var, While, is_array, rename_block, walk
 from ..ir.ops import OPS
 from .activity import is_float_array
@@ -73,7 +73,7 @@ def snapshot_loop_reads(func: Func, names: NameGen) -> Func:
     per element of the array each time the nest runs, where the loads cost one per read.
 
     A nest qualifies for array `v` (defined before it) when a load of `v` sits in a loop
-    inside it, the nest writes no memory `v` may share (buffers a loop rotates, `h, hn =
+    inside it and cannot be repeated as it is (memory.final_loads), the nest writes no memory `v` may share (buffers a loop rotates, `h, hn =
     hn, h`, are told apart: `rotating`), and `v`'s memory is written after it, other than
     as a scratch array each trip of a loop fills before reading (ir/private.py: the AD
     reverses such trips in place)."""
@@ -81,6 +81,7 @@ def snapshot_loop_reads(func: Func, names: NameGen) -> Func:
     defs = {o.name: st for st in walk(func.block) if isinstance(st, Op) for o in st.outs}
     apart = rotating(func.block, defs)
     private = set().union(*private_arrays(func.block, classes).values())  # scratch, refilled
+    final = final_loads(func.block, classes)
     copies: dict[int, list[Var]] = {}
     written = loops_written_after(func.block, classes)
     for nest in (s for s in walk(func.block) if isinstance(s, While)):
@@ -90,7 +91,7 @@ def snapshot_loop_reads(func: Func, names: NameGen) -> Func:
                for p in st.body.params + st.cond.params} \
             | {p.name for p in nest.body.params + nest.cond.params}
         wanted = []
-        for v in _read_in_inner_loops(nest):
+        for v in _read_in_inner_loops(nest, final):
             if v.name in inside or v in wanted or not is_float_array(v.type) \
                     or classes.find(v.name) not in after or classes.find(v.name) in private:
                 continue
@@ -110,10 +111,12 @@ def snapshot_loop_reads(func: Func, names: NameGen) -> Func:
                 func.arg_names)
 
 
-def _read_in_inner_loops(nest: While) -> list[Var]:
-    """The arrays loaded in loops inside `nest`'s body."""
+def _read_in_inner_loops(nest: While, final: set[str]) -> list[Var]:
+    """The arrays loaded in loops inside `nest`'s body by loads the reverse sweep cannot
+    simply repeat (not in `final`: memory.final_loads)."""
     return [t.args[0] for s in walk(nest.body) if isinstance(s, While)
-            for t in walk(s.body) if isinstance(t, Op) and t.op == "load"]
+            for t in walk(s.body) if isinstance(t, Op) and t.op == "load"
+            and t.outs[0].name not in final]
 
 
 def _root(name: str, defs: dict) -> str:
