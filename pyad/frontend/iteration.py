@@ -161,12 +161,29 @@ class Iteration:
             return Seq(items=[])
         if all(s.items is not None for s in seqs):
             return Seq(items=[tuple(t) for t in zip(*(s.items for s in seqs))])
+        fixed = [s for s in seqs if s.items is not None]
+        if any(not all(isinstance(v, Var) and not is_array(v.type) for v in s.items)
+               for s in fixed):   # names, arrays: the zip has the shortest fixed length
+            return self._unrolled_zip(seqs, min(len(s.items) for s in fixed), node)
         seqs = [s if s.items is None else self.of_value(self.numbers(s, a), a)
                 for s, a in zip(seqs, node.args)]
         n = seqs[0].n
         for s in seqs[1:]:
             n = ctx.b.min(n, s.n)
         return Seq(n=n, item=lambda k: tuple(s.item(k) for s in seqs))
+
+    def _unrolled_zip(self, seqs: list[Seq], k: int, node: ast.Call) -> Seq:
+        """zip of sequences of fixed length (the shortest has `k` items) with sequences of
+        run-time length, as `k` items: each run-time sequence must have at least `k`
+        (ValueError when running; Python would stop at the shorter, docs/python.md)."""
+        b = self.ctx.b
+        for s in seqs:
+            if s.items is None:
+                b.emit("raise_if", b.lt(s.n, b.const(k, I64)), attrs=(
+                    "ValueError", f"zip(): an argument has fewer than the {k} items of the "
+                    "fixed-length one (pyad needs them all)"))
+        return Seq(items=[tuple(s.items[i] if s.items is not None else
+                                s.item(b.const(i, I64)) for s in seqs) for i in range(k)])
 
     def numbers(self, s: Seq, node: ast.AST) -> DynList:
         if not all(isinstance(v, Var) and not is_array(v.type) for v in s.items):

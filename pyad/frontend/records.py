@@ -227,6 +227,17 @@ def dict_method(lw, base: Record, node: ast.Call) -> Any:
 
 
 def _entries(lw, node: ast.expr) -> dict:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+            node.func.id == "zip" and len(node.args) == 2 and not node.keywords:
+        # dict(zip(names, values)): the comprehension {k: v for k, v in zip(names, values)}
+        k, v = (ast.Name(id=n, ctx=ast.Load()) for n in ("pyad.key", "pyad.value"))
+        target = ast.Tuple(elts=[ast.Name(id=n.id, ctx=ast.Store()) for n in (k, v)],
+                           ctx=ast.Store())
+        comp = ast.DictComp(key=k, value=v, generators=[
+            ast.comprehension(target=target, iter=node, ifs=[], is_async=0)])
+        for n in ast.walk(comp):
+            ast.copy_location(n, node)
+        node = comp
     v = lw.exprs.expr(node)
     if not (isinstance(v, Record) and v.kind == "dict"):
         raise lw.ctx.error(node, "only a dict can be unpacked into a dict here",

@@ -30,8 +30,8 @@ FUNCTIONS_INSTEAD = {
     "comb": "write math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1))",
     "isinstance": "types are fixed when compiling: branch on the value instead (or write "
                   "one function per type)",
-    "zip": "zip works where it is iterated: `for a, b in zip(x, y):` or a list "
-           "comprehension; a zip kept in a variable or passed to dict() is not (index the "
+    "zip": "zip works where it is iterated (`for a, b in zip(x, y):`, a comprehension) "
+           "and in dict(zip(names, values)); a zip kept in a variable is not (index the "
            "array instead: `{'a': theta[0], 'b': theta[1]}`)",
     "enumerate": "enumerate works where it is iterated: `for i, v in enumerate(xs):` or a "
                  "comprehension",

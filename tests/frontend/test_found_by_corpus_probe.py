@@ -100,9 +100,9 @@ def max_with_key(x):
     return max(range(len(x)), key=lambda i: x[i]) * 1.0
 
 
-def dict_of_zip(x, names=("a", "b")):
-    p = dict(zip(names, x))
-    return p["a"]
+def kept_zip(x, names=("a", "b")):
+    z = zip(names, x)
+    return dict(z)["a"]
 
 
 def test_messages_for_keywords_of_max_and_a_kept_zip():
@@ -113,8 +113,50 @@ def test_messages_for_keywords_of_max_and_a_kept_zip():
         pyad.jit_grad(max_with_key)(np.array([1.0, 2.0]))
     assert "np.argmax" in str(e.value)
     with pytest.raises(pyad.errors.PyadSyntaxError, match="unsupported function `zip`") as e:
-        pyad.jit_grad(dict_of_zip)(np.array([1.0, 2.0]))
-    assert "for a, b in zip(x, y)" in str(e.value)
+        pyad.jit_grad(kept_zip)(np.array([1.0, 2.0]))
+    assert "for a, b in zip(x, y)" in str(e.value) and "dict(zip(names, values))" in \
+        str(e.value)
+
+
+NAMES = ("a", "b", "c")
+
+
+def dict_of_zip(theta):
+    p = dict(zip(NAMES, theta))
+    return p["a"] * p["b"] + np.sin(p["c"])
+
+
+def comprehension_of_zip(theta):
+    p = {k: v for k, v in zip(NAMES, theta)}
+    return p["a"] * p["b"] + np.sin(p["c"])
+
+
+def zip_of_names_and_blocks(theta):
+    p = dict(zip(["w", "b"], [theta[:2], theta[2]]))
+    return np.sum(p["w"] ** 2) * p["b"]
+
+
+def loop_over_names_and_values(theta):
+    s = 0.0
+    for name, v in zip(NAMES, theta):
+        s += len(name) * v * v
+    return s
+
+
+@pytest.mark.parametrize("fn", [dict_of_zip, comprehension_of_zip, zip_of_names_and_blocks,
+                                loop_over_names_and_values], ids=lambda f: f.__name__)
+def test_parameter_dicts_from_names_and_an_array(fn):
+    """Were "call to unsupported function `zip`" and "zip of a tuple of arrays with an
+    iterable of run-time length is not supported"."""
+    check_against_python(fn, np.array([0.5, -1.0, 2.0]))
+
+
+def test_a_zip_whose_array_is_shorter_than_its_names():
+    """Python would make a dict of two entries (and `p["c"]` would raise KeyError): pyad
+    needs all three and says so where the zip is."""
+    with pytest.raises(ValueError, match="fewer than the 3 items") as e:
+        pyad.jit_grad(dict_of_zip)(np.array([0.5, -1.0]))
+    assert f"line {dict_of_zip.__code__.co_firstlineno + 1}" in str(e.value)
 
 
 def list_times_n(x):
