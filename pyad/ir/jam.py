@@ -40,7 +40,9 @@ jammed loop would raise, the one reported may be a later trip's (docs/arrays.md)
 
 Only loops with a fused loop that carries a float chain (fewer than LANES of them) or reads
 or writes along the last axis at the outer counter are jammed: elsewhere LLVM's own
-vectorizer does as well. The pass runs after AD on every kernel (pipeline.native); a loop
+vectorizer does as well. A loop whose fused loops update in place an array each lane gets a
+copy of (`qxc[r] += a * xc[j]`) is not: the lanes' updates would be separate chains
+through memory (ADBench's GMM primal 1.2-2x slower jammed). The pass runs after AD on every kernel (pipeline.native); a loop
 whose forward sweep pushes inside an inner loop (W2's value and gradient) is left alone,
 as jamming it would reorder the tape.
 """

@@ -208,9 +208,27 @@ def plan(loop: While, ctx: Context) -> Plan | None:
     loops = {id(t): t for t in walk(loop.body) if isinstance(t, While)}
     private = _memory(loop, ops, where, jammed, loops, count, counter, defs, uniform, ctx)
     if private is None or not any(_profitable(loops[i], defs, counter, uniform, ctx)
-                                  for i in jammed):
+                                  for i in jammed) \
+            or _updates_lane_arrays(loop, [loops[i] for i in jammed], ctx):
         return None
     return Plan(count, jammed, private)
+
+
+def _updates_lane_arrays(loop: While, fused: list[While], ctx: Context) -> bool:
+    """Whether a fused loop updates in place (loads and writes) an array each lane gets a
+    copy of (`qxc[r] += a * xc[j]`, ADBench's GMM): the lanes' updates are then separate
+    chains through memory, which neither pack into vectors nor overlap better than one lane
+    after another (measured: that GMM's primal 2x slower jammed)."""
+    private = ctx.private.get(id(loop), frozenset())
+    if not private:
+        return False
+    for m in fused:
+        ops = [t for t in walk(m.body) if isinstance(t, Op) and t.op in _ACCESS]
+        read = {ctx.classes.find(t.args[0].name) for t in ops if t.op == "load"}
+        if any(t.op != "load" and ctx.classes.find(t.args[0].name) in read & private
+               for t in ops):
+            return True
+    return False
 
 
 def _memory(loop, ops, where, jammed, loops, count, counter, defs, uniform, ctx):
