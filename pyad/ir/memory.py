@@ -154,6 +154,12 @@ def _finals(block: Block, classes: AliasClasses) -> tuple[set[str], dict[str, Op
     note_allocs(block, None)
     final: set[str] = set()
     stores: dict[str, Op] = {}
+    defined: dict[int, set[str]] = {}
+
+    def inside(loop: While) -> set[str]:
+        if id(loop) not in defined:
+            defined[id(loop)] = defined_in(loop)
+        return defined[id(loop)]
 
     def visit(blk: Block, later: set, loops: dict) -> None:
         owners = tuple(loops.values())
@@ -167,7 +173,7 @@ def _finals(block: Block, classes: AliasClasses) -> tuple[set[str], dict[str, Op
                     final.add(s.outs[0].name)
                 if s.op == "store" and owners and blk is owners[-1].body \
                         and elem_type(s.args[0].type) == s.args[-1].type \
-                        and s.args[0].name not in defined_in(owners[0]) \
+                        and s.args[0].name not in inside(owners[0]) \
                         and _rereadable(Op((), "load", s.args[:-1]), after, classes, loops,
                                         order, nested):
                     stores.setdefault(s.args[-1].name, s)

@@ -35,6 +35,7 @@ class TripOrder:
     def __init__(self, block: Block) -> None:
         self.defs = {o.name: st for st in walk(block) if isinstance(st, Op) for o in st.outs}
         self.loop_of = {}   # counter name -> its loop
+        self._directions: dict[int, tuple | None] = {}   # by id(loop): direction's answer
         for st in walk(block):
             c = counted(st) if isinstance(st, While) else None
             if c is not None:
@@ -72,6 +73,11 @@ class TripOrder:
     def direction(self, loop: While, depth: int = 0) -> tuple[Var, int, int] | None:
         """(counter, +1 or -1, the least value the counter takes) of a loop counting by a
         constant step toward a bound fixed in it whose counter is never negative."""
+        if id(loop) not in self._directions:
+            self._directions[id(loop)] = self._direction(loop, depth)
+        return self._directions[id(loop)]
+
+    def _direction(self, loop: While, depth: int) -> tuple[Var, int, int] | None:
         c = counted(loop)
         if c is None:
             return None
