@@ -10,7 +10,7 @@ array arguments again in its backward half, so it is treated the same way."""
 from __future__ import annotations
 
 from ..ir.builder import NameGen
-from ..ir.memory import VIEW_OPS, WRITE_OPS, AliasClasses, final_loads, written_after
+from ..ir.memory import WRITE_OPS, AliasClasses, final_loads, view_root, written_after
 from ..ir.nodes import Block, Func, If, Op, Stmt, Var, While, is_array, rename_block, walk
 from ..ir.ops import OPS
 from .activity import is_float_array
@@ -95,9 +95,9 @@ def snapshot_loop_reads(func: Func, names: NameGen) -> Func:
             if v.name in inside or v in wanted or not is_float_array(v.type) \
                     or classes.find(v.name) not in after or classes.find(v.name) in private:
                 continue
-            root, c = _root(v.name, defs), classes.find(v.name)
+            root, c = view_root(v.name, defs), classes.find(v.name)
             ops = [t for t in walk(nest.body) if isinstance(t, Op)]
-            if all(_root(t.args[0].name, defs) in apart.get(root, ()) for t in ops
+            if all(view_root(t.args[0].name, defs) in apart.get(root, ()) for t in ops
                    if t.op in WRITE_OPS and classes.find(t.args[0].name) == c) \
                     and not any(t.op == "call" and any(
                         is_array(a.type) and classes.find(a.name) == c for a in t.args)
@@ -119,14 +119,6 @@ def _read_in_inner_loops(nest: While, final: set[str]) -> list[Var]:
             and t.outs[0].name not in final]
 
 
-def _root(name: str, defs: dict) -> str:
-    st = defs.get(name)
-    while st is not None and st.op in VIEW_OPS:
-        name = st.args[0].name
-        st = defs.get(name)
-    return name
-
-
 def rotating(block: Block, defs: dict) -> dict[str, set[str]]:
     """{array name: the names of the arrays that are other buffers in every trip}: the
     carried arrays of a loop that hands them on as a permutation of themselves (`h, hn =
@@ -136,7 +128,7 @@ def rotating(block: Block, defs: dict) -> dict[str, set[str]]:
         slots = [k for k, p in enumerate(loop.body.params) if is_float_array(p.type)]
         params = [loop.body.params[k] for k in slots]
         yields = [loop.body.results[k] for k in slots]
-        inits = [_root(loop.inits[k].name, defs) for k in slots]
+        inits = [view_root(loop.inits[k].name, defs) for k in slots]
         fresh = all(defs.get(r) is not None and OPS[defs[r].op].memory == "alloc"
                     for r in inits)
         if len(slots) < 2 or not fresh or len(set(inits)) != len(inits) \

@@ -121,7 +121,7 @@ def _finals(block: Block, classes: AliasClasses) -> tuple[set[str], dict[str, Op
 
     def write_key(t: Op, owners: tuple[While, ...], later: While | None,
                   inside: tuple[While, ...]) -> tuple:
-        root = _view_root(t.args[0].name, defs)
+        root = view_root(t.args[0].name, defs)
         loop = made_in.get(root)
         c = classes.find(t.args[0].name)
         if loop is not None:
@@ -268,7 +268,8 @@ def _counts_through(loop: While, idx: set[str], defs: dict) -> bool:
     return counter in idx and lo is not None and lo >= 0
 
 
-def _view_root(name: str, defs: dict) -> str:
+def view_root(name: str, defs: dict) -> str:
+    """The array `name` is a view of (through views of views), or `name` itself."""
     st = defs.get(name)
     while st is not None and st.op in VIEW_OPS:
         name = st.args[0].name
@@ -284,7 +285,7 @@ def _rereadable(load: Op, after: set, classes: AliasClasses, loops: dict,
     c = classes.find(load.args[0].name)
     if ("c", c) in after:
         return False
-    root = _view_root(load.args[0].name, order.defs)
+    root = view_root(load.args[0].name, order.defs)
     for key in after:
         if key[0] == "new" and key[1] == c and key[2] in loops:
             loop = loops[key[2]]  # the load runs in a trip of the loop that makes the array
