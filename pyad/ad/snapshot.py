@@ -13,8 +13,8 @@ from ..ir.builder import NameGen
 from ..ir.memory import WRITE_OPS, AliasClasses, final_loads, view_root, written_after
 from ..ir.nodes import Block, Func, If, Op, Stmt, Var, While, is_array, rename_block, walk
 from ..ir.ops import OPS
-from .activity import is_float_array
 from ..ir.private import private_arrays
+from .activity import is_float_array
 from .rerun import loops_written_after
 
 
@@ -73,10 +73,11 @@ def snapshot_loop_reads(func: Func, names: NameGen) -> Func:
     per element of the array each time the nest runs, where the loads cost one per read.
 
     A nest qualifies for array `v` (defined before it) when a load of `v` sits in a loop
-    inside it and cannot be repeated as it is (memory.final_loads), the nest writes no memory `v` may share (buffers a loop rotates, `h, hn =
-    hn, h`, are told apart: `rotating`), and `v`'s memory is written after it, other than
-    as a scratch array each trip of a loop fills before reading (ir/private.py: the AD
-    reverses such trips in place)."""
+    inside it and cannot be repeated as it is (memory.final_loads), the nest writes no
+    memory `v` may share (buffers a loop rotates, `h, hn = hn, h`, are told apart:
+    `rotating`), and `v`'s memory is written after it, other than as a scratch array each
+    trip of a loop fills before reading (ir/private.py: the AD reverses such trips in
+    place)."""
     classes = AliasClasses(func.block)
     defs = {o.name: st for st in walk(func.block) if isinstance(st, Op) for o in st.outs}
     apart = rotating(func.block, defs)
@@ -147,7 +148,7 @@ def _snap_block(blk: Block, copies: dict[int, list[Var]], names: NameGen) -> Blo
                    _snap_block(s.orelse, copies, names), s.loc)
         elif isinstance(s, While):
             inner = While(s.outs, s.inits, _snap_block(s.cond, copies, names),
-                          _snap_block(s.body, copies, names), s.loc, s.note)
+                          _snap_block(s.body, copies, names), s.loc, s.note, s.unrolled)
             mapping = {}
             for v in copies.get(id(s), ()):
                 snap = Op((Var(names.fresh(v.name + ".snap"), v.type),), "copy", (v,), (),
@@ -155,6 +156,7 @@ def _snap_block(blk: Block, copies: dict[int, list[Var]], names: NameGen) -> Blo
                 body.append(snap)
                 mapping[v.name] = snap.outs[0]
             s = While(s.outs, s.inits, rename_block(inner.cond, mapping),
-                      rename_block(inner.body, mapping), s.loc, s.note) if mapping else inner
+                      rename_block(inner.body, mapping), s.loc, s.note,
+                      s.unrolled) if mapping else inner
         body.append(s)
     return Block(blk.params, tuple(body), blk.results)
