@@ -118,20 +118,28 @@ def _finals(block: Block, classes: AliasClasses) -> tuple[set[str], dict[str, Op
     made_in = {}  # alloc name -> the innermost loop whose body makes it
 
     nested: dict[int, While] = {}   # the loops inside statements, keyed by the writes in them
+    defined: dict[int, set[str]] = {}
+
+    def inside(loop: While) -> set[str]:
+        if id(loop) not in defined:
+            defined[id(loop)] = defined_in(loop)
+        return defined[id(loop)]
 
     def write_key(t: Op, owners: tuple[While, ...], later: While | None,
-                  inside: tuple[While, ...]) -> tuple:
+                  within: tuple[While, ...]) -> tuple:
         root = view_root(t.args[0].name, defs)
         loop = made_in.get(root)
         c = classes.find(t.args[0].name)
         if loop is not None:
             return ("new", c, id(loop))
+        if later is not None and t.args[0].name in inside(later):
+            return ("c", c)   # a view the trips make or carry: its layout changes with them
         at = frozenset((id(o), a, "later" if o is later else "now")
                        for o in owners for a in order.counter_axes(t, o))
-        if later is None:   # in the current trips only: a later trip runs `inside` again
-            at |= frozenset((id(q), a, "inside") for q in inside
+        if later is None:   # in the current trips only: a later trip runs `within` again
+            at |= frozenset((id(q), a, "inside") for q in within
                             for a in order.counter_axes(t, q))
-        nested.update((id(q), q) for q in inside)
+        nested.update((id(q), q) for q in within)
         return ("at", c, at, t.args[0].name) if at else ("c", c)
 
     def keys(s: Stmt, owners: tuple[While, ...], later: While | None = None) -> set:
@@ -139,7 +147,7 @@ def _finals(block: Block, classes: AliasClasses) -> tuple[set[str], dict[str, Op
         outermost first), in a later trip of `later`: a write at their counters, or at the
         counters of loops inside `s` (in the current trips only, where their bounds are
         what the load saw), is keyed by them (trip_order.py)."""
-        return {write_key(t, owners, later, inside) for t, inside in _writes_in(s)}
+        return {write_key(t, owners, later, within) for t, within in _writes_in(s)}
 
     def note_allocs(blk: Block, loop) -> None:
         for st in blk.body:
@@ -154,12 +162,6 @@ def _finals(block: Block, classes: AliasClasses) -> tuple[set[str], dict[str, Op
     note_allocs(block, None)
     final: set[str] = set()
     stores: dict[str, Op] = {}
-    defined: dict[int, set[str]] = {}
-
-    def inside(loop: While) -> set[str]:
-        if id(loop) not in defined:
-            defined[id(loop)] = defined_in(loop)
-        return defined[id(loop)]
 
     def visit(blk: Block, later: set, loops: dict) -> None:
         owners = tuple(loops.values())
