@@ -13,7 +13,7 @@ from ..ir.builder import Builder, NameGen
 from ..ir.expand import expand
 from ..ir.nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, blocks_of, is_array, ndim_of, walk
 from ..ir.loops import for_each, reduce_each
-from ..ir.memory import AliasClasses, final_loads, final_stores
+from ..ir.memory import AliasClasses, final_accesses, final_stores
 from ..ir.opt import cse_block, dce_block
 from .activity import active_values, is_float_array
 from .checkpoint import Budget
@@ -52,13 +52,13 @@ def differentiate(func: Func, wrt: tuple[int, ...], strong_zeros: bool = True,
     seeds = {func.params[i].name for i in wrt
              if func.params[i].type == F64 or is_float_array(func.params[i].type)}
     active = active_values(func.block, seeds, classes)
-    rereadable = final_loads(func.block, classes)
+    rereadable, by_order = final_accesses(func.block, classes)
     aug, shadow, _ = augment(func.block, active,
                              [func.params[i] for i in wrt if is_array(func.params[i].type)],
                              names)
     defs = {o.name: st for st in walk(aug) if isinstance(st, Op) for o in st.outs}
     rv = Reverser(names, active, shadow, classes, defs, rereadable, strong_zeros,
-                  stored=final_stores(func.block, classes), budget=budget,
+                  stored=final_stores(func.block, classes, by_order), budget=budget,
                   written_after=loops_written_after(aug, classes) if budget else {},
                   private=private_arrays(aug, classes))
     bb = Builder(names)

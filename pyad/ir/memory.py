@@ -107,12 +107,12 @@ def final_loads(block: Block, classes: AliasClasses) -> set[str]:
     (or a view of it) writes the array of the trip it runs in: it cannot write what an
     earlier trip made, which is all that a load through a carried value of that loop, or
     any load outside the loop, can read."""
-    return _finals(block, classes)[0]
+    return final_accesses(block, classes)[0]
 
 
-def _finals(block: Block, classes: AliasClasses) -> tuple[set[str], dict[str, Op]]:
-    """(final_loads, the stores of final_stores found by the same test: a load of the
-    stored element right after the store would be final)."""
+def final_accesses(block: Block, classes: AliasClasses) -> tuple[set[str], dict[str, Op]]:
+    """(final_loads, the stores final_stores adds by the same test: a load of the stored
+    element right after the store would be final), computed together."""
     order = TripOrder(block)
     defs = order.defs
     made_in = {}  # alloc name -> the innermost loop whose body makes it
@@ -191,7 +191,8 @@ def _finals(block: Block, classes: AliasClasses) -> tuple[set[str], dict[str, Op
     return final, stores
 
 
-def final_stores(block: Block, classes: AliasClasses) -> dict[str, Op]:
+def final_stores(block: Block, classes: AliasClasses,
+                 by_order: dict[str, Op] | None = None) -> dict[str, Op]:
     """Stores `store a, i..., v` after which the element keeps `v` until the reverse sweep,
     which may then load it instead of saving `v`: value name -> the store. Such a store
     runs unconditionally in the body of the loops around it; each of those is a counted
@@ -200,7 +201,8 @@ def final_stores(block: Block, classes: AliasClasses) -> dict[str, Op]:
     stores to the same element; `a` is made before the outermost of them; and no other
     write into `a`'s alias class may run after it (a later statement, a later trip of a
     loop around it), or (trip_order.py) each later write into the class is at a counter of
-    a loop around the store that has moved past the stored element's index."""
+    a loop around the store that has moved past the stored element's index (`by_order`:
+    those, when final_accesses has found them already)."""
     writes: list[tuple[Op, tuple[While, ...]]] = []   # in program order
     candidates: list[int] = []
 
@@ -236,7 +238,9 @@ def final_stores(block: Block, classes: AliasClasses) -> dict[str, Op]:
                for m, (t, t_loops) in enumerate(writes)
                if m != k and classes.find(t.args[0].name) == c):
             found.setdefault(v.name, st)
-    for name, st in _finals(block, classes)[1].items():
+    if by_order is None:
+        by_order = final_accesses(block, classes)[1]
+    for name, st in by_order.items():
         found.setdefault(name, st)
     return found
 

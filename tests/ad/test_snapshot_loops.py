@@ -3,8 +3,9 @@ before the nest for the reverse sweep (pyad/ad/snapshot.py, `snapshot_loop_reads
 tape then grows with the array's size per nest, not with the number of reads. Buffers a loop
 rotates (`h, hn = hn, h`) are told apart. Each function is checked against CPython's value,
 central differences with the dot-product test and the IR interpreter; the tape sizes show
-whether the copy was made. A nest that writes the array it reads (Gauss-Seidel) must not
-read a copy."""
+whether the copy was made (power iteration, an in-place direction update; the rnn's
+reads were kept off the tape before the copies too, so it checks only values and
+gradients). A nest that writes the array it reads (Gauss-Seidel) must not read a copy."""
 from __future__ import annotations
 
 import math
@@ -130,7 +131,7 @@ def _tape(fn, args) -> int:
     return f.tape_bytes(*args)
 
 
-@pytest.mark.parametrize("fn,make", CASES[:3], ids=lambda c: getattr(c, "__name__", ""))
+@pytest.mark.parametrize("fn,make", CASES[1:3], ids=lambda c: getattr(c, "__name__", ""))
 def test_the_tape_grows_with_the_array_not_the_reads(fn, make):
     """From n = 16 to n = 32 the reads of the vector grow 4x per nest; the tape about
     doubles (a copy of the vector, and per-row values, per nest)."""
