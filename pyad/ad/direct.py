@@ -48,8 +48,10 @@ def accumulate_directly(func: Func, zeroed: set[str]) -> Func:
     params that start as zeros (the shadows of the differentiated arrays)."""
     body = list(func.block.body)
     sizes: dict[str, Var] = {}
+    consts = {t.outs[0].name: t.attrs[0] for t in walk(func.block)
+              if isinstance(t, Op) and t.op == "const"}  # retargeting keeps every const
     for pos in range(len(body) - 1, -1, -1):
-        flush = _flush(body[pos], body)
+        flush = _flush(body[pos], body, consts) if isinstance(body[pos], While) else None
         if flush is None:
             continue
         temp, shadow = flush
@@ -71,11 +73,10 @@ def _sizes(body: list[Stmt], temp: Var) -> dict[str, Var]:
             if isinstance(t, Op) and t.op == "dim" and t.args[0] == temp}
 
 
-def _flush(s: Stmt, body: list[Stmt]) -> tuple[Var, Var] | None:
+def _flush(s: Stmt, body: list[Stmt], consts: dict) -> tuple[Var, Var] | None:
     """(T, S) if `s` is the loop nest `S[idx] += c * T[idx]` over every index of T (in
-    order, each counter from 0 by 1 to T's extent), c the constant 1.0."""
-    every = [t for top in body for t in [top] + [t for b in blocks_of(top) for t in walk(b)]]
-    consts = {t.outs[0].name: t.attrs[0] for t in every if isinstance(t, Op) and t.op == "const"}
+    order, each counter from 0 by 1 to T's extent), c the constant 1.0. `consts`: {name:
+    value} of the function's constants."""
     dims = {t.outs[0].name: (t.args[0], t.attrs[0]) for t in body
             if isinstance(t, Op) and t.op == "dim"}
     counters: list[Var] = []
