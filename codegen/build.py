@@ -16,7 +16,7 @@ from pyad.timings import Timings, phase
 from . import jit
 from .library import load_shared
 from .entry import emit_entry, entry_name
-from .python import callables, wrap as pywrap
+from .python import callables, families as pyfamilies, wrap as pywrap
 from .lower.emit import ModuleState, emit_kernel
 from .python.cffi_call import PyWrapper, RawKernel
 from .python.kernel_facts import has_loop
@@ -26,7 +26,7 @@ __all__ = ["compile_unit", "KernelSpec", "WrapperSpec", "Unit", "KernelInfo"]
 
 def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpec], *,
                  fastmath: bool = False, boundscheck: bool = True,
-                 pyname: str | None = None, shared=None,
+                 pyname: str | None = None, shared=None, families=None,
                  max_depth: int | None = None, timings: Timings | None = None) -> Unit:
     """Compile `kernels` with native CPython `wrappers`, or, when a kernel takes or returns
     arrays and `callables.NATIVE_ARRAYS` is false, with `python.cffi_call.PyWrapper` callables of the same
@@ -41,7 +41,9 @@ def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpe
     straight-line kernel takes nanoseconds, less than the release costs. `max_depth` is the
     call-depth limit of natively called functions (`pyad.pipeline.max_call_depth()`),
     needed when the kernels call any. `timings` (pyad/timings.py) gets the time of the
-    phases."""
+    phases. With `families` (python/families.py `Families`), the wrappers of a kernel with a
+    loop are those of its family, compiled once per process: the unit exports the kernel
+    instead of compiling wrappers of its own."""
     module = ir.Module(name=name)
     state = ModuleState(module, max_depth)
     fns = {}
@@ -51,21 +53,25 @@ def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpe
                                        boundscheck=boundscheck, pack_saved=k.pack_saved,
                                        unpack_saved=k.unpack_saved), k)
             emit_entry(module, fns[k.name][0], *k.kinds())  # for batches (pyad_batch_run)
-    infos = {name: KernelInfo(*map(tuple, k.kinds()), entry_name(fn), pywrap.uses_python_api(fn))
+    by_family = _family_kernels(fns, wrappers, families)
+    infos = {name: KernelInfo(*map(tuple, k.kinds()), entry_name(fn), pywrap.uses_python_api(fn),
+                              fn.name if name in by_family else "")
              for name, (fn, k) in fns.items()}
-    entries = [k.entry for k in infos.values()]
+    entries = [k.entry for k in infos.values()] + [infos[name].shared for name in by_family]
     if not callables.NATIVE_ARRAYS and any(is_array(t) for k in kernels for t in sum(k.kinds(), [])):
         unit = _compile_pycall(name, module, fns, wrappers, fastmath, pyname, timings, entries)
         unit.kernels = infos
         return unit
     with phase(timings, "LLVM IR emission"):
-        for fn, _k in fns.values():
-            _called_by_wrappers_only(fn)
+        for kname, (fn, _k) in fns.items():
+            _called_by_wrappers_only(fn, exported=kname in by_family)
         # the wrappers of a kernel with a loop share one body (wrap.py, emit_wrappers): half
         # the wrapper code to optimize; a loop-free kernel is inlined into each of its own
         # (a shared body costs its calls ~10 ns, more than they take otherwise)
         groups: dict[tuple, list[WrapperSpec]] = {}
         for k, w in enumerate(wrappers):
+            if w.kernel in by_family:
+                continue  # its family's wrappers call it (python/families.py)
             one_body = pywrap.has_loop(fns[w.kernel][0])
             groups.setdefault((w.kernel, w.shadows, w.retry is not None, one_body or k),
                               []).append(w)
@@ -86,15 +92,25 @@ def compile_unit(name: str, kernels: list[KernelSpec], wrappers: list[WrapperSpe
         with phase(timings, "linking"):
             lib = load_shared(path, tuple(exports), name, llvm_ir)
     with phase(timings, "wrapper build"):
-        return Unit(lib, make_callables(lib, wrappers), infos)
+        return Unit(lib, make_callables(lib, wrappers, infos, families, pyname), infos)
 
 
-def _called_by_wrappers_only(fn: ir.Function) -> None:
+def _family_kernels(fns: dict, wrappers: list[WrapperSpec], families) -> set[str]:
+    """The kernels whose wrappers are their family's (python/families.py): every kernel with
+    a loop, when `families` is given and this process can share wrappers."""
+    if families is None or not pyfamilies.usable():
+        return set()
+    return {w.kernel for w in wrappers if pywrap.has_loop(fns[w.kernel][0])}
+
+
+def _called_by_wrappers_only(fn: ir.Function, exported: bool = False) -> None:
     """A kernel called only by this module's wrappers: internal (no symbol of its own), and
     not inlined when it holds a loop. LLVM would otherwise inline it into every wrapper that
     calls it (grad and value_and_grad share one) and keep the original too, optimizing and
-    compiling its loops up to three times; a call costs a nanosecond next to a loop."""
-    fn.linkage = "internal"
+    compiling its loops up to three times; a call costs a nanosecond next to a loop.
+    `exported`: the wrappers of its family call it by address (it keeps its symbol)."""
+    if not exported:
+        fn.linkage = "internal"
     if has_loop(fn):
         fn.attributes.add("noinline")
 

@@ -19,6 +19,7 @@ import threading
 import weakref
 
 __all__ = ["COMPILE_LOCK", "LIVE", "CodeOwner", "CompiledLibrary", "FALLBACK_ITEM", "RETRY_ITEM",
+           "NAME_ITEM", "KERNEL_ITEM",
            "register",
            "load_shared"]
 
@@ -100,13 +101,13 @@ def _capsule_destructor(capsule):  # called from the capsule's tp_dealloc; must 
 ctypes.pythonapi.Py_IncRef(ctypes.py_object(_capsule_destructor))
 
 
-#: the indices of the fallback and the retry in a CodeOwner (read by the native wrappers:
-#: python/pyobj.py)
-FALLBACK_ITEM, RETRY_ITEM = 3, 4
+#: the indices of the fallback, the retry, the name and the kernel in a CodeOwner (read by the
+#: native wrappers: python/pyobj.py)
+FALLBACK_ITEM, RETRY_ITEM, NAME_ITEM, KERNEL_ITEM = 3, 4, 5, 6
 
 
 class CodeOwner(tuple):
-    """``(capsule, library, pickle_as, fallback, retry)``: what a Python function made from a library
+    """``(capsule, library, pickle_as, fallback, retry, name, kernel)``: what a Python function made from a library
     holds as ``__self__``. It keeps the code and the CompiledLibrary alive; ``.library`` is the
     CompiledLibrary. ``pickle_as`` is None or ``(weakref to obj, attr)``: the function then
     pickles as ``getattr(obj, attr)`` (a builtin function pickles as
@@ -114,7 +115,10 @@ class CodeOwner(tuple):
     ``fallback`` (item :data:`FALLBACK_ITEM`) is what the native wrapper calls with its
     arguments when it cannot take them itself, or None; ``retry`` (item :data:`RETRY_ITEM`)
     what it calls with them when its kernel asks for a run with strong zeros (error kind
-    StrongZeros, pyad/ad/gradient.py), or None."""
+    StrongZeros, pyad/ad/gradient.py), or None. ``name`` (item :data:`NAME_ITEM`, a str) is
+    the function name the wrapper's messages give; ``kernel`` (item :data:`KERNEL_ITEM`) a
+    capsule of the kernel's address for a wrapper shared by every kernel of its signature
+    (python/families.py), else None; ``extra`` (last) what else the function needs alive."""
 
     __slots__ = ()
 
@@ -184,14 +188,15 @@ class CompiledLibrary:
                            f"(exports: {sorted(self._addresses)})") from None
 
     def code_owner(self, pickle_as: tuple | None = None, fallback=None,
-                   retry=None) -> CodeOwner:
+                   retry=None, name: str = "", kernel=None, extra=None) -> CodeOwner:
         """A new owner object to use as ``m_self`` of a Python function whose PyMethodDef or
         code lives in this library. `pickle_as` = ``(obj, attr)`` lets the function pickle as
         ``getattr(obj, attr)`` (obj is held weakly); otherwise pickling raises TypeError.
         `fallback` is the callable its native wrapper falls back to (or None), `retry` the
-        one it calls when its kernel asks for strong zeros (or None)."""
+        one it calls when its kernel asks for strong zeros (or None). `name`, `kernel` and
+        `extra`: see :class:`CodeOwner`."""
         target = None if pickle_as is None else (weakref.ref(pickle_as[0]), pickle_as[1])
-        return CodeOwner((self._code, self, target, fallback, retry))
+        return CodeOwner((self._code, self, target, fallback, retry, name, kernel, extra))
 
     def keep_alive(self, obj: object) -> None:
         """Keep `obj` alive as long as this library (for objects whose raw pointer is stored in

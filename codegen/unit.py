@@ -76,12 +76,15 @@ class WrapperSpec:
 
 class KernelInfo(NamedTuple):
     """A compiled kernel as its callers see it: the kinds of its parameters and outs
-    (`KernelSpec.kinds`), the symbol of its uniform entry (entry.py) and whether it calls the
-    Python C API (then it must run with the GIL held). Stored in cache entries."""
+    (`KernelSpec.kinds`), the symbol of its uniform entry (entry.py), whether it calls the
+    Python C API (then it must run with the GIL held) and, when its wrappers are shared by
+    every kernel of its family (python/families.py), its own exported symbol ("" when it has
+    wrappers of its own). Stored in cache entries."""
     params: tuple[str, ...]
     outs: tuple[str, ...]
     entry: str
     needs_gil: bool
+    shared: str = ""
 
 
 class Unit:
@@ -96,7 +99,18 @@ class Unit:
 
     @property
     def llvm_ir(self) -> str:
-        return self.lib.llvm_ir
+        """The optimized IR of the unit, then that of the shared wrappers its callables call
+        (python/families.py), if any."""
+        text = self.lib.llvm_ir
+        shared = {}
+        for c in self.callables.values():
+            extra = getattr(c, "__self__", ())[-1:]
+            if extra and isinstance(extra[0], tuple):  # (PyMethodDef, wrappers' library)
+                shared[id(extra[0][1])] = extra[0][1]
+        for lib in shared.values():
+            text += ("\n; the native wrappers shared by the kernels of this signature "
+                     "(pyad/codegen/python/families.py)\n" + lib.llvm_ir)
+        return text
 
     def entry(self, kernel: str) -> int:
         """The address of kernel `kernel`'s uniform entry, valid while this unit is alive
@@ -104,15 +118,54 @@ class Unit:
         return self.lib.address(self.kernels[kernel].entry)
 
 
-def make_callables(lib: CompiledLibrary, wrappers: list[WrapperSpec]) -> dict[str, Callable]:
-    """The native wrappers of `lib` as Python callables (codegen/python/callables.py)."""
-    return {w.name: make_callable(lib, w.name, w.fallback, pickle_as=w.pickle_as,
-                                  retry=w.retry) for w in wrappers}
+def body_groups(wrappers: list[WrapperSpec]) -> dict[tuple, list[WrapperSpec]]:
+    """The wrappers of one kernel with the same shadows and retry, in order: (kernel,
+    shadows, retry) -> specs. Such wrappers may share one body (python/wrap.py
+    `emit_wrappers`), and one family of shared wrappers (python/families.py)."""
+    groups: dict[tuple, list[WrapperSpec]] = {}
+    for w in wrappers:
+        groups.setdefault((w.kernel, w.shadows, w.retry is not None), []).append(w)
+    return groups
+
+
+def family_key(params: tuple, outs: tuple, shadows: tuple, retry: bool, release_gil: bool,
+               results: tuple) -> tuple:
+    """The key of a family of shared wrappers (python/families.py): the kinds of the
+    kernel's parameters (the wrapper's arguments, then the shadows) and outs, the shadows,
+    whether the wrappers retry with strong zeros and release the GIL, and ``((wrapper name,
+    result spec), ...)``."""
+    return (tuple(params), tuple(outs), tuple(shadows), bool(retry), bool(release_gil),
+            tuple(results))
+
+
+def family_of(info: KernelInfo, specs: list[WrapperSpec]) -> tuple:
+    """The family key of the wrappers `specs` of kernel `info`."""
+    return family_key(info.params, info.outs, specs[0].shadows, specs[0].retry is not None,
+                      not info.needs_gil, tuple((w.name, w.result) for w in specs))
+
+
+def make_callables(lib: CompiledLibrary, wrappers: list[WrapperSpec],
+                   kernels: dict[str, KernelInfo] | None = None, families=None,
+                   pyname: str | None = None) -> dict[str, Callable]:
+    """The native wrappers of `lib` as Python callables (codegen/python/callables.py): its
+    own, or those of the families (python/families.py `Families`) of kernels it exports for
+    shared wrappers (`kernels`), named `pyname`."""
+    out: dict[str, Callable] = {}
+    for (kernel, _shadows, _retry), specs in body_groups(wrappers).items():
+        info = (kernels or {}).get(kernel)
+        if info is not None and info.shared and families is not None:
+            out.update(families.callables(family_of(info, specs), lib, info.shared, specs,
+                                          pyname or specs[0].name))
+            continue
+        out.update({w.name: make_callable(lib, w.name, w.fallback, pickle_as=w.pickle_as,
+                                          retry=w.retry) for w in specs})
+    return {w.name: out[w.name] for w in wrappers}
 
 
 def load_unit(path: str, name: str, wrappers: list[WrapperSpec], kernels: dict[str, KernelInfo],
-              exports: tuple[str, ...], llvm_ir) -> Unit:
+              exports: tuple[str, ...], llvm_ir, families=None, pyname: str | None = None) -> Unit:
     """The unit compiled earlier into the shared object at `path` (OSError if it cannot be
-    loaded or lacks one of `exports`). `llvm_ir`: its optimized IR, or a function reading it."""
+    loaded or lacks one of `exports`). `llvm_ir`: its optimized IR, or a function reading it.
+    `families` and `pyname`: see :func:`make_callables`."""
     lib = load_shared(path, exports, name, llvm_ir)
-    return Unit(lib, make_callables(lib, wrappers), kernels)
+    return Unit(lib, make_callables(lib, wrappers, kernels, families, pyname), kernels)

@@ -22,7 +22,7 @@ if sys.implementation.name != "cpython":  # pragma: no cover
     raise ImportError("pyad's native wrappers require CPython (they call the C API)")
 
 __all__ = ["LAYOUT", "NUMPY_LAYOUT", "NATIVE_ARRAYS", "ENV_SYMBOL", "ENV_SLOTS", "NON_NATIVE",
-           "def_symbol", "bind", "make_callable", "library_of"]
+           "def_symbol", "bind", "make_callable", "make_shared_callable", "library_of"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -67,11 +67,21 @@ def _verify_layout() -> dict:
         except (ValueError, OSError):  # pragma: no cover
             tp_name = None
     lay["tp_name"] = tp_name
+
+    capsule_pointer = None  # PyCapsule: PyObject_HEAD; void *pointer; ...
+    probe = _PyCapsule_New(0x5EED0, b"pyad.probe", None)
+    if ob_type is not None and at(probe, 16) == 0x5EED0:
+        capsule_pointer = 16
+    lay["capsule_pointer"] = capsule_pointer
     return lay
 
 
-#: Verified CPython layout facts: ob_type/ob_fval/tuple_items/tp_name offsets (or None),
-#: sizes of Py_ssize_t and C long.
+_PyCapsule_New = ctypes.pythonapi.PyCapsule_New
+_PyCapsule_New.restype = ctypes.py_object
+_PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+#: Verified CPython layout facts: ob_type/ob_fval/tuple_items/tp_name/capsule_pointer offsets
+#: (or None), sizes of Py_ssize_t and C long.
 LAYOUT = _verify_layout()
 
 
@@ -181,7 +191,32 @@ def make_callable(lib: CompiledLibrary, name: str, fallback=None, *, module: str
             raise TypeError(f"{what} must be callable, got {type(f).__name__}")
     def_addr = lib.address(def_symbol(name))
     bind(lib)
-    return _PyCFunction_NewEx(def_addr, lib.code_owner(pickle_as, fallback, retry), module)
+    pyname = ctypes.c_char_p.from_address(def_addr).value.decode()  # ml_name
+    return _PyCFunction_NewEx(def_addr, lib.code_owner(pickle_as, fallback, retry, pyname),
+                              module)
+
+
+class _MethodDef(ctypes.Structure):
+    _fields_ = [("ml_name", ctypes.c_char_p), ("ml_meth", ctypes.c_void_p),
+                ("ml_flags", ctypes.c_int), ("ml_doc", ctypes.c_char_p)]
+
+
+def make_shared_callable(wrappers: CompiledLibrary, symbol: str, lib: CompiledLibrary,
+                         kernel: str, pyname: str, doc: str = "", fallback=None, *,
+                         pickle_as: tuple | None = None, retry=None):
+    """The Python builtin function of the shared wrapper `symbol` of library `wrappers`
+    (python/families.py) calling kernel `kernel` of `lib`: its PyMethodDef is made here
+    (``__name__`` `pyname`, ``__doc__`` `doc`), its ``__self__`` is ``lib.code_owner()``
+    holding the kernel's address, and both libraries live as long as the callable."""
+    for what, f in (("fallback", fallback), ("retry", retry)):
+        if f is not None and not callable(f):
+            raise TypeError(f"{what} must be callable, got {type(f).__name__}")
+    bind(wrappers)
+    mdef = _MethodDef(pyname.encode(), wrappers.address(symbol), 0x80 | 0x02,
+                      doc.encode() if doc else None)
+    code = _PyCapsule_New(lib.address(kernel), b"pyad.kernel", None)
+    owner = lib.code_owner(pickle_as, fallback, retry, pyname, code, (mdef, wrappers))
+    return _PyCFunction_NewEx(ctypes.addressof(mdef), owner, None)
 
 
 def library_of(func) -> CompiledLibrary:

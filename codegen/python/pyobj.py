@@ -12,7 +12,7 @@ import sys
 from llvmlite import ir
 
 from .. import abi
-from ..library import FALLBACK_ITEM, RETRY_ITEM
+from ..library import FALLBACK_ITEM, KERNEL_ITEM, NAME_ITEM, RETRY_ITEM
 from .callables import LAYOUT
 
 if sys.implementation.name != "cpython":  # pragma: no cover
@@ -89,6 +89,18 @@ class WrapperEmitter:
             return self.b.load(byte_gep(self.b, owner, off), typ=PTR)
         return self.call("PyTuple_GetItem", PTR, [PTR, SSIZE],
                          [owner, ir.Constant(SSIZE, item)])
+
+    def name_obj(self):
+        """The function's name (a str: item NAME_ITEM of its ``self``), a borrowed reference:
+        the messages take it from there, so one wrapper serves functions of any name."""
+        return self.fallback(NAME_ITEM)
+
+    def kernel_pointer(self, typ):
+        """The kernel's address as a `typ` (a function pointer type), held by item
+        KERNEL_ITEM of ``self`` (a capsule) for a wrapper shared by the kernels of one
+        signature (python/families.py: made only where LAYOUT has the capsule's offset)."""
+        capsule = self.fallback(KERNEL_ITEM)
+        return self.b.load(byte_gep(self.b, capsule, LAYOUT["capsule_pointer"]), typ=typ)
 
     def call_retry(self):
         """PyObject_Vectorcall(retry, original arguments): a new reference or NULL, when
@@ -169,7 +181,8 @@ class WrapperEmitter:
 
     def mismatch_block(self, label: str, fmt: str, extra=None) -> ir.Block:
         """A block that calls the fallback with the original arguments if it is set, else
-        raises TypeError(fmt % extra(...)). The builder's position is kept."""
+        raises TypeError(fmt % (name, *extra(...))) (PyErr_Format: `fmt` starts with "%U",
+        the function's name). The builder's position is kept."""
         b, keep = self.b, self.b.block
         blk, raise_blk = self.block(label), self.block(label + "_raise")
         b.position_at_end(blk)
@@ -177,12 +190,10 @@ class WrapperEmitter:
         b.cbranch(b.icmp_unsigned("!=", self.fallback(), none), self.call_fallback(), raise_blk)
         b.position_at_end(raise_blk)
         exc = b.load(extern(self.m, "PyExc_TypeError"), typ=PTR)
-        vals = [exc, cstr(self.m, f"{self.name}__msg", fmt)]
+        vals = [exc, cstr(self.m, f"{self.name}__msg", fmt), self.name_obj()]
         if extra is not None:
             vals += extra()
-            b.call(self.capi("PyErr_Format", PTR, [PTR, PTR], var_arg=True), vals)
-        else:
-            b.call(self.capi("PyErr_SetString", ir.VoidType(), [PTR, PTR]), vals)
+        b.call(self.capi("PyErr_Format", PTR, [PTR, PTR], var_arg=True), vals)
         b.ret(self.null())
         b.position_at_end(keep)
         return blk

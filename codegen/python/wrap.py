@@ -104,14 +104,13 @@ def _emit_args(e: WrapperEmitter, params: list[str], slots: dict) -> list:
     input values and leaves the builder in the block after the last check."""
     b, n = e.b, len(params)
     args = e.fn.args[1]
-    pyfmt = e.pyname.replace("%", "%%")  # for PyErr_Format messages
     kinds_text = ", ".join(_kind_desc(k) for k in params)
-    keywords = e.mismatch_block("keywords", f"{pyfmt}() takes no keyword arguments")
+    keywords = e.mismatch_block("keywords", "%U() takes no keyword arguments")
     no_keywords = e.block("no_keywords")
     b.cbranch(b.icmp_unsigned("!=", e.fn.args[3], e.null()), keywords, no_keywords)
     b.position_at_end(no_keywords)
     bad_count = e.mismatch_block(
-        "bad_nargs", f"{pyfmt}() takes {n} argument{'s' if n != 1 else ''} ({kinds_text}), got %zd",
+        "bad_nargs", f"%U() takes {n} argument{'s' if n != 1 else ''} ({kinds_text}), got %zd",
         extra=lambda: [e.fn.args[2]])
     first = e.block("arg0" if params else "args_ok")
     b.cbranch(b.icmp_signed("==", e.fn.args[2], ir.Constant(SSIZE, n)), first, bad_count)
@@ -122,10 +121,10 @@ def _emit_args(e: WrapperEmitter, params: list[str], slots: dict) -> list:
         desc = _kind_desc(kind) + " (exact type)"
         if LAYOUT["tp_name"] is not None:
             bad = e.mismatch_block(
-                f"bad_arg{i}", f"{pyfmt}(): argument {i + 1} must be {desc}, not %.200s",
+                f"bad_arg{i}", f"%U(): argument {i + 1} must be {desc}, not %.200s",
                 extra=lambda o=o: [b.load(byte_gep(b, e.type_of(o), LAYOUT["tp_name"]), typ=PTR)])
         else:
-            bad = e.mismatch_block(f"bad_arg{i}", f"{e.pyname}(): argument {i + 1} must be {desc}")
+            bad = e.mismatch_block(f"bad_arg{i}", f"%U(): argument {i + 1} must be {desc}")
         nxt = e.block(f"arg{i + 1}" if i + 1 < n else "args_ok")
         values.append(_emit_arg(e, i, kind, o, bad, nxt, slots))
         cur = nxt
@@ -157,11 +156,11 @@ def _emit_arg(e: WrapperEmitter, i: int, kind: str, o, bad: ir.Block, nxt: ir.Bl
     if kind == "i64":
         v = e.call("PyLong_AsLongLong", I64, [PTR], [o])
         failed = b.icmp_signed("==", v, ir.Constant(I64, -1))
-        overflow = e.mismatch_block(f"ovf_arg{i}", f"{e.pyname}(): argument {i + 1} does not fit in int64")
+        overflow = e.mismatch_block(f"ovf_arg{i}", f"%U(): argument {i + 1} does not fit in int64")
     else:  # ptr
         v = e.call("PyLong_AsVoidPtr", PTR, [PTR], [o])
         failed = b.icmp_unsigned("==", v, e.null())
-        overflow = e.mismatch_block(f"ovf_arg{i}", f"{e.pyname}(): argument {i + 1} is not a valid address")
+        overflow = e.mismatch_block(f"ovf_arg{i}", f"%U(): argument {i + 1} is not a valid address")
     chk = e.block(f"arg{i}_errchk")
     b.cbranch(failed, chk, nxt)
     b.position_at_end(chk)
@@ -170,15 +169,14 @@ def _emit_arg(e: WrapperEmitter, i: int, kind: str, o, bad: ir.Block, nxt: ir.Bl
 
 
 def _emit_raise(e: WrapperEmitter, ctx, status, exit_blk: ir.Block) -> None:
-    """Set the exception named by ctx.err_kind (or the status) with the kernel's message."""
-    b, null, zero = e.b, e.null(), ir.Constant(I32, 0)
+    """Set the exception named by ctx.err_kind (or the status) with the kernel's message
+    (or "error in compiled code of NAME()")."""
+    b, zero = e.b, ir.Constant(I32, 0)
     kind_p = b.gep(ctx, [zero, ir.Constant(I32, abi.CTX_ERR_KIND)], inbounds=True, source_etype=abi.CTX)
     msg_p = b.gep(ctx, [zero, ir.Constant(I32, abi.CTX_ERR_MSG)], inbounds=True, source_etype=abi.CTX)
     kind_v = b.load(kind_p, typ=I32)
     kind_v = b.select(b.icmp_signed("==", kind_v, zero), status, kind_v)
-    msg_v = b.load(msg_p, typ=PTR)
-    default_msg = cstr(e.m, f"{e.name}__errmsg", f"error in compiled code of {e.pyname}()")
-    msg_v = b.select(b.icmp_unsigned("==", msg_v, null), default_msg, msg_v)
+    msg_v = _message(e, b.load(msg_p, typ=PTR), exit_blk)
     raise_blk, default_blk = e.block("raise"), e.block("kind_default")
     sw = b.switch(kind_v, default_blk)
     incoming = []
@@ -200,13 +198,37 @@ def _emit_raise(e: WrapperEmitter, ctx, status, exit_blk: ir.Block) -> None:
     exc = b.phi(PTR)
     for v, blk in incoming:
         exc.add_incoming(v, blk)
-    b.call(e.capi("PyErr_SetString", ir.VoidType(), [PTR, PTR]), [exc, msg_v])
+    b.call(e.capi("PyErr_SetObject", ir.VoidType(), [PTR, PTR]), [exc, msg_v])
+    e.call("Py_DecRef", ir.VoidType(), [PTR], [msg_v])
     b.branch(exit_blk)
 
 
+def _message(e: WrapperEmitter, msg, exit_blk: ir.Block):
+    """A new str: the kernel's message `msg` (a C string), or "error in compiled code of
+    NAME()" when it is NULL; to `exit_blk` if it cannot be made (the exception is set)."""
+    b = e.b
+    given, default, made = e.block("msg_given"), e.block("msg_default"), e.block("msg_made")
+    b.cbranch(b.icmp_unsigned("==", msg, e.null()), default, given)
+    b.position_at_end(given)
+    from_kernel = e.call("PyUnicode_FromString", PTR, [PTR], [msg])
+    b.branch(made)
+    b.position_at_end(default)
+    fmt = cstr(e.m, f"{e.name}__errmsg", "error in compiled code of %U()")
+    from_name = b.call(e.capi("PyUnicode_FromFormat", PTR, [PTR], var_arg=True),
+                       [fmt, e.name_obj()])
+    b.branch(made)
+    b.position_at_end(made)
+    text = b.phi(PTR)
+    text.add_incoming(from_kernel, given)
+    text.add_incoming(from_name, default)
+    e.branch_if_null(text, exit_blk)
+    return text
+
+
 def _raise_linalg_error(e: WrapperEmitter, msg, raise_blk, exit_blk, incoming) -> None:
-    """Set numpy.linalg.LinAlgError (looked up when raised: it is not a builtin); a
-    ValueError, its base class, if numpy.linalg cannot be read."""
+    """Set numpy.linalg.LinAlgError (looked up when raised: it is not a builtin) with the
+    message `msg` (a str, released here); a ValueError, its base class, if numpy.linalg cannot
+    be read."""
     b, null = e.b, e.null()
     fallback = e.block("linalg_fallback")
     name = cstr(e.m, f"{e.name}__linalg", "numpy.linalg")
@@ -220,8 +242,9 @@ def _raise_linalg_error(e: WrapperEmitter, msg, raise_blk, exit_blk, incoming) -
     got_cls = e.block("linalg_class")
     b.cbranch(b.icmp_unsigned("==", cls, null), fallback, got_cls)
     b.position_at_end(got_cls)
-    e.call("PyErr_SetString", ir.VoidType(), [PTR, PTR], [cls, msg])
+    e.call("PyErr_SetObject", ir.VoidType(), [PTR, PTR], [cls, msg])
     e.call("Py_DecRef", ir.VoidType(), [PTR], [cls])
+    e.call("Py_DecRef", ir.VoidType(), [PTR], [msg])
     b.branch(exit_blk)
     b.position_at_end(fallback)
     e.call("PyErr_Clear", ir.VoidType(), [], [])
@@ -291,7 +314,7 @@ def _emit_result(e: WrapperEmitter, result, outs: list[str], slots: list, shadow
     b.branch(exit_blk)
 
 
-def _validate(kernel: ir.Function, module: ir.Module, name: str, params: list[str],
+def _validate(kernel, module: ir.Module, name: str, params: list[str],
               outs: list[str], shadows: list[int], result) -> None:
     in_types = [_input_type(k) for k in params]
     for k in outs:
@@ -305,15 +328,15 @@ def _validate(kernel: ir.Function, module: ir.Module, name: str, params: list[st
         if not 0 <= p < len(params) or not _is_array_kind(params[p]) or elem_type(params[p]) != "f64":
             raise ValueError(f"shadow of argument {p}: not a float64 array argument")
     _check_result_spec(result, len(outs), len(shadows))
-    ftype = kernel.function_type
+    ftype = kernel if isinstance(kernel, ir.FunctionType) else kernel.function_type
     expected = [PTR] + in_types + [PTR] * (len(shadows) + len(outs))
     if len(ftype.args) != len(expected) or any(
             (isinstance(e, ir.PointerType) and not isinstance(a, ir.PointerType))
             or (not isinstance(e, ir.PointerType) and a != e)
             for a, e in zip(ftype.args, expected)) or ftype.return_type != I32:
-        raise ValueError(f"kernel {kernel.name} has type {ftype}, but params={params} "
+        raise ValueError(f"kernel {getattr(kernel, 'name', '')} has type {ftype}, but params={params} "
                          f"shadows={shadows} outs={outs} need i32 ({', '.join(map(str, expected))})")
-    if kernel.module is not module:
+    if isinstance(kernel, ir.Function) and kernel.module is not module:
         raise ValueError(f"kernel {kernel.name} must be defined in the same module as its wrapper")
     for sym in (name, def_symbol(name)):
         if sym in module.globals:
@@ -330,7 +353,7 @@ def emit_wrapper(module: ir.Module, kernel: ir.Function, *, name: str, params: S
                          retry=retry)[0]
 
 
-def emit_wrappers(module: ir.Module, kernel: ir.Function, entries: Sequence[tuple],
+def emit_wrappers(module: ir.Module, kernel: ir.Function | ir.FunctionType, entries: Sequence[tuple],
                   *, params: Sequence[str], outs: Sequence[str], pyname: str | None = None,
                   release_gil: bool = False, shadows: Sequence[int] = (),
                   retry: bool = False) -> list[str]:
@@ -397,7 +420,11 @@ def emit_wrappers(module: ir.Module, kernel: ir.Function, entries: Sequence[tupl
         obj = pywrap_arrays.emit_shadow(e, params[p], shape, shadow_descs[j], exit_blk)
         b.store(obj, shadow_objs[j])
     kargs = [ctx] + values + shadow_descs + slots
-    if release_gil and not uses_python_api(kernel):
+    if isinstance(kernel, ir.FunctionType):
+        kernel = e.kernel_pointer(ir.PointerType(kernel))
+    elif uses_python_api(kernel):
+        release_gil = False
+    if release_gil:
         tstate = e.call("PyEval_SaveThread", PTR, [], [])
         status = b.call(kernel, kargs, name="status")
         e.call("PyEval_RestoreThread", ir.VoidType(), [PTR], [tstate])

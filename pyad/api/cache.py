@@ -226,6 +226,7 @@ class Entry(NamedTuple):
     exports: tuple[str, ...]
     kernels: dict
     ir_z: bytes
+    counted: bool = True
 
     def llvm_ir(self) -> str:
         return zlib.decompress(self.ir_z).decode()
@@ -236,14 +237,17 @@ def _path(k: str, name: str) -> str:
     return os.path.join(_dir(), f"{safe}-{k[:40]}{SUFFIX}")
 
 
-def lookup(k: str, name: str) -> Entry | None:
-    """The entry of key `k`, or None (a miss; a damaged entry is deleted and counted)."""
+def lookup(k: str, name: str, counted: bool = True) -> Entry | None:
+    """The entry of key `k`, or None (a miss; a damaged entry is deleted and counted).
+    `counted=False`: not a unit (a family of wrappers, api/families.py), left out of
+    :func:`stats`."""
+    count = _count if counted else (lambda what, n=1: None)
     path = _path(k, name)
     try:
         with open(path, "rb") as fh:
             data = fh.read()
     except FileNotFoundError:
-        _count("misses")
+        count("misses")
         return None
     except OSError:
         data = b""
@@ -259,19 +263,21 @@ def lookup(k: str, name: str) -> Entry | None:
         meta = pickle.loads(blob)
     except Exception:  # noqa: BLE001 -- any damage: the entry is rebuilt
         _drop(path)
-        _count("rejected")
+        count("rejected")
         return None
     try:
         os.utime(path)  # the least recently used entries are evicted first
     except OSError:
         pass
-    _count("hits")
-    return Entry(path, meta, exports, kernels, ir_z)
+    count("hits")
+    return Entry(path, meta, exports, kernels, ir_z, counted)
 
 
 def reject(entry: Entry) -> None:
     """An entry that failed to load: deleted (it is rebuilt), counted as rejected."""
     _drop(entry.path)
+    if not entry.counted:
+        return
     with _lock:
         _stats["hits"] -= 1
         _stats["rejected"] += 1
@@ -289,9 +295,9 @@ class Slot:
     file in the cache directory); :meth:`commit` appends the trailer and moves it in place.
     The protocol of `codegen.build.compile_unit(shared=...)`."""
 
-    def __init__(self, k: str, name: str, meta: bytes) -> None:
+    def __init__(self, k: str, name: str, meta: bytes, counted: bool = True) -> None:
         self.key, self.name, self.meta = k, name, meta
-        self.committed = False
+        self.committed, self.counted = False, counted
         d = _dir()
         os.makedirs(d, exist_ok=True)
         import tempfile  # import-time: needed when storing only
@@ -314,7 +320,8 @@ class Slot:
             _unwritable(_dir(), e)
             return self.path
         self.committed = True
-        _count("stores")
+        if self.counted:
+            _count("stores")
         _evict(os.path.dirname(final), keep=os.path.basename(final))
         return final
 
@@ -324,9 +331,10 @@ class Slot:
             _drop(self.path)
 
 
-def slot(k: str | None, name: str, meta: Any) -> Slot | None:
+def slot(k: str | None, name: str, meta: Any, counted: bool = True) -> Slot | None:
     """A slot to compile the unit of key `k` into, or None: no key, an unwritable directory,
-    or a `meta` (what the unit says of itself) that cannot be stored."""
+    or a `meta` (what the unit says of itself) that cannot be stored. `counted`: see
+    :func:`lookup`."""
     if k is None or _dir() in _disabled:
         return None
     try:
@@ -335,7 +343,7 @@ def slot(k: str | None, name: str, meta: Any) -> Slot | None:
         _count("uncacheable")
         return None
     try:
-        return Slot(k, name, blob)
+        return Slot(k, name, blob, counted)
     except OSError as e:
         _unwritable(_dir(), e)
         return None

@@ -16,7 +16,7 @@ from typing import Any, Callable, NamedTuple
 
 from .. import _runtime, pytree
 from ..timings import Timings, phase
-from . import cache, methods
+from . import cache, families, methods
 from .boundary import weak_call
 from .gradients import GradientUnit
 from ..ir.types import F64, is_array
@@ -159,7 +159,9 @@ class Specialization:
         try:
             with phase(self.timings, "linking"):
                 return load_unit(str(entry.path), name, wrappers(), entry.kernels,
-                                 entry.exports, entry.llvm_ir), more
+                                 entry.exports, entry.llvm_ir,
+                                 families.families().bound(families.STORE),
+                                 self.owner.__name__), more
         except OSError:
             cache.reject(entry)
             return None
@@ -181,13 +183,16 @@ class Specialization:
         options = dict(fastmath=self.owner.fastmath, boundscheck=self.owner.boundscheck,
                        pyname=self.owner.__name__, max_depth=_pipeline().max_call_depth(),
                        timings=self.timings)
+        shared = families.families().bound(families.STORE if slot is not None else None)
         try:
-            return build.compile_unit(name, specs, wrappers(), shared=slot, **options), more
+            return build.compile_unit(name, specs, wrappers(), shared=slot, families=shared,
+                                      **options), more
         except OSError as e:  # the C compiler could not link (or dlopen) the shared object
             if slot is None:
                 raise
             cache.link_failed(e)
-            return build.compile_unit(name, specs, wrappers(), **options), more
+            return build.compile_unit(name, specs, wrappers(), families=families.families().bound(),
+                                      **options), more
         finally:
             if slot is not None:
                 slot.discard()  # a failed or unused slot leaves no temporary file

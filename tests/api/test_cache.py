@@ -141,8 +141,15 @@ class Children:
         return json.loads(p.stdout.strip().splitlines()[-1])
 
     def entries(self) -> dict[str, Path]:
-        """unit name -> entry file."""
-        return {p.name.rsplit("-", 1)[0]: p for p in self.cache.glob("*" + cache.SUFFIX)}
+        """unit name -> entry file (the units, not the families of shared wrappers)."""
+        return {name: p for name, p in self._files() if name != "wrappers"}
+
+    def families(self) -> list[Path]:
+        """The entries of the families of shared wrappers (pyad/api/families.py)."""
+        return [p for name, p in self._files() if name == "wrappers"]
+
+    def _files(self) -> list[tuple[str, Path]]:
+        return [(p.name.rsplit("-", 1)[0], p) for p in self.cache.glob("*" + cache.SUFFIX)]
 
 
 @pytest.fixture
@@ -163,8 +170,10 @@ def test_second_process_loads_shared_objects_without_the_compiler(children):
     assert _counts(cold) == (0, N_MODEL_UNITS, N_MODEL_UNITS, 0)
     assert "llvmlite" in cold["loaded"] and "pyad.pipeline" in cold["loaded"]  # the probe sees
     assert sorted(children.entries()) == ["f", "f.pullback", "f.vg", "g", "g.pullback", "g.vg"]
+    assert children.families()  # the loop kernels call wrappers shared by their signature
     assert not list(children.cache.glob(".tmp-*"))  # no temporary file left behind
-    assert all(p.read_bytes()[:4] == b"\x7fELF" for p in children.entries().values())
+    assert all(p.read_bytes()[:4] == b"\x7fELF"
+               for p in [*children.entries().values(), *children.families()])
 
     warm = children.run("model")
     assert _counts(warm) == (N_MODEL_UNITS, 0, 0, 0)
@@ -276,7 +285,8 @@ def run():
         once(fn)  # compiled or loaded, called, dropped
     gc.collect()
     with open("/proc/self/maps") as fh:
-        mapped = {line.split()[-1] for line in fh if line.rstrip().endswith(".pyad.so")}
+        mapped = {line.split()[-1] for line in fh if line.rstrip().endswith(".pyad.so")
+                  and "/wrappers-" not in line}  # shared wrappers stay: api/families.py
     return {"per_function": (rss() - before) / (len(fns) - 10), "still_mapped": len(mapped)}
 ''' % MANY
 

@@ -92,7 +92,8 @@ def test_summed_gradient_equals_one_process_and_compiles_once_per_worker(client)
         assert s["signatures"] == 1
         assert s["stats"]["hits"] + s["stats"]["misses"] == 1, s
     assert sum(s["stats"]["misses"] for s in states) >= 1  # the cache started empty
-    entries = sorted(p.name for p in pyad.cache_dir().iterdir())
+    entries = sorted(p.name for p in pyad.cache_dir().iterdir()
+                     if not p.name.startswith("wrappers-"))  # shared wrappers: docs/processes.md
     assert len(entries) == 1 and entries[0].startswith("logistic_loss.vg-"), entries
 
     # fresh worker processes load the stored unit instead of compiling

@@ -1,0 +1,104 @@
+"""Native wrappers shared by every kernel of one signature: compiled once per process (or
+loaded from the on-disk cache), not once per function.
+
+A wrapper checks and converts the arguments, makes the shadows, calls the kernel and builds
+the result (wrap.py). Nothing in it depends on the function but the kernel it calls, its
+name (in messages) and its docstring. A kernel with a loop is not inlined into its wrapper
+anyway, so its wrappers call it through the address their ``self`` holds (the CodeOwner's
+kernel item, python/pyobj.py `kernel_pointer`): one compiled wrapper serves every kernel of
+the same *family* -- the same argument and output kinds, shadows, results, strong-zero
+retry and GIL release -- and a function's unit compiles its kernels alone. In a module of
+a small function the wrappers were half the LLVM IR and half of LLVM's time; on the test
+corpus (390 functions, tests/corpus_*.py) compiling shared wrappers once saves about a third
+of the compile time (docs/processes.md).
+
+A kernel without a loop keeps its own wrappers, with the kernel inlined: a call through a
+pointer costs a straight-line kernel more than it takes.
+
+:class:`Families` holds the compiled families of a process (a cache: families are never
+dropped; there are few). A unit stored in the on-disk cache asks with a store (the API's,
+pyad/api/families.py), which is asked first and given what is compiled, so a later process
+loads the family without LLVM.
+"""
+from __future__ import annotations
+
+import threading
+
+from .callables import LAYOUT, make_shared_callable
+
+__all__ = ["Families", "Bound", "emit_family", "usable"]
+
+
+def usable() -> bool:
+    """Whether wrappers can be shared in this process (the capsule's pointer is read inline)."""
+    return LAYOUT["capsule_pointer"] is not None
+
+
+def emit_family(key: tuple):
+    """The LLVM module of family `key` (unit.py `family_key`) and its exported wrapper
+    symbols."""
+    from llvmlite import ir  # import-time: llvmlite (~100 ms); a family loaded from disk needs none
+
+    from .. import abi  # import-time: llvmlite, as above
+    from . import wrap  # import-time: llvmlite, as above
+    params, outs, shadows, retry, release_gil, results = key
+    module = ir.Module(name="wrappers")
+    in_types = [abi.PTR if wrap._is_array_kind(k) else wrap.INPUT_KINDS[k] for k in params]
+    ftype = ir.FunctionType(abi.I32, [abi.PTR] + in_types + [abi.PTR] * (len(outs)))
+    n_args = len(params) - len(shadows)
+    wrap.emit_wrappers(module, ftype, [(name, result, "") for name, result in results],
+                       params=params[:n_args], outs=outs, release_gil=release_gil,
+                       shadows=shadows, retry=retry)
+    return module, [name for name, _ in results]
+
+
+class Families:
+    """The wrapper families of a process: each compiled once (or loaded from a `store`), kept
+    for the life of the process. A `store` (the API's on-disk cache, pyad/api/families.py)
+    has ``load(key) -> CompiledLibrary | None`` and ``build(key, module, exports) ->
+    CompiledLibrary`` (which compiles it into a shared object it keeps); a family first
+    compiled into the JIT is stored too when a unit with a store asks for it, so that a
+    later process loads it without LLVM."""
+
+    def __init__(self) -> None:
+        self._libs: dict[tuple, tuple] = {}  # key -> (library, whether a store has it)
+        self._lock = threading.Lock()
+
+    def library(self, key: tuple, store=None):
+        """The compiled wrappers of family `key`."""
+        got = self._libs.get(key)
+        if got is not None and (got[1] or store is None):
+            return got[0]
+        with self._lock:
+            got = self._libs.get(key)
+            if got is None or not got[1] and store is not None:
+                lib = store.load(key) if store is not None else None
+                if lib is None:
+                    module, exports = emit_family(key)
+                    if store is not None:
+                        lib = store.build(key, module, exports)
+                    else:
+                        from .. import jit  # import-time: LLVM only when compiling
+                        lib = jit.compile_module(module, exports, name="wrappers")
+                got = (lib, store is not None)
+                self._libs[key] = got
+            return got[0]
+
+    def bound(self, store=None) -> "Bound":
+        """These families, with `store` for the families a unit needs."""
+        return Bound(self, store)
+
+
+class Bound:
+    """:class:`Families` with the store of one unit (what build.py and unit.py are given)."""
+
+    def __init__(self, families: Families, store) -> None:
+        self.families, self.store = families, store
+
+    def callables(self, key: tuple, lib, kernel: str, specs: list, pyname: str) -> dict:
+        """{name: callable} of the wrappers `specs` (unit.WrapperSpec, in the family's order)
+        of kernel `kernel` (its exported symbol) of `lib`."""
+        wrappers = self.families.library(key, self.store)
+        return {w.name: make_shared_callable(wrappers, w.name, lib, kernel, pyname, w.doc,
+                                             w.fallback, pickle_as=w.pickle_as, retry=w.retry)
+                for w in specs}
