@@ -163,7 +163,9 @@ def loop_counters(s: While) -> dict[str, tuple[Var, Var | int]]:
     """Carried i64 values that step by a loop-invariant amount each trip (range() counters,
     `i += 3` in a while loop): body param name -> (initial value, step), the step a value
     defined before the loop or an int constant."""
-    inner = {p.name for p in s.body.params} | {o.name for st in walk(s.body) for o in st.outs}
+    # the names a top-level statement of the body can read that the body defines: its
+    # params and the results of its top-level statements (nested ones are not in scope)
+    inner = {p.name for p in s.body.params} | {o.name for st in s.body.body for o in st.outs}
     defs = {st.outs[0].name: st for st in s.body.body if isinstance(st, Op) and st.outs}
     found = {}
     for k, p in enumerate(s.body.params):
@@ -180,6 +182,22 @@ def loop_counters(s: While) -> dict[str, tuple[Var, Var | int]]:
     return found
 
 
+def _fixed_in_cond(s: While, v: Var) -> bool:
+    """`invariant_test(s)(v)` for a value `v` a top-level statement of the condition reads,
+    without walking the body: such a value is defined before the loop, or is a param of the
+    condition (carried: not fixed), or the result of a top-level statement of the condition
+    (nothing else is in scope there)."""
+    params = {p.name for p in s.cond.params}
+    defs = {o.name: st for st in s.cond.body for o in st.outs}
+
+    def fixed(v: Var) -> bool:
+        if v.name in params:
+            return False
+        st = defs.get(v.name)
+        return st is None or isinstance(st, Op) and pure(st) and all(map(fixed, st.args))
+    return fixed(v)
+
+
 def counted(s: While) -> tuple[int, Var, Var, Var | int, str] | None:
     """`(k, init, bound, step, test)` of a loop that exits only when its counter, carried
     value k, passes a bound fixed in the loop: test "lt" (`for i in range(lo, hi, step)`
@@ -191,7 +209,7 @@ def counted(s: While) -> tuple[int, Var, Var, Var | int, str] | None:
         return None
     i, bound = test.args
     params = [p.name for p in s.cond.params]
-    if i.name not in params or not invariant_test(s)(bound):
+    if i.name not in params or not _fixed_in_cond(s, bound):
         return None
     k = params.index(i.name)
     counter = loop_counters(s).get(s.body.params[k].name)

@@ -167,11 +167,20 @@ class Func:
 # ----------------------------------------------------------------------------- traversal
 
 def walk(block: Block) -> Iterator[Stmt]:
-    """Every statement of `block`, nested ones included, in program order."""
-    for s in block.body:
-        yield s
-        for b in blocks_of(s):
-            yield from walk(b)
+    """Every statement of `block`, nested ones included, in program order (a statement, then
+    those of its blocks, then the next one). One generator with a stack of the blocks being
+    walked: a recursive one passed each statement up through every level of nesting, and
+    walks are most of the compiler's own time."""
+    stack = [iter(block.body)]
+    while stack:
+        for s in stack[-1]:
+            yield s
+            if type(s) is not Op:  # an If or a While: its blocks come next, in order
+                for b in reversed(blocks_of(s)):
+                    stack.append(iter(b.body))
+                break
+        else:
+            stack.pop()
 
 
 def stmt_uses(s: Stmt) -> tuple[Var, ...]:
