@@ -32,7 +32,8 @@ from typing import Any, Callable
 
 from .. import pytree
 from . import arrays as api_arrays, binding, cache as disk_cache, methods, pickling
-from .boundary import call_converted, guard, user_facing, weak_call
+from .boundary import (call_converted, guard, keeps_internals, user_facing, weak_call,
+                       without_internals)
 from .pullback import ArrayPullback, Pullback
 from .specialize import Specialization
 from ..ir.types import is_array
@@ -171,15 +172,31 @@ class JitGrad:
         g = spec.arrange(argnums, dict(zip(unit.wrt, flat)))
         return (value, g) if with_value else g
 
-    @user_facing
     def grad(self, *args, **kwargs):
         """The gradient at `args` (structure set by `argnums`)."""
-        return self._grad_entry(self.argnums, False, *args, **kwargs)
+        __tracebackhide__ = True
+        try:  # user_facing and _grad_entry written out: a held f.grad runs one frame, not 3
+            fn = self._native.get((self.argnums, False))
+            if fn is not None:
+                return fn(*args, **kwargs)
+            return self._dispatch_grad(self.argnums, False, *args, **kwargs)
+        except Exception as exc:
+            if keeps_internals(exc):
+                raise
+            raise without_internals(exc)
 
-    @user_facing
     def value_and_grad(self, *args, **kwargs):
         """`(f(*args), grad(*args))` computed in one native call."""
-        return self._grad_entry(self.argnums, True, *args, **kwargs)
+        __tracebackhide__ = True
+        try:  # as in grad: what scipy.optimize.minimize(f.value_and_grad, jac=True) holds
+            fn = self._native.get((self.argnums, True))
+            if fn is not None:
+                return fn(*args, **kwargs)
+            return self._dispatch_grad(self.argnums, True, *args, **kwargs)
+        except Exception as exc:
+            if keeps_internals(exc):
+                raise
+            raise without_internals(exc)
 
     @user_facing
     def pullback(self, *args, **kwargs):
