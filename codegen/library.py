@@ -107,8 +107,8 @@ FALLBACK_ITEM, RETRY_ITEM, NAME_ITEM, KERNEL_ITEM = 3, 4, 5, 6
 
 
 class CodeOwner(tuple):
-    """``(capsule, library, pickle_as, fallback, retry, name, kernel)``: what a Python function made from a library
-    holds as ``__self__``. It keeps the code and the CompiledLibrary alive; ``.library`` is the
+    """``(capsule, library, pickle_as, fallback, retry, name, kernel, extra)``: what a Python
+    function made from a library holds as ``__self__``. It keeps the code and the CompiledLibrary alive; ``.library`` is the
     CompiledLibrary. ``pickle_as`` is None or ``(weakref to obj, attr)``: the function then
     pickles as ``getattr(obj, attr)`` (a builtin function pickles as
     ``getattr(__self__, __name__)``; this ``__self__`` reduces to an :class:`_Entry`).
