@@ -55,34 +55,37 @@ def emit_family(key: tuple):
 class Families:
     """The wrapper families of a process: each compiled once (or loaded from a `store`), kept
     for the life of the process. A `store` (the API's on-disk cache, pyad/api/families.py)
-    has ``load(key) -> CompiledLibrary | None`` and ``build(key, module, exports) ->
-    CompiledLibrary`` (which compiles it into a shared object it keeps); a family first
-    compiled into the JIT is stored too when a unit with a store asks for it, so that a
-    later process loads it without LLVM."""
+    has ``where() -> str`` (its directory), ``load(key) -> CompiledLibrary | None`` and
+    ``build(key, module, exports) -> CompiledLibrary`` (which compiles it into a shared
+    object it keeps). A family is stored in every directory a unit that needs it is cached
+    in (also when it was first compiled into the JIT), so that a later process using that
+    directory loads it without LLVM."""
 
     def __init__(self) -> None:
-        self._libs: dict[tuple, tuple] = {}  # key -> (library, whether a store has it)
+        self._libs: dict[tuple, tuple] = {}  # key -> (library, the stores' dirs holding it)
         self._lock = threading.Lock()
 
     def library(self, key: tuple, store=None):
         """The compiled wrappers of family `key`."""
+        where = store.where() if store is not None else None
         got = self._libs.get(key)
-        if got is not None and (got[1] or store is None):
+        if got is not None and (where is None or where in got[1]):
             return got[0]
         with self._lock:
-            got = self._libs.get(key)
-            if got is None or not got[1] and store is not None:
-                lib = store.load(key) if store is not None else None
-                if lib is None:
+            lib, dirs = self._libs.get(key, (None, frozenset()))
+            if lib is None or where is not None and where not in dirs:
+                found = store.load(key) if store is not None else None
+                if found is None:
                     module, exports = emit_family(key)
                     if store is not None:
-                        lib = store.build(key, module, exports)
+                        found = store.build(key, module, exports)
                     else:
                         from .. import jit  # import-time: LLVM only when compiling
-                        lib = jit.compile_module(module, exports, name="wrappers")
-                got = (lib, store is not None)
-                self._libs[key] = got
-            return got[0]
+                        found = jit.compile_module(module, exports, name="wrappers")
+                lib = lib or found
+                dirs = dirs | {where} if where is not None else dirs
+                self._libs[key] = (lib, dirs)
+            return lib
 
     def bound(self, store=None) -> "Bound":
         """These families, with `store` for the families a unit needs."""

@@ -29,6 +29,10 @@ class _Store:
     """The on-disk cache as codegen/python/families.py's store."""
 
     @staticmethod
+    def where() -> str:
+        return cache._dir()
+
+    @staticmethod
     def _key(key: tuple) -> str | None:
         return cache.key("wrapper family", repr(key)) if cache.usable() else None
 

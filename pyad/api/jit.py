@@ -243,7 +243,9 @@ class JitGrad:
 
     @user_facing
     def llvm_ir(self, *args, gradient: bool = False) -> str:
-        """The optimized LLVM IR of the primal (or of the gradient kernels)."""
+        """The optimized LLVM IR of the primal (or of the gradient kernels), then that of the
+        native wrappers its kernels share with every function of their signature, if any
+        (docs/processes.md, "Wrappers shared by the functions of one signature")."""
         spec = self.specialization(args)
         if gradient:
             return guard(lambda: spec.gradient(self.argnums).llvm_ir())

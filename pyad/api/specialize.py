@@ -183,9 +183,9 @@ class Specialization:
         options = dict(fastmath=self.owner.fastmath, boundscheck=self.owner.boundscheck,
                        pyname=self.owner.__name__, max_depth=_pipeline().max_call_depth(),
                        timings=self.timings)
-        shared = families.families().bound(families.STORE if slot is not None else None)
+        wrappers_of = families.families().bound(families.STORE if slot is not None else None)
         try:
-            return build.compile_unit(name, specs, wrappers(), shared=slot, families=shared,
+            return build.compile_unit(name, specs, wrappers(), shared=slot, families=wrappers_of,
                                       **options), more
         except OSError as e:  # the C compiler could not link (or dlopen) the shared object
             if slot is None:

@@ -175,7 +175,9 @@ def test_the_directory_stays_under_its_bound_least_recently_used_out(cache_in_tm
                                                                      monkeypatch):
     pyad.jit_grad(other_body)(1.0)
     one = _entries(cache_in_tmp)[0].stat().st_size
-    monkeypatch.setenv("PYAD_CACHE_MAX_BYTES", str(5 * one))
+    # a turn below stores up to two units and two families of shared wrappers (of about the
+    # same size): three quarters of the bound hold more than a turn
+    monkeypatch.setenv("PYAD_CACHE_MAX_BYTES", str(10 * one))
     calls = [(scalar_body, (1.0, 2.0)), (array_body, (np.ones(2), 1)),
              (scalar_body, (1.0, 2))]
     before = cache.stats()
@@ -186,8 +188,8 @@ def test_the_directory_stays_under_its_bound_least_recently_used_out(cache_in_tm
         f = pyad.jit_grad(body)
         f(*args)
         f.grad(*args)
-        total = sum(p.stat().st_size for p in _entries(cache_in_tmp))
-        assert total <= 5 * one * 1.5  # entries differ in size: the bound + one entry at most
+        total = sum(p.stat().st_size for p in cache_in_tmp.glob("*" + cache.SUFFIX))
+        assert total <= 10 * one * 1.5  # entries differ in size: the bound + one entry at most
     assert _delta(before)["evicted"] > 0
 
 

@@ -116,3 +116,13 @@ def test_family_entries_are_not_counted_as_units(tmp_path, monkeypatch):
     assert api_families.STORE.load(key) is not None
     after = pyad.cache.stats()
     assert all(after[k] == before[k] for k in ("hits", "misses", "stores"))
+
+
+def test_a_family_is_stored_in_every_cache_directory_that_needs_it(tmp_path, monkeypatch):
+    fam = families.Families()
+    key = family_key(("f64[1d]", "f64"), ("f64",), (), False, True, (("primal", 0),))
+    first = fam.library(key)  # compiled into the JIT (a function that is not cached)
+    for d in ("a", "b", "a"):
+        monkeypatch.setenv("PYAD_CACHE_DIR", str(tmp_path / d))
+        assert fam.library(key, api_families.STORE) is first  # one library per process
+    assert [len(list((tmp_path / d).glob("wrappers-*.pyad.so"))) for d in "ab"] == [1, 1]
