@@ -126,6 +126,13 @@ class CodeOwner(tuple):
     def library(self) -> "CompiledLibrary":
         return self[1]
 
+    @property
+    def wrappers(self) -> "CompiledLibrary | None":
+        """The library of the shared wrapper the function runs (python/families.py), or None
+        when its wrapper is its library's own."""
+        extra = self[7]
+        return extra[1] if isinstance(extra, tuple) else None
+
     def __repr__(self) -> str:
         return f"<pyad code of {self[1]!r}>"
 

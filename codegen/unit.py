@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
-from .library import CompiledLibrary, load_shared
+from .library import CodeOwner, CompiledLibrary, load_shared
 from .python.callables import make_callable
 
 if TYPE_CHECKING:
@@ -104,9 +104,9 @@ class Unit:
         text = self.lib.llvm_ir
         shared = {}
         for c in self.callables.values():
-            extra = getattr(c, "__self__", ())[-1:]
-            if extra and isinstance(extra[0], tuple):  # (PyMethodDef, wrappers' library)
-                shared[id(extra[0][1])] = extra[0][1]
+            owner = getattr(c, "__self__", None)
+            if isinstance(owner, CodeOwner) and owner.wrappers is not None:
+                shared[id(owner.wrappers)] = owner.wrappers
         for lib in shared.values():
             text += ("\n; the native wrappers shared by the kernels of this signature "
                      "(pyad/codegen/python/families.py)\n" + lib.llvm_ir)

@@ -7,7 +7,8 @@ A `Timings` belongs to one signature (a `Specialization` in api/specialize.py) a
 explicitly to the passes and to codegen, which time their work with `with t.phase(name):`.
 Phases (in order, `PHASES`): "frontend" (parse and lowering to IR), "IR optimization" (the
 simplifying passes and the expansion to element loops), "AD" (the gradient IR), "code
-generator import" (llvmlite and pyad.codegen, at the first compile of the process only),
+generator import" (pyad's passes, llvmlite and pyad.codegen, imported by the first compile of
+the process only),
 "LLVM IR emission" (the LLVM module built, printed, parsed and verified by LLVM), "cache"
 (key, lookup and store of the on-disk cache), "LLVM optimization", "machine code" (the
 object file), "linking" (into the JIT) and "wrapper build" (the Python callables). A phase nested in another is charged to the inner

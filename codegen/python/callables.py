@@ -196,6 +196,10 @@ def make_callable(lib: CompiledLibrary, name: str, fallback=None, *, module: str
                               module)
 
 
+#: PyMethodDef flags of every native wrapper: vectorcall with keywords (wrap.py)
+METH_FASTCALL, METH_KEYWORDS = 0x80, 0x02
+
+
 class _MethodDef(ctypes.Structure):
     _fields_ = [("ml_name", ctypes.c_char_p), ("ml_meth", ctypes.c_void_p),
                 ("ml_flags", ctypes.c_int), ("ml_doc", ctypes.c_char_p)]
@@ -212,10 +216,10 @@ def make_shared_callable(wrappers: CompiledLibrary, symbol: str, lib: CompiledLi
         if f is not None and not callable(f):
             raise TypeError(f"{what} must be callable, got {type(f).__name__}")
     bind(wrappers)
-    mdef = _MethodDef(pyname.encode(), wrappers.address(symbol), 0x80 | 0x02,
+    mdef = _MethodDef(pyname.encode(), wrappers.address(symbol), METH_FASTCALL | METH_KEYWORDS,
                       doc.encode() if doc else None)
     code = _PyCapsule_New(lib.address(kernel), b"pyad.kernel", None)
-    owner = lib.code_owner(pickle_as, fallback, retry, pyname, code, (mdef, wrappers))
+    owner = lib.code_owner(pickle_as, fallback, retry, pyname, code, (mdef, wrappers))  # .wrappers
     return _PyCFunction_NewEx(ctypes.addressof(mdef), owner, None)
 
 

@@ -39,14 +39,11 @@ def emit_family(key: tuple):
     symbols."""
     from llvmlite import ir  # import-time: llvmlite (~100 ms); a family loaded from disk needs none
 
-    from .. import abi  # import-time: llvmlite, as above
     from . import wrap  # import-time: llvmlite, as above
     params, outs, shadows, retry, release_gil, results = key
     module = ir.Module(name="wrappers")
-    in_types = [abi.PTR if wrap._is_array_kind(k) else wrap.INPUT_KINDS[k] for k in params]
-    ftype = ir.FunctionType(abi.I32, [abi.PTR] + in_types + [abi.PTR] * (len(outs)))
     n_args = len(params) - len(shadows)
-    wrap.emit_wrappers(module, ftype, [(name, result, "") for name, result in results],
+    wrap.emit_wrappers(module, wrap.kernel_type(params, len(outs)), [(name, result, "") for name, result in results],
                        params=params[:n_args], outs=outs, release_gil=release_gil,
                        shadows=shadows, retry=retry)
     return module, [name for name, _ in results]

@@ -39,7 +39,8 @@ from .. import abi
 from . import wrap_arrays as pywrap_arrays
 from .kernel_facts import has_loop, uses_python_api
 from ..unit import Shadow
-from .callables import LAYOUT, def_symbol, library_of, make_callable  # noqa: F401
+from .callables import (LAYOUT, METH_FASTCALL, METH_KEYWORDS, def_symbol,  # noqa: F401
+                        library_of, make_callable)
 from .pyobj import LONG, SSIZE, WrapperEmitter, byte_gep, cstr, declare, extern
 
 __all__ = ["emit_wrapper", "emit_wrappers", "has_loop", "uses_python_api", "make_callable", "library_of", "def_symbol", "Shadow",
@@ -48,8 +49,6 @@ __all__ = ["emit_wrapper", "emit_wrappers", "has_loop", "uses_python_api", "make
 PTR = abi.PTR
 I1, I8, I32, I64, F64 = abi.I1, abi.I8, abi.I32, abi.I64, abi.F64
 
-METH_FASTCALL = 0x80
-METH_KEYWORDS = 0x02
 
 #: by-value LLVM type of each input kind
 INPUT_KINDS = {"f64": F64, "i64": I64, "bool": I1, "ptr": PTR}
@@ -71,6 +70,12 @@ def _input_type(kind: str):
         raise ValueError(f"unknown input kind {kind!r} (expected one of {list(INPUT_KINDS)} or "
                          "an array type such as 'f64[1d]')")
     return INPUT_KINDS[kind]
+
+
+def kernel_type(params: Sequence[str], pointers: int) -> ir.FunctionType:
+    """The type of the kernel a wrapper calls: ``i32 (ptr ctx, <a value per kind in
+    params>, <pointers> more pointers)`` (the shadows' descriptors and the outputs)."""
+    return ir.FunctionType(I32, [PTR] + [_input_type(k) for k in params] + [PTR] * pointers)
 
 
 def _check_result_spec(result, nouts: int, nshadows: int) -> None:
@@ -316,7 +321,6 @@ def _emit_result(e: WrapperEmitter, result, outs: list[str], slots: list, shadow
 
 def _validate(kernel, module: ir.Module, name: str, params: list[str],
               outs: list[str], shadows: list[int], result) -> None:
-    in_types = [_input_type(k) for k in params]
     for k in outs:
         if k not in OUTPUT_KINDS and not _is_array_kind(k):
             raise ValueError(f"unknown output kind {k!r} (expected one of {list(OUTPUT_KINDS)} "
@@ -329,7 +333,7 @@ def _validate(kernel, module: ir.Module, name: str, params: list[str],
             raise ValueError(f"shadow of argument {p}: not a float64 array argument")
     _check_result_spec(result, len(outs), len(shadows))
     ftype = kernel if isinstance(kernel, ir.FunctionType) else kernel.function_type
-    expected = [PTR] + in_types + [PTR] * (len(shadows) + len(outs))
+    expected = list(kernel_type(params, len(shadows) + len(outs)).args)
     if len(ftype.args) != len(expected) or any(
             (isinstance(e, ir.PointerType) and not isinstance(a, ir.PointerType))
             or (not isinstance(e, ir.PointerType) and a != e)

@@ -32,9 +32,10 @@ class GradientUnit:
     def gir(self):
         with self.lock:
             if self._gir is None:
-                from .. import pipeline  # import-time: the compiler loads with the first compile
                 spec = self.spec
                 with spec.timings.step(f"{spec.what} gradient IR"):
+                    with spec.timings.phase("code generator import"):
+                        from .. import pipeline  # import-time: loads with the first compile
                     self._gir = pipeline.gradient_ir(spec.func, self.wrt, spec.owner._budget,
                                                      spec.timings)
             return self._gir

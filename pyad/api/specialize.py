@@ -24,9 +24,11 @@ from ..ir.types import F64, is_array
 _FLOAT_TYPES = (F64, "f64[1d]", "f64[2d]", "f64[3d]")
 
 
-def _pipeline():
-    """pyad's passes (frontend, AD, IR), loaded by the first compile (a cache hit never)."""
-    from .. import pipeline  # import-time: ~150 ms; `import pyad` and cache hits skip it
+def _pipeline(timings: Timings | None = None):
+    """pyad's passes (frontend, AD, IR), loaded by the first compile (a cache hit never);
+    `timings` gets the import's time ("code generator import")."""
+    with phase(timings, "code generator import"):
+        from .. import pipeline  # import-time: ~50 ms; `import pyad` and cache hits skip it
     return pipeline
 
 
@@ -92,7 +94,7 @@ class Specialization:
         with self.lock:
             if self._func is None:
                 with self.timings.step(f"{self.what} primal IR"):
-                    func, shape = _pipeline().primal_ir(self.owner.fn, self.sig, self.treedef,
+                    func, shape = _pipeline(self.timings).primal_ir(self.owner.fn, self.sig, self.treedef,
                                                         self.timings)
                 if self.key is not None and self._key() != self.key:
                     self.key = None  # what the names reach changed since: store nothing
@@ -214,7 +216,7 @@ class Specialization:
 
     def _primal_kernels(self) -> list:
         from ..codegen.unit import KernelSpec  # import-time: no LLVM
-        return [KernelSpec("primal", _pipeline().native(self.func, self.timings))]
+        return [KernelSpec("primal", _pipeline(self.timings).native(self.func, self.timings))]
 
     def result(self, out) -> Any:
         """The user's result from the primal wrapper's."""

@@ -191,8 +191,7 @@ def final_accesses(block: Block, classes: AliasClasses) -> tuple[set[str], dict[
     return final, stores
 
 
-def final_stores(block: Block, classes: AliasClasses,
-                 by_order: dict[str, Op] | None = None) -> dict[str, Op]:
+def final_stores(block: Block, classes: AliasClasses, by_order: dict[str, Op]) -> dict[str, Op]:
     """Stores `store a, i..., v` after which the element keeps `v` until the reverse sweep,
     which may then load it instead of saving `v`: value name -> the store. Such a store
     runs unconditionally in the body of the loops around it; each of those is a counted
@@ -202,7 +201,7 @@ def final_stores(block: Block, classes: AliasClasses,
     write into `a`'s alias class may run after it (a later statement, a later trip of a
     loop around it), or (trip_order.py) each later write into the class is at a counter of
     a loop around the store that has moved past the stored element's index (`by_order`:
-    those, when final_accesses has found them already)."""
+    those, as final_accesses found them)."""
     writes: list[tuple[Op, tuple[While, ...]]] = []   # in program order
     candidates: list[int] = []
 
@@ -238,8 +237,6 @@ def final_stores(block: Block, classes: AliasClasses,
                for m, (t, t_loops) in enumerate(writes)
                if m != k and classes.find(t.args[0].name) == c):
             found.setdefault(v.name, st)
-    if by_order is None:
-        by_order = final_accesses(block, classes)[1]
     for name, st in by_order.items():
         found.setdefault(name, st)
     return found

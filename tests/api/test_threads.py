@@ -174,18 +174,26 @@ def _together(fn, n=N_THREADS):
     return results
 
 
+def _units(names: list[str]) -> list[str]:
+    """The compiled units among `names` (not the wrappers shared by a signature's kernels,
+    compiled once per process by whichever function needs them first: families.py)."""
+    return [n for n in names if n != "wrappers"]
+
+
 def test_concurrent_first_calls_compile_once(compile_counter):
     f = pyad.jit_grad(mp_helpers.energy.fn, cache=False)  # a fresh object: nothing compiled yet
     xs = [0.1 * (k + 1) for k in range(N_THREADS)]
     values = _together(lambda k: f(xs[k], 9))
-    assert compile_counter == ["energy"]
+    assert _units(compile_counter) == ["energy"]
     assert values == [pytest.approx(f.fn(x, 9), rel=1e-12) for x in xs]
     grads = _together(lambda k: f.grad(xs[k], 9))
-    assert compile_counter == ["energy", "energy.vg"]
+    assert _units(compile_counter) == ["energy", "energy.vg"]
     assert grads == [f.grad(x, 9) for x in xs]
     backs = _together(lambda k: f.pullback(xs[k], 9)[1](1.0))
-    assert compile_counter == ["energy", "energy.vg", "energy.pullback"]
+    assert _units(compile_counter) == ["energy", "energy.vg", "energy.pullback"]
     assert backs == grads
+    # a family at most once, however many threads asked: primal, grad, forward, backward
+    assert compile_counter.count("wrappers") <= 4
 
 
 def test_concurrent_first_calls_of_several_signatures(compile_counter):

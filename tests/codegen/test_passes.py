@@ -52,6 +52,8 @@ def _default_pipeline(monkeypatch) -> None:
 
 
 def test_the_pipeline_follows_the_loops_of_the_module(monkeypatch):
+    warm = pyad.jit_grad(looped, cache=False)  # the shared wrappers of its signatures (no
+    warm(0.3, 4), warm.value_and_grad(0.3, 4), warm.pullback(0.3, 4)  # loop): compiled now
     seen = _spy(monkeypatch)
     f = pyad.jit_grad(smooth, cache=False)
     f(0.3, -1.2), f.value_and_grad(0.3, -1.2), f.pullback(0.3, -1.2)
