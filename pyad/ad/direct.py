@@ -92,7 +92,12 @@ def _flush(s: Stmt, body: list[Stmt], consts: dict) -> tuple[Var, Var] | None:
         if len(inner) == 1 and isinstance(inner[0], While):
             s = inner[0]
             continue
-        if [t.op if isinstance(t, Op) else "" for t in inner] != ["load", "mul", "accum"]:
+        ops = [t.op if isinstance(t, Op) else "" for t in inner]
+        if ops == ["load", "mul", "strongzero", "strongzero", "accum"]:
+            inner = _unguarded(inner)  # with cotangent 1, `0 + guarded(T)` is `0 + T`
+        elif ops != ["load", "mul", "accum"]:
+            return None
+        if inner is None:
             return None
         load, mul, acc = inner
         temp = load.args[0]
@@ -105,6 +110,18 @@ def _flush(s: Stmt, body: list[Stmt], consts: dict) -> tuple[Var, Var] | None:
             return None
         return temp, acc.args[0]
     return None
+
+
+def _unguarded(inner: list) -> list | None:
+    """The flush `S[idx] += strongzero(T[idx], strongzero(ct, ct * T[idx]))` of a kernel
+    with strong zeros (fused.py `_times`) as `S[idx] += ct * T[idx]`, or None when the
+    guards are not those. With `ct` 1.0 (checked by the caller) the guards change only a
+    -0.0 into +0.0, which adds the same into a sum started at +0 (never -0)."""
+    load, mul, by_ct, by_term, acc = inner
+    if by_ct.args != (mul.args[0], mul.outs[0]) or by_term.args != (load.outs[0], by_ct.outs[0]) \
+            or acc.args[-1] != by_term.outs[0]:
+        return None
+    return [load, mul, Op(acc.outs, acc.op, acc.args[:-1] + mul.outs, acc.attrs, acc.loc)]
 
 
 def _qualifies(func: Func, body: list[Stmt], pos: int, temp: Var, shadow: Var,

@@ -264,7 +264,7 @@ def _contributions(rv, s: While, k: int, ct: Var, known: float | None, outer: li
                    b: Builder) -> None:
     """Where the loop is reversed: the contributions (times ct, unless already in)."""
     b.loc = s.loc
-    scale = (lambda v: v) if known is not None else (lambda v: b.mul(ct, v))  # noqa: E731
+    scale = (lambda v: v) if known is not None else (lambda v: _times(rv, b, ct, v))  # noqa: E731
     if s.inits[k].name in rv.active:
         rv.accumulate(b, adj, s.inits[k], ct)
     by_name = {v.name: v for v in free_vars(s.body)}
@@ -278,8 +278,18 @@ def _contributions(rv, s: While, k: int, ct: Var, known: float | None, outer: li
             total = b2.emit("load", parts[0], *idx)
             for row in parts[1:]:  # the rows in the order their contributions came
                 total = b2.add(total, b2.emit("load", row, *idx))
-            b2.emit("accum", sh, *idx, b2.mul(ct, total))
+            b2.emit("accum", sh, *idx, _times(rv, b2, ct, total))
         for_each(b, dims, add)
+
+
+def _times(rv, b: Builder, ct: Var, v: Var) -> Var:
+    """`ct * v`: the contribution of the cotangent `ct` through `v`, what the trips added
+    with cotangent 1. With strong zeros, 0 where either is 0: a zero cotangent gives zero
+    even where a partial in `v` is inf (`s += sqrt(x[i])` with `s` unused on the path
+    taken), and a zero `v` gives zero even where `ct` is inf (`sqrt(sum(x * x))` at 0,
+    as the per-term rule of `mul` does); docs/gradients.md."""
+    c = b.mul(ct, v)
+    return b.strongzero(v, b.strongzero(ct, c)) if rv.strong_zeros else c
 
 
 def _uses(block: Block, counts: Counter) -> Counter:

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from ..ir.builder import Builder, NameGen
 from ..ir.expand import expand
-from ..ir.nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, blocks_of, is_array, ndim_of, walk
+from ..ir.nodes import (BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, blocks_of, callees_of,
+                        is_array, ndim_of, walk)
 from ..ir.loops import for_each, reduce_each
 from ..ir.memory import AliasClasses, final_accesses, final_stores
 from ..ir.opt import cse_block, dce_block
@@ -111,14 +112,26 @@ def fused_parts(g: Gradient, seed: float, inline: bool = False) -> tuple[Func, F
     remove), raises StrongZeros (pyad/errors.py); the caller then runs `safe`, the gradient
     with them, from the start (same params). Compiled apart, `safe` costs nothing until a
     nan appears (it is about half the compile time of both). `safe` is None when the
-    gradient needs no strong zeros (`first` is then that gradient), or with `inline`:
+    gradient needs no strong zeros or has a custom rule (`first` is then the gradient with
+    them: `_has_custom_rule`), or with `inline`:
     `first` then runs the strong-zero gradient itself, array gradients zeroed first."""
     safe = _glue(g, seed)
     if not any(isinstance(s, Op) and s.op == "strongzero"
-               for blk in (g.fwd.block, g.bwd.block) for s in walk(blk)):
+               for blk in (g.fwd.block, g.bwd.block) for s in walk(blk)) \
+            or _has_custom_rule(g.primal):
         return safe, None
     fast = _glue(differentiate(g.primal, g.wrt, strong_zeros=False, budget=g.budget), seed)
     return _with_fallback(fast, safe if inline else None), None if inline else safe
+
+
+def _has_custom_rule(f: Func) -> bool:
+    """Whether `f` or a function it calls natively has a `pyad.custom_vjp` rule. Its
+    backward function is the user's code, which may turn the nan of a gradient computed
+    without strong zeros into a number (`max(-1.0, min(1.0, ct))`), so the nan that calls
+    for strong zeros would not show: such a gradient always runs with them."""
+    return any(isinstance(s, Op) and s.op == "custom_vjp"
+               for fn in (f, *(c.func for c in callees_of(f) if c.func is not None))
+               for s in walk(fn.block))
 
 
 def _glue(g: Gradient, seed: float) -> Func:

@@ -57,7 +57,8 @@ def _gradient_method(name: str, with_value: bool, doc: str):
     """`JitGrad.grad` or `.value_and_grad`: `_grad_entry` and `user_facing` written out in one
     frame, because a method taken before the first call (what `scipy.optimize.minimize(
     f.value_and_grad, jac=True)` keeps) runs it on every call: 841 -> 447 ns a call for a
-    small loop (the native wrapper alone: 201 ns)."""
+    small loop (the native wrapper alone: 201 ns). `gradient_entry` is the same for the
+    transforms."""
     def method(self, *args, **kwargs):
         __tracebackhide__ = True
         try:
@@ -71,6 +72,29 @@ def _gradient_method(name: str, with_value: bool, doc: str):
             raise without_internals(exc)
     method.__name__, method.__qualname__, method.__doc__ = name, f"JitGrad.{name}", doc
     return method
+
+
+def gradient_entry(jg, argnums, with_value: bool) -> Callable:
+    """What `pyad.grad(f, argnums)` (`with_value`: `pyad.value_and_grad`) calls: for a
+    `JitGrad`, `_grad_entry` and `user_facing` written out in one frame as in
+    `_gradient_method` (scipy holds it and calls it every iteration: 801 -> ~200 ns a call
+    for a small loop); for a bound method, its own `_grad_entry`."""
+    if not isinstance(jg, JitGrad):
+        return user_facing(functools.partial(jg._grad_entry, argnums, with_value))
+    native, key = jg._native, (argnums, with_value)
+
+    def entry(*args, **kwargs):
+        __tracebackhide__ = True
+        try:
+            fn = native.get(key)
+            if fn is not None:
+                return fn(*args, **kwargs)
+            return jg._dispatch_grad(argnums, with_value, *args, **kwargs)
+        except Exception as exc:
+            if keeps_internals(exc):
+                raise
+            raise without_internals(exc)
+    return entry
 
 
 class JitGrad:

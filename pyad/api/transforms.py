@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import pytree
 from .boundary import user_facing
-from .jit import JitGrad, check_argnums, jit_grad
+from .jit import JitGrad, check_argnums, gradient_entry, jit_grad
 from .methods import BoundJitGrad
 
 #: set on the functions grad and value_and_grad return: (compiled function, its kind,
@@ -51,10 +51,7 @@ def grad(f: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
     argnums = check_argnums(argnums)
     jg = _compiled(f)
 
-    @functools.wraps(jg.fn)
-    @user_facing
-    def gradient(*args, **kwargs):
-        return jg._grad_entry(argnums, False, *args, **kwargs)
+    gradient = functools.wraps(jg.fn)(gradient_entry(jg, argnums, False))
     _mark(gradient, jg, "grad", argnums)
     return gradient
 
@@ -67,10 +64,7 @@ def value_and_grad(f: Callable, argnums: int | tuple[int, ...] = 0,
     argnums = check_argnums(argnums)
     jg = _compiled(f)
     if not has_aux:
-        @functools.wraps(jg.fn)
-        @user_facing
-        def vg(*args, **kwargs):
-            return jg._grad_entry(argnums, True, *args, **kwargs)
+        vg = functools.wraps(jg.fn)(gradient_entry(jg, argnums, True))
         _mark(vg, jg, "value_and_grad", argnums)
         return vg
 

@@ -137,3 +137,19 @@ def test_which_temporaries_go(fn, dropped, monkeypatch):
     with_pass = _temporaries(fn, args)
     _without_pass(monkeypatch)
     assert _temporaries(fn, args) - with_pass == dropped
+
+
+def _safe_temporaries(fn, args) -> int:
+    f = pyad.jit_grad(fn, cache=False, argnums="all")
+    func = f.specialization(args, {}).gradient(f.argnums).gir.safe
+    assert func is not None   # the gradient has strong zeros (a kernel with them apart)
+    return sum(1 for s in walk(func.block) if isinstance(s, Op) and s.op == "alloc")
+
+
+def test_the_kernel_with_strong_zeros_drops_them_too(monkeypatch):
+    """Its flush `S += ct * T` is guarded (0 where ct or T is 0: pyad/ad/fused.py); with
+    ct = 1.0 that changes no bit of the sum, so the temporary goes there as well."""
+    args = _args(loop_of_the_user, 9)
+    with_pass = _safe_temporaries(loop_of_the_user, args)
+    _without_pass(monkeypatch)
+    assert _safe_temporaries(loop_of_the_user, args) - with_pass == 1

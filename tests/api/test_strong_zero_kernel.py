@@ -132,3 +132,154 @@ def test_a_deleted_function_cannot_make_the_second_kernel():
     assert np.array_equal(g(x, 2.0), [6.0, 8.5, 2.0])   # no nan: the first kernel answers
     with pytest.raises(ReferenceError, match="jit_grad function was deleted"):
         g(np.array([3.0, 0.0, 1.0]), 0.0)
+
+
+# ------------------------------------------- sums whose contributions are scaled afterwards
+# An accumulating loop (and the sums pyad lowers to one: np.sum, np.mean, np.var, np.dot,
+# @, np.einsum) adds its partials with cotangent 1 and is scaled by the sum's cotangent
+# afterwards (pyad/ad/fused.py). That product is guarded too: 0 where the cotangent is 0
+# (a partial may be inf) and where the summed partial is 0 (the cotangent may be inf).
+
+def sum_on_a_path_not_taken(x):
+    s = 0.0
+    for i in range(len(x)):
+        s += math.sqrt(x[i])
+    if s > 100.0:
+        return s
+    return x[1]
+
+
+def sum_under_max(x):
+    return max(np.sum(np.sqrt(x)), 10.0)
+
+
+def sum_times_zero(x, w):
+    s = 0.0
+    for v in x:
+        s += v ** 0.5
+    return w * s + x[1]
+
+
+def norm_by_hand(x):
+    return np.sqrt(np.sum(x * x))
+
+
+def norm_by_dot(x):
+    return np.dot(x, x) ** 0.5
+
+
+def norm_by_einsum(x):
+    return math.sqrt(np.einsum("i,i->", x, x))
+
+
+def rms(x):
+    return np.sqrt(np.mean(x ** 2))
+
+
+def distance(x, y):
+    return np.sqrt(np.sum((x - y) ** 2))
+
+
+def std_by_var(x):
+    return np.sqrt(np.var(x))
+
+
+def loop_norm(x):
+    s = 0.0
+    for i in range(len(x)):
+        s += x[i] * x[i]
+    return math.sqrt(s)
+
+
+SCALED_SUMS = [  # (function, arguments where the sum's cotangent or a partial is 0 or inf,
+                 #  the gradient of argument 0 worked out by hand, a regular point)
+    (sum_on_a_path_not_taken, ([0.0, 1.0],), [0.0, 1.0], ([0.5, 2.0],)),
+    (sum_under_max, ([0.0, 1.0],), [0.0, 0.0], ([50.0, 80.0],)),
+    (sum_times_zero, ([0.0, 4.0], 0.0), [0.0, 1.0], ([1.0, 4.0], 0.5)),
+    (norm_by_hand, ([0.0, 0.0],), [0.0, 0.0], ([3.0, 4.0],)),
+    (norm_by_dot, ([0.0, 0.0],), [0.0, 0.0], ([3.0, 4.0],)),
+    (norm_by_einsum, ([0.0, 0.0],), [0.0, 0.0], ([3.0, 4.0],)),
+    (rms, ([0.0, 0.0, 0.0],), [0.0, 0.0, 0.0], ([1.0, -2.0, 3.0],)),
+    (distance, ([1.0, 2.0], [1.0, 2.0]), [0.0, 0.0], ([1.0, 2.0], [0.5, 4.0])),
+    (std_by_var, ([2.0, 2.0, 2.0],), [0.0, 0.0, 0.0], ([1.0, 2.0, 4.0],)),
+    (loop_norm, ([0.0, 0.0],), [0.0, 0.0], ([3.0, 4.0],)),
+]
+
+
+def _arrays(args):
+    return tuple(np.array(a) if isinstance(a, list) else a for a in args)
+
+
+@pytest.mark.parametrize("fn, args, want, regular", SCALED_SUMS,
+                         ids=[c[0].__name__ for c in SCALED_SUMS])
+def test_a_sum_scaled_by_its_cotangent_afterwards_keeps_strong_zeros(fn, args, want, regular):
+    f = pyad.jit_grad(fn)
+    args = _arrays(args)
+    assert f(*args) == fn(*args)
+    g = f.grad(*args)
+    assert np.array_equal(g, want), g
+    value, vg = f.value_and_grad(*args)
+    y, back = f.pullback(*args)
+    assert value == y == fn(*args)
+    assert np.array_equal(vg, want) and np.array_equal(back(1.0), want)
+    assert np.array_equal(back(0.0), np.zeros(len(want)))   # a zero cotangent: zeros
+    assert np.array_equal(interp_value_and_grad(f, *args)[1], want)
+    pyad.check_grad(f, *_arrays(regular))   # elsewhere: finite differences, dot-product test
+
+
+def two_results(x):
+    return np.sum(np.sqrt(x)), 2.0 * x[1]
+
+
+def test_a_zero_cotangent_of_one_result_gives_zero_through_its_sum():
+    f = pyad.jit_grad(two_results)
+    _, back = f.pullback(np.array([0.0, 4.0]))
+    assert np.array_equal(back((0.0, 1.0)), [0.0, 2.0])
+    assert np.array_equal(back((1.0, 0.0))[1], 0.25)
+
+
+# ------------------------------------------------------------------------------ custom rules
+# A custom rule's backward function is the user's code: it can turn the nan of the kernel
+# without strong zeros into a number, so that nan would not ask for the kernel with them.
+
+@pyad.custom_vjp
+def clipped(x):
+    return x
+
+
+def _clipped_fwd(x):
+    return x, 0.0
+
+
+def _clipped_bwd(res, ct):
+    return (max(-1.0, min(1.0, ct)),)
+
+
+clipped.defvjp(_clipped_fwd, _clipped_bwd)
+
+
+def through_a_clipping_rule(x):
+    y = clipped(x)
+    return max(math.sqrt(y), 1.0) + x      # at 0: the sqrt is not taken, d/dx = 1
+
+
+def recursive_clipping(x, n):
+    if n == 0:
+        return clipped(x)
+    return recursive_clipping(x, n - 1)
+
+
+def through_a_recursive_clipping_rule(x):
+    y = recursive_clipping(x, 2)
+    return max(math.sqrt(y), 1.0) + x
+
+
+@pytest.mark.parametrize("fn", [through_a_clipping_rule, through_a_recursive_clipping_rule])
+def test_a_custom_rule_runs_with_strong_zeros_from_the_start(fn):
+    f = pyad.jit_grad(fn)
+    assert f.grad(0.0) == 1.0
+    assert f.value_and_grad(0.0) == (1.0, 1.0)
+    assert pyad.grad(fn)(0.0) == 1.0
+    _, back = f.pullback(0.0)
+    assert back(1.0) == 1.0
+    assert f.grad(4.0) == pytest.approx(1.25, rel=1e-15)   # d/dx (sqrt(x) + x) at 4
