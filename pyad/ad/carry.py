@@ -14,7 +14,8 @@ The caller says which arrays qualify (fused.py: its temporaries, which nothing v
 the adjoints of the arrays not private to the loop's trips; the only adjoints such a loop
 reads are those of its private arrays, in the reverse of their stores); the loop must use
 them for nothing but accumulating, and only accumulations that run once in every trip (at
-the top of the body) at indices that do not change in the loop are carried."""
+the top of the body) into arrays made before it, at indices that do not change in the
+loop, are carried."""
 from __future__ import annotations
 
 from ..ir.builder import Builder, NameGen
@@ -35,8 +36,12 @@ def carry(loop: While, temporaries: set[str],
     top = {o.name: st for st in loop.body.body if isinstance(st, Op) for o in st.outs}
     invariant = invariant_test(loop)
 
+    # a target the loop makes (the shadow of a row view `for x, y in pts` makes each trip)
+    # moves with the trip, and is not there after the loop
+    made = {o.name for blk in (loop.cond, loop.body) for st in walk(blk) for o in st.outs}
     accums = [st for st in loop.body.body if isinstance(st, Op) and st.op == "accum"
-              and st.args[0].name in temporaries and all(map(invariant, st.args[1:-1]))]
+              and st.args[0].name in temporaries and st.args[0].name not in made
+              and all(map(invariant, st.args[1:-1]))]
     if not accums:
         return [], loop, []
     other: set[str] = set()  # arrays the loop uses other than as the target of an accum
