@@ -15,7 +15,7 @@ from typing import Callable
 
 from ..errors import PyadTypeError
 from ..pytree import NONE
-from .context import Lazy, arith, unify
+from .context import DynList, Lazy, RangeVal, SliceVal, arith, unify
 from .exprs import CMPOPS
 from .functions import SPELLINGS, arity
 from .refusals import INSTEAD
@@ -77,9 +77,11 @@ class ArrayOps:
         array value is copied first, so overlapping source and destination behave as in
         NumPy."""
         arrays = self.lw.arrays
-        if isinstance(value, tuple):
-            raise self.ctx.error(node, "cannot assign a tuple into an array", cls=PyadTypeError)
-        if isinstance(value, Var) and is_array(value.type):
+        if isinstance(value, (DynList, RangeVal)):
+            value = arrays.array(value, node)
+        elif isinstance(value, tuple) and not isinstance(value, SliceVal):
+            value = self.lw.creation.stacked(list(value), node)   # `Y[i + 1, :] = [a, b]`
+        elif isinstance(value, Var) and is_array(value.type):
             value = arrays.copy_array(value)
         elif isinstance(value, Lazy):
             value = self.materialize(value)

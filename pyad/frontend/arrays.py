@@ -15,7 +15,7 @@ from ..pytree import NONE, Record
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
 from .context import Lazy, Static, location_of
-from .context import DynList, PyList, SliceVal
+from .context import DynList, PyList, RangeVal, SliceVal
 from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndim_of
 from ..ir.loops import for_each
 
@@ -40,6 +40,10 @@ def numpy_module(obj) -> str | None:
     return {"numpy": "", "numpy.linalg": "linalg."}.get(name)
 
 
+#: values NumPy takes wherever it takes an array (np.asarray of them): lists and ranges
+ARRAY_LIKE = (PyList, DynList, RangeVal)
+
+
 class ArrayLowering:
     """Array expressions and statements (see the module docstring); one per function body."""
 
@@ -53,6 +57,8 @@ class ArrayLowering:
         v = self.lw.arrayops.materialize(v)
         if isinstance(v, DynList):
             return self.lw.lists.to_array(v)
+        if isinstance(v, RangeVal):
+            return self.lw.iteration.range_array(v)
         if isinstance(v, PyList) and v:
             return self.lw.creation.stacked(list(v), node)
         if isinstance(v, Record):  # a container: stored into, or a method called
@@ -156,7 +162,7 @@ class ArrayLowering:
             if isinstance(values.get(id(it)), SliceVal):   # a slice object: lo:hi:step
                 items[k] = self._slice_item(it, values.pop(id(it)), values)
         for it in items:   # a list of indices (`a[[0, 2]]`) is an index array
-            if id(it) in values and isinstance(values[id(it)], (PyList, DynList)):
+            if id(it) in values and isinstance(values[id(it)], ARRAY_LIKE):
                 values[id(it)] = self.array(values[id(it)], it)
         if any(ops.is_arrayish(v) for v in values.values()):
             return {k: ops.materialize(v) for k, v in values.items()}
@@ -288,7 +294,7 @@ class ArrayLowering:
         if name in prelude.NAMES:  # written in the compiled subset: a helper's call
             if name not in prelude.SEQUENCES and any(
                     isinstance(a, (ast.List, ast.ListComp)) or isinstance(a, ast.Name) and
-                   isinstance(self.ctx.env.get(a.id), (PyList, DynList)) for a in node.args):
+                   isinstance(self.ctx.env.get(a.id), ARRAY_LIKE) for a in node.args):
                 return self._with_lists_as_arrays(name, node)
             fn = getattr(prelude, name.replace(".", "_"))   # np.linalg.x: linalg_x
             return self.lw.calls.user_call(Static(fn, f"np.{name}"), node)
@@ -300,7 +306,7 @@ class ArrayLowering:
             self.lw.arrayops.function(name, node, [])
         args = [self.argument(a, name) for a in node.args]
         stop = _SHAPE_ARGS.get(name, len(args))
-        args = [self.array(v, a) if k < stop and isinstance(v, (PyList, DynList)) else v
+        args = [self.array(v, a) if k < stop and isinstance(v, ARRAY_LIKE) else v
                 for k, (v, a) in enumerate(zip(args, node.args))]
         if name in _CREATE:
             return self.create(name, node, args)
@@ -314,7 +320,7 @@ class ArrayLowering:
         for a in node.args:
             tmp = ctx.temp("arg")
             v = self.lw.exprs.expr(a)
-            ctx.env[tmp] = self.array(v, a) if isinstance(v, (PyList, DynList)) else v
+            ctx.env[tmp] = self.array(v, a) if isinstance(v, ARRAY_LIKE) else v
             temps.append(tmp)
             args.append(ast.Name(tmp, ast.Load(), **location_of(a)))
         try:

@@ -246,27 +246,36 @@ class Composites:
 
     # ------------------------------------------------------------------ statistics
     def cov(self, node: ast.Call, args: list, kw: dict):
-        """np.cov(m, rowvar=True, bias=False, ddof=None): each row of `m` a variable (each
-        column with rowvar=False), xc @ xc.T / (N - ddof) with xc the centred rows; a 1-D
-        `m` is one variable, its variance a number (NumPy: a 0-D array)."""
+        """np.cov(m, y=None, rowvar=True, bias=False, ddof=None): each row of `m` a variable
+        (each column with rowvar=False), xc @ xc.T / (N - ddof) with xc the centred rows; a
+        1-D `m` is one variable, its variance a number (NumPy: a 0-D array); `y`'s
+        variables come after `m`'s."""
         self._kw(node, kw, ("rowvar", "bias", "ddof"))
-        if len(args) != 1:
-            raise self.ctx.error(node, "np.cov takes one array here", cls=PyadTypeError,
-                                 hint="stack the variables into one: np.cov(np.vstack([x, y]))")
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else "cov"
+        if len(args) not in (1, 2):
+            raise self.ctx.error(node, f"np.{name} takes one or two arrays", cls=PyadTypeError)
         nf, ops, arrays = self.lw.numpyfuncs, self.lw.arrayops, self.lw.arrays
         rowvar = nf.const(kw, "rowvar", True, (bool,), "True or False")
         bias = nf.const(kw, "bias", False, (bool,), "True or False")
         ddof = nf.const(kw, "ddof", None, (int, type(None)), "a constant integer")
         ddof = (0 if bias else 1) if ddof is None else ddof
-        a = arrays.array(ops.materialize(args[0]), node)
-        nd = ndim_of(a.type)
         b = self.ctx.b
+        parts = [arrays.array(ops.materialize(v), node) for v in args]
+        if any(ndim_of(p.type) not in (1, 2) for p in parts):
+            raise self.ctx.error(node, f"np.{name} takes 1-D or 2-D arrays", cls=PyadTypeError)
+        if len(parts) == 1:
+            a = parts[0]
+        else:   # np.cov(x, y): y's variables after x's, as rows (NumPy's concatenation)
+            a = self.lw.creation.concatenate([
+                b.emit("view", p, *self.lw.indexing.whole(arrays.dims(p)), attrs=("ns",))
+                if ndim_of(p.type) == 1 else p if rowvar else b.emit("transpose", p)
+                for p in parts], 0, node)
+            rowvar = True
+        nd = ndim_of(a.type)
         if nd == 1:
             x = b.emit("view", a, *self.lw.indexing.whole(arrays.dims(a)), attrs=("ns",))
-        elif nd == 2:
-            x = a if rowvar else b.emit("transpose", a)
         else:
-            raise self.ctx.error(node, "np.cov takes a 1-D or 2-D array", cls=PyadTypeError)
+            x = a if rowvar else b.emit("transpose", a)
         xc = ops.materialize(ops.binop(ast.Sub(), x, ops.reduce("mean", x, (1,), node,
                                                                  keepdims=True), node))
         n = b.tofloat(b.sub(arrays.dims(xc)[1], b.const(ddof, I64)))

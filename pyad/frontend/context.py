@@ -230,6 +230,10 @@ _HINTS = {
              "(IndexError, ZeroDivisionError, ...) raises at the call, naming your line",
     ast.TryStar: "compiled code handles no exceptions: remove the try",
     ast.Match: "write the cases as an if/elif chain",
+    ast.Import: "move the import to the top of the module (names it binds there are read "
+                "when compiling)",
+    ast.ImportFrom: "move the import to the top of the module (names it binds there are "
+                    "read when compiling)",
 }
 
 

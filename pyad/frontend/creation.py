@@ -8,7 +8,7 @@ import ast
 
 from ..errors import PyadTypeError
 from . import dtypes, permute
-from .context import DynList
+from .context import DynList, RangeVal, SliceVal
 from ..ir.loops import for_range
 from ..ir.nodes import BOOL, F64, I64, Var, elem_type, ndim_of
 from .context import Lazy
@@ -71,9 +71,9 @@ class Creation:
         arrays = self.lw.arrays
         if not isinstance(src, (ast.List, ast.Tuple)):
             v = self.lw.arrayops.materialize(self.lw.exprs.expr(src))
-            if isinstance(v, DynList):
-                return self.lw.lists.to_array(v)
-            if isinstance(v, tuple):
+            if isinstance(v, (DynList, RangeVal)):
+                return arrays.array(v, src)
+            if isinstance(v, tuple) and not isinstance(v, SliceVal):
                 return self._stack(list(v), node, kw)
             a = arrays.array(v, src)
             return a if node.func.attr == "asarray" else arrays.copy_array(a)
@@ -94,8 +94,9 @@ class Creation:
         if not items:   # NumPy's float64 (or the dtype given), of length 0
             elem = dtypes.dtype_kw(self.lw, _only_dtype(node), F64) if "dtype" in kw else F64
             return arrays.new_array(elem, [b.const(0, I64)])
-        rows = [self._stack(list(it), node, kw) if isinstance(it, tuple) else it
-                for it in items]
+        rows = [arrays.array(it, node) if isinstance(it, (DynList, RangeVal))
+                else self._stack(list(it), node, kw) if isinstance(it, tuple)
+                and not isinstance(it, SliceVal) else it for it in items]
         odd = next((r for r in rows if not isinstance(r, Var)), None)
         if odd is not None:   # a function, a string, None: NumPy would make an object array
             what = "a function" if callable(odd) or hasattr(odd, "node") else repr(odd)
@@ -151,7 +152,7 @@ class Creation:
                 raise self.ctx.error(node, f"np.{name} takes an integer axis",
                                      cls=PyadTypeError)
             ops = self.lw.arrayops
-            return self._concatenate([arrays.array(ops.materialize(self.lw.numpyfuncs.flat(
+            return self.concatenate([arrays.array(ops.materialize(self.lw.numpyfuncs.flat(
                 ops.lift(p))), src) for p in parts], 0, node)
         if name == "vstack" and len({ndim_of(p.type) for p in parts}) > 1:
             # NumPy's np.atleast_2d of each part: a 1-D part is a row
@@ -171,7 +172,7 @@ class Creation:
             raise self.ctx.error(node, f"axis {axis} is out of bounds for {nd}-D arrays",
                                  cls=PyadTypeError)
         axis %= nd
-        return self._concatenate(parts, axis, node)
+        return self.concatenate(parts, axis, node)
 
     def block(self, node: ast.Call, kw: dict) -> Var:
         """np.block(nested lists of arrays): NumPy's rule. With lists nested d deep, every
@@ -196,7 +197,7 @@ class Creation:
             if not isinstance(t, list):
                 return promoted(t)
             parts = [join(c, level + 1) for c in t]
-            return self._concatenate(parts, nd - depth + level - 1, node)
+            return self.concatenate(parts, nd - depth + level - 1, node)
         return join(tree, 1)
 
     def _nested(self, e: ast.expr):
@@ -244,7 +245,7 @@ class Creation:
         return self.lw.arrayops.materialize(
             permute.reordered(self.lw, whole, perm, f"np.stack(xs, axis={k})"))
 
-    def _concatenate(self, parts: list[Var], axis: int, node: ast.AST) -> Var:
+    def concatenate(self, parts: list[Var], axis: int, node: ast.AST) -> Var:
         b, arrays = self.ctx.b, self.lw.arrays
         dims = [arrays.dims(p) for p in parts]
         total = dims[0][axis]

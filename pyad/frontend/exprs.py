@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import PyadSyntaxError, PyadTypeError
 from . import dictiter, dtypes, records
-from .context import DynList, PyList, RangeVal, Static, Undefined, Value, arith, unify
+from .context import DynList, PyList, RangeVal, SliceVal, Static, Undefined, Value, arith, unify
 from .closures import FuncRef, Partial, is_function
 from .lists import is_list
 from ..ir.nodes import BOOL, F64, I64, Block, If, Var, is_array
@@ -267,9 +267,12 @@ class Expressions:
         if _is_tuple(a) or _is_tuple(b) or (is_list(a) or is_list(b)) and not (
                 ops.is_arrayish(a) or ops.is_arrayish(b)):
             return self.tuple_binop(op, a, b, node)
-        if (ops.is_arrayish(a) or ops.is_arrayish(b)) and (is_list(a) or is_list(b)):
-            # NumPy makes a list operand of an array operator an array: `x * [1.0, -1.0]`
-            a, b = (self.lw.arrays.array(v, node) if is_list(v) else v for v in (a, b))
+        if (ops.is_arrayish(a) or ops.is_arrayish(b)) and any(
+                is_list(v) or isinstance(v, RangeVal) for v in (a, b)):
+            # NumPy makes a list (or range) operand of an array operator an array:
+            # `x * [1.0, -1.0]`, `x * range(n)`
+            a, b = (self.lw.arrays.array(v, node) if is_list(v) or isinstance(v, RangeVal)
+                    else v for v in (a, b))
         if isinstance(op, ast.MatMult) and (ops.is_arrayish(a) or ops.is_arrayish(b)):
             return self.lw.products.dot(a, b, node, batched=True)
         if type(op) in BINOPS and (ops.is_arrayish(a) or ops.is_arrayish(b)):
@@ -446,8 +449,12 @@ class Expressions:
             raise self.ctx.error(node, "a function cannot be used as a number here",
                                  hint="call it", cls=PyadTypeError)
         if isinstance(v, tuple):
-            raise self.ctx.error(node, "a tuple cannot be used as a number here",
-                                 hint="unpack it first: `a, b = t`, or index it: `t[0]`",
+            what = {RangeVal: "range", SliceVal: "slice", PyList: "list", DynList: "list"}.get(
+                type(v), "tuple")
+            raise self.ctx.error(node, f"a {what} cannot be used as a number here",
+                                 hint="unpack it first: `a, b = t`, or index it: `t[0]`"
+                                 + ("; for NumPy's arithmetic on it, np.array(...) it"
+                                    if what in ("range", "list") else ""),
                                  cls=PyadTypeError)
         if isinstance(v, Record):
             raise records.not_a_number(self.ctx, v, node)

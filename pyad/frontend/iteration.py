@@ -131,6 +131,15 @@ class Iteration:
         j = b.emit("normidx", ctx.convert(k, I64), self.range_length(r), attrs=(0,), type=I64)
         return b.add(r[0], b.mul(j, r[2]))
 
+    def range_array(self, r: RangeVal) -> Var:
+        """The items of `r` as a new int64 array (`np.array(range(n))`, `a[range(n), y]`)."""
+        start, _, step = r
+        n = self.range_length(r)
+        out = self.lw.arrays.new_array(I64, [n])
+        self.lw.arrayops.each([n], lambda idx: self.ctx.b.emit(
+            "store", out, idx[0], self.ctx.b.add(start, self.ctx.b.mul(idx[0], step))))
+        return out
+
     def range_value(self, node: ast.Call) -> RangeVal:
         start, stop, step, _ = self.lw.loops.range_args(node)
         return RangeVal((start, stop, step))

@@ -52,8 +52,8 @@ from .norms import Norms
 from .linalg import LinearAlgebra
 from .numpyfuncs import NumpyFunctions
 from .indexing import Indexing
-from .context import APPENDED, Context, DynList, PyList, Source, Value, location_of, \
-    parameters
+from .context import APPENDED, Context, DynList, PyList, RangeVal, SliceVal, Source, Value, \
+    location_of, parameters
 from .recover import display_name
 from .exprs import Expressions
 from .functions import Functions
@@ -219,9 +219,12 @@ class Lowering:
 
     def returned(self, v: Value) -> Value:
         """The compiled function's result: lists come back as lists (fixed length) or as
-        arrays (run-time length: the items stacked)."""
-        if isinstance(v, DynList):
-            return self.lists.to_array(v)
+        arrays (run-time length: the items stacked); a range as the array of its items."""
+        if isinstance(v, (DynList, RangeVal)):   # a range: its items, as a list of them
+            return self.arrays.array(v, self.fdef)
+        if isinstance(v, SliceVal):
+            raise self.ctx.error(self.fdef, "a compiled function cannot return a slice",
+                                 cls=PyadTypeError, hint="return its bounds as numbers")
         if isinstance(v, PyList):
             return pytree.Record("list", None, (), tuple(self.returned(x) for x in v))
         if isinstance(v, pytree.Record):

@@ -18,6 +18,10 @@ from ..ir.nodes import F64, I64, Var, ndim_of
 from .context import Lazy, arith, unify
 
 
+#: functions whose `dtype=` is the type they accumulate in (`np.cumsum(x, dtype=float)`)
+_DTYPE_ARGS = ("var", "std", "cumsum", "cumprod", "cumulative_sum", "cumulative_prod")
+
+
 class NumpyFunctions:
     """See the module docstring; one per function body."""
 
@@ -30,6 +34,8 @@ class NumpyFunctions:
         self.ctx = lw.ctx
 
     def call(self, name: str, node: ast.Call, args: list, kw: dict):
+        if "dtype" in kw and name in _DTYPE_ARGS:   # the operand converted, as for np.sum
+            args = [self.lw.reductions.operand(args[0], kw.pop("dtype"), node)] + args[1:]
         return getattr(self, name)(node, args, kw)
 
     # ------------------------------------------------------------------ helpers
@@ -155,7 +161,7 @@ class NumpyFunctions:
         ends = {k: self._end(a, self.lw.exprs.expr(kw[k]), axis, kw[k]) for k in
                 ("prepend", "append") if k in kw}
         if ends:
-            a = self.lw.creation._concatenate(
+            a = self.lw.creation.concatenate(
                 [ends[k] for k in ("prepend",) if k in ends] + [a] +
                 [ends[k] for k in ("append",) if k in ends], axis, node)
         ix = self.lw.indexing

@@ -44,7 +44,7 @@ class Reductions:
                  "min": ("initial", "where")}.get(kind, ("initial", "where", "dtype"))
         extra = {k: kw.pop(k) for k in taken if k in kw}
         axes, keepdims = ops._axis(kw, node, args)
-        args = [self._operand(args[0], extra.get("dtype"), node)] + args[1:]
+        args = [self.operand(args[0], extra.get("dtype"), node)] + args[1:]
         init = where = None
         if "initial" in extra:
             init = ex.scalar(ex.expr(extra["initial"]), extra["initial"])
@@ -70,7 +70,7 @@ class Reductions:
             return ops.elementwise(lambda x: self.ctx.convert(x, BOOL), [r], node)
         return r
 
-    def _operand(self, v, dtype: ast.expr | None, node: ast.Call):
+    def operand(self, v, dtype: ast.expr | None, node: ast.Call):
         """The reduced value: a list or tuple of numbers or arrays stacked into an array
         (`np.prod(a.shape)`, `np.max([x, y])`), converted to `dtype=` if given."""
         if type(v) is tuple:

@@ -11,6 +11,13 @@ INSTEAD = {
     "trapz": "np.trapezoid (NumPy 2's name)",
     "tolist": "iterate over the array (for v in a) or index it",
     "bincount": "np.add.at(counts, x, 1) into counts = np.zeros(n, dtype=int)",
+    "append": "np.append copies the whole array each time: allocate once (y = np.zeros(n)) "
+              "and assign y[i] = v, or collect a list and call np.array(list) at the end",
+    "insert": "np.concatenate((x[:i], [v], x[i:])) (np.concatenate(([v], x)) at the front)",
+    "vectorize": "call the function on the whole array (NumPy's operators and functions "
+                 "work element by element), or loop over the elements",
+    "apply_along_axis": "write the function of a row and loop over the rows, or use the "
+                        "axis= argument of the reduction",
     "piecewise": "np.select([c1, c2], [f1(x), f2(x)], default) or nested np.where (each "
                  "function of the whole array)",
 }
@@ -28,6 +35,11 @@ FUNCTIONS_INSTEAD = {
     "factorial": "write math.gamma(n + 1) (a float), or multiply in a loop into a float "
                  "(ints are 64-bit: 21! does not fit)",
     "comb": "write math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1))",
+    "combinations": "write the pairs as nested loops: for i in range(n): for j in range(i + 1, "
+                    "n)",
+    "product": "write nested loops (for a in xs: for b in ys:)",
+    "reduce": "write the loop: acc = x[0]; for v in x[1:]: acc = f(acc, v) (or np.prod, "
+              "np.sum, ... of the array)",
     "isinstance": "types are fixed when compiling: branch on the value instead (or write "
                   "one function per type)",
     "zip": "zip works where it is iterated (`for a, b in zip(x, y):`, a comprehension) "

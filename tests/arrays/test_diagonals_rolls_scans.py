@@ -150,7 +150,7 @@ def test_clip_with_one_bound(shape):
     ("np.roll(x, (1, 2))", "np.roll without an axis takes one shift"),
     ("np.roll(x, (1, 2, 3), axis=(0, 1))", "shift and axis have different lengths"),
     ("np.cumulative_sum(x)", "needs an axis"),
-    ("np.cov(x, x)", "np.cov takes one array"),
+    ("np.cov(x[None])", "np.cov takes 1-D or 2-D arrays"),
 ])
 def test_what_numpy_refuses_is_refused_at_the_call(src, message, tmp_path):
     assert_refused(tmp_path, "x", f"np.sum({src})", (np.ones((2, 3)),), message)
