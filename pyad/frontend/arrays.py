@@ -29,7 +29,8 @@ _IN_PLACE_REFUSED = ("partition", "resize", "put", "itemset", "setfield", "bytes
 _SHAPE_ARGS = {"reshape": 1, "tile": 1, "repeat": 1, "broadcast_to": 1, "roll": 1,
                "transpose": 1, "swapaxes": 1, "moveaxis": 1, "zeros": 0, "ones": 0,
                "empty": 0, "full": 0, "select": 0, "unravel_index": 1, "split": 1,
-               "array_split": 1, "hsplit": 1, "vsplit": 1, "dsplit": 1, "pad": 1}
+               "array_split": 1, "hsplit": 1, "vsplit": 1, "dsplit": 1, "pad": 1,
+               "percentile": 1, "quantile": 1}   # a list of q: one result each
 _CREATE = ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
            "full_like", "copy")
 

@@ -23,7 +23,7 @@ from ..errors import PyadTypeError
 from .arrays import numpy_module
 from .context import PyList, RangeVal, SliceVal, Static, Value, arith, location_of, unify
 from .lists import is_list
-from .refusals import FUNCTIONS_INSTEAD
+from .refusals import FUNCTIONS_INSTEAD, RANDOM_INSTEAD
 from .closures import FuncRef, is_function
 from ..ir.nodes import F64, I64, Var, is_array, ndim_of
 from ..ir.ops import OPS, OpDef
@@ -270,7 +270,8 @@ class Functions:
         spelling = spelling_of(fn.obj)
         if spelling is None and fn.obj not in (*_COMPOSED, len):
             raise ctx.error(node.func, f"call to unsupported function `{fn.name}`", hint=(
-                FUNCTIONS_INSTEAD.get(getattr(fn.obj, "__name__", None)) or "pyad supports "
+                RANDOM_INSTEAD if fn.name.startswith(("np.random.", "numpy.random.", "random."))
+                else FUNCTIONS_INSTEAD.get(getattr(fn.obj, "__name__", None)) or "pyad supports "
                 "abs/min/max/float/int/bool/pow, the math functions of docs/python.md, "
                 "numpy's array functions, and Python functions of your own"))
         raw = [ex.expr(a) for a in node.args]

@@ -48,3 +48,8 @@ FUNCTIONS_INSTEAD = {
     "enumerate": "enumerate works where it is iterated: `for i, v in enumerate(xs):` or a "
                  "comprehension",
 }
+
+#: random numbers (np.random.*, random.*) -> what to write instead
+RANDOM_INSTEAD = ("draw the random numbers outside and pass them in as an argument (eps = "
+                  "rng.normal(size=n) before the call): the gradient is then the one for those "
+                  "draws, as in JAX, where keys are passed in")

@@ -12,7 +12,7 @@ import ast
 from ..errors import PyadTypeError
 from ..ir.loops import for_range, while_loop
 from ..ir.nodes import BOOL, F64, I64, Var, is_array, ndim_of
-from .context import Lazy
+from .context import DynList, Lazy, RangeVal, SliceVal
 
 
 class Sorting:
@@ -241,7 +241,7 @@ class Sorting:
     def quantile(self, name: str, node: ast.Call, args: list, kw: dict):
         """np.median(a, axis, keepdims), np.percentile(a, q, axis, keepdims),
         np.quantile(...): `q` one number (ValueError at run time outside [0, 100] or
-        [0, 1], or nan). The reduced axes are gathered into the last one, which is sorted;
+        [0, 1], or nan), or a list or tuple of them (the results stacked, q's axis first). The reduced axes are gathered into the last one, which is sorted;
         the result interpolates between the sorted elements at floor(q (n - 1)) and the
         next (NumPy's method="linear"; the median is the mean of the middle two)."""
         nf, ops, arrays = self.lw.numpyfuncs, self.lw.arrayops, self.lw.arrays
@@ -263,12 +263,26 @@ class Sorting:
             range(nd) if axis is None else axis if isinstance(axis, tuple) else (axis,)))
         if len(set(axes)) != len(axes):
             raise self.ctx.error(node, "duplicate value in axis", cls=PyadTypeError)
-        q = self._checked_q(name, args[1], node.args[1]) if nq else None
+        qs = args[1] if nq else None
+        several = isinstance(qs, tuple) and not isinstance(qs, (DynList, RangeVal, SliceVal))
         s = ops.materialize(self.sorted(self._gathered(a, axes), nd - len(axes)))
         b = self.ctx.b
         n = arrays.dims(s)[-1]
         b.emit("raise_if", b.eq(n, b.const(0, I64)), attrs=(
             "ValueError", f"np.{name} of an empty array"))
+        if not several:
+            q = self._checked_q(name, qs, node.args[1]) if nq else None
+            return self._interpolated(s, n, q, nd, axes, keepdims)
+        # a list or tuple of q: one result per q, stacked (NumPy: q's axis first)
+        parts = [ops.materialize(self._interpolated(s, n, self._checked_q(name, q, node.args[1]),
+                                                     nd, axes, keepdims)) for q in qs]
+        return self.lw.creation.stacked(parts, node)
+
+    def _interpolated(self, s: Var, n: Var, q: Var | None, nd: int, axes: list[int],
+                      keepdims: bool):
+        """The quantile `q` (a fraction; None: the median) of each lane of the sorted `s`
+        (its last axis, of length n)."""
+        b, ops = self.ctx.b, self.lw.arrayops
         one = b.const(1, I64)
         if q is None:
             lo, hi = b.floordiv(b.sub(n, one), b.const(2, I64)), b.floordiv(n, b.const(2, I64))
@@ -289,7 +303,7 @@ class Sorting:
             nan = for_range(bb, n, [bb.const(False, BOOL)], lambda b2, k, acc: [b2.select(
                 b2.ne(*2 * [b2.emit("load", s, *idx, k)]), b2.const(True, BOOL), acc[0])])[0]
             return bb.select(nan, bb.const(float("nan")), r)
-        kept = arrays.dims(s)[:-1]
+        kept = self.lw.arrays.dims(s)[:-1]
         r = Lazy(F64, kept, at) if kept else at([])
         if not keepdims:
             return r
@@ -320,8 +334,8 @@ class Sorting:
         ctx = self.ctx
         b = ctx.b
         if not isinstance(q, Var) or is_array(q.type):
-            raise ctx.error(node, f"np.{name}: q must be one number", cls=PyadTypeError,
-                            hint="call it once per q")
+            raise ctx.error(node, f"np.{name}: q must be a number or a list of numbers",
+                            cls=PyadTypeError, hint="for an array of q, call it once per q")
         q = ctx.convert(q, F64)
         top = 100.0 if name == "percentile" else 1.0
         bad = b.select(b.lt(q, b.const(0.0)), b.const(True, BOOL),

@@ -152,7 +152,7 @@ def test_interp_with_one_knot_has_no_nan_gradient():
     ("np.interp(x, x[0], x[0], scale=2.0)", "unsupported keyword argument `scale`"),
     ("np.median(x, axis=(0, 0))", "duplicate value in axis"),
     ("np.median(x, axis=2)", "axis 2 is out of bounds"),
-    ("np.percentile(x, x)", "np.percentile: q must be one number"),
+    ("np.percentile(x, x)", "np.percentile: q must be a number or a list of numbers"),
     ("np.quantile(x, 0.5, method='nearest')", "method='linear'"),
 ])
 def test_what_is_not_supported_is_refused_at_the_call(src, message, tmp_path):

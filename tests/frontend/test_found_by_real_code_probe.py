@@ -249,3 +249,32 @@ def test_the_refusal_says_what_to_write_instead(fn, hint):
         pyad.jit_grad(fn)(arg)
     assert hint in str(info.value)
     assert f"{__file__.rsplit('/', 1)[-1]}:" in str(info.value)   # located in this file
+
+
+# -------------------------------------------------------------------- a list of quantiles
+
+def interquartile_range(x):
+    lo, hi = np.percentile(x, [25, 75])
+    return hi - lo + np.median(x)
+
+
+def quantiles_of_columns(X):
+    return np.sum(np.percentile(X, (10, 50), axis=0) ** 2) \
+        + np.sum(np.quantile(X, [0.25, 0.75], axis=1, keepdims=True) * np.arange(3.0)[:, None])
+
+
+@pytest.mark.parametrize("fn, args", [(interquartile_range, (RNG.normal(size=7),)),
+                                      (quantiles_of_columns, (RNG.normal(size=(3, 5)),))],
+                         ids=["interquartile_range", "quantiles_of_columns"])
+def test_a_list_of_quantiles_gives_one_result_each(fn, args):
+    check_against_python(fn, *args)
+
+
+def random_inside(x):
+    rng = np.random.default_rng(0)
+    return np.sum(x * rng.normal(size=x.shape))
+
+
+def test_random_numbers_inside_are_refused_with_what_to_write():
+    with pytest.raises(pyad.PyadSyntaxError, match="pass them in as an argument"):
+        pyad.jit_grad(random_inside)(X)
