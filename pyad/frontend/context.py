@@ -268,7 +268,7 @@ class Context:
         self.closure_node: ast.AST | None = None   # the lambda or def being inlined
         #: int literals of the source by the name of their const value (shared with the
         #: bodies inlined into this one): a helper's `axis` parameter is known at compile time
-        self.literals: dict[str, int] = parent.literals if parent is not None else {}
+        self.literals: dict[str, int] = parent.literals if parent is not None else {}  # bools too
         #: rows copied out of a list of run-time length (lists.item), by name: the writes
         #: that made the copy, and where the row was read (a later write into the copy
         #: would not reach the list, so lower.py refuses it); shared like `literals`

@@ -159,7 +159,9 @@ class Expressions:
         if value is None:   # a compile-time value: `w is None` is decided when compiling
             return NONE
         if isinstance(value, bool):
-            return b.const(value, BOOL)
+            v = b.const(value, BOOL)
+            self.ctx.literals[v.name] = value   # keepdims=keepdims in a helper stays constant
+            return v
         if isinstance(value, int):
             if not -2**63 <= value < 2**63:
                 raise self.ctx.error(node, "integer constant does not fit in 64 bits")

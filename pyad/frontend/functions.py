@@ -17,7 +17,7 @@ import functools
 import math
 from typing import Any
 
-from . import records
+from . import records, special
 from ..pytree import NONE, Record
 from ..errors import PyadTypeError
 from .arrays import numpy_module
@@ -203,6 +203,11 @@ class Functions:
         spelling = numpy_spelling(fn.obj)
         if spelling is not None:
             return self.lw.arrays.numpy_call(spelling, node)
+        name = special.name_of(fn.obj)
+        if name in special.ROWS:
+            return special.row_call(self.lw, name, node)
+        if name is not None:
+            return self.lw.calls.user_call(Static(getattr(special, name), fn.name), node)
         return self.library_call(fn, node)
 
     def slice_value(self, node: ast.Call) -> SliceVal:

@@ -1,4 +1,4 @@
-"""NumPy, math and scipy.special functions pyad does not have, with what to write instead:
+"""NumPy and math functions pyad does not have, with what to write instead:
 the hints of the located errors that refuse them (arrayops.py, functions.py). The refused
 parts of np.linalg are in linalg.py."""
 from __future__ import annotations
@@ -22,16 +22,8 @@ INSTEAD = {
                  "function of the whole array)",
 }
 
-#: other functions (by __name__: math's, scipy.special's) -> what to write instead
+#: other functions (by __name__) -> what to write instead
 FUNCTIONS_INSTEAD = {
-    "expit": "write 1.0 / (1.0 + np.exp(-x)) (or the math version for a number)",
-    "logsumexp": "write np.logaddexp.reduce(x, axis) (or m + np.log(np.sum(np.exp(x - m))) "
-                 "with m = np.max(x))",
-    "softmax": "write e = np.exp(x - np.max(x, axis, keepdims=True)); e / np.sum(e, axis, "
-               "keepdims=True)",
-    "log_softmax": "write x - np.logaddexp.reduce(x, axis, keepdims=True)",
-    "logit": "write np.log(p / (1.0 - p))",
-    "gammaln": "write math.lgamma(x) (numbers)",
     "factorial": "write math.gamma(n + 1) (a float), or multiply in a loop into a float "
                  "(ints are 64-bit: 21! does not fit)",
     "comb": "write math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1))",
