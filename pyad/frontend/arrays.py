@@ -397,8 +397,23 @@ class ArrayLowering:
         return b.emit("load", a, *[b.const(0, I64)] * ndim_of(a.type))
 
     # ------------------------------------------------------------------ creation
+    def known_items(self, v, node: ast.AST, what: str = "a shape") -> list:
+        """The items of `v` where their number must be known when compiling (a shape, the
+        arguments of a call): a tuple's or list's items, the items of a range whose bounds
+        are known, or the one value."""
+        if isinstance(v, RangeVal):
+            known = self.ctx.literals
+            if not all(b.name in known for b in v):
+                raise self.ctx.error(node, f"{what} given as a range needs bounds known when "
+                                     "compiling", cls=PyadTypeError, hint="give a tuple of ints")
+            return [self.lw.exprs.constant(k, node) for k in range(*(known[b.name] for b in v))]
+        if isinstance(v, (DynList, SliceVal)):
+            raise self.ctx.error(node, f"{what} is a tuple (its length known when compiling)",
+                                 cls=PyadTypeError)
+        return list(v) if isinstance(v, tuple) else [v]
+
     def shape_arg(self, v, node: ast.AST) -> list[Var]:
-        dims = list(v) if isinstance(v, tuple) else [v]
+        dims = self.known_items(v, node)
         if not 1 <= len(dims) <= 3:
             raise self.ctx.error(node, "arrays have 1 to 3 dimensions", cls=PyadTypeError)
         out = []

@@ -30,7 +30,8 @@ from ..custom import CustomVJP, stop_gradient
 from . import prelude
 from .custom import Rule
 from ..errors import PyadSyntaxError, PyadTypeError
-from .context import Static, parameters
+from .context import DynList, PyList, RangeVal, SliceVal, Static, parameters
+from ..pytree import Record
 from ..ir.nodes import F64, Block, Func, Var, is_array
 from .recursion import recursive_call
 
@@ -153,8 +154,15 @@ class CallLowering:
 
     def map_floats(self, v, f, node: ast.AST):
         """Apply `f` to every float in `v` (numbers, arrays elementwise, tuples)."""
+        if isinstance(v, (RangeVal, SliceVal)) or isinstance(v, Record) and not v.children:
+            return v   # ints, None, strings: no floats
+        if isinstance(v, DynList):
+            return v.rebuild((self.map_floats(v.buf, f, node), v.n))
+        if isinstance(v, Record):
+            return v.with_children(self.map_floats(x, f, node) for x in v.children)
         if isinstance(v, tuple):
-            return tuple(self.map_floats(x, f, node) for x in v)
+            items = [self.map_floats(x, f, node) for x in v]
+            return v.rebuild(items) if isinstance(v, PyList) else tuple(items)
         if is_array(v.type):
             ops = self.lw.arrayops
             return ops.materialize(ops.elementwise(

@@ -26,7 +26,7 @@ from typing import Any
 
 from .. import pytree
 from ..errors import PyadTypeError
-from .context import Static, located
+from .context import DynList, RangeVal, SliceVal, Static, located
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,7 +120,9 @@ class Closures:
         for a in args:
             if isinstance(a, ast.Starred):
                 v = mat(ex.expr(a.value))
-                if not isinstance(v, tuple):
+                if isinstance(v, RangeVal):   # `g(*range(3))`: its items, when known
+                    v = tuple(self.lw.arrays.known_items(v, a, "a starred range"))
+                if not isinstance(v, tuple) or isinstance(v, (DynList, SliceVal)):
                     raise ctx.error(a, "a starred argument must be a tuple or a list of "
                                     "fixed length", cls=PyadTypeError)
                 values.extend(v)

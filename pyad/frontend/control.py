@@ -21,7 +21,8 @@ from .. import pytree
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
 from . import dictstate, itemstore, raising, records
-from .context import Compound, DynList, PyList, RangeVal, SliceVal, Undefined, is_value, location_of, unify
+from .context import Compound, DynList, PyList, RangeVal, SliceVal, Undefined, is_value, \
+    location_of, unify
 from .lists import is_list
 from .closures import holds_code, is_function
 from .context import Lazy
@@ -303,6 +304,8 @@ class Statements:
         elif isinstance(target, (ast.Tuple, ast.List)):
             if isinstance(value, RangeVal):   # `i, j = range(2)`: its items
                 value = self.lw.arrays.array(value, target)
+            if isinstance(value, SliceVal):
+                raise self.lw.exprs.not_a_sequence(target)
             if any(isinstance(t, ast.Starred) for t in target.elts):
                 target, value = self.starred(target, value)
             elif isinstance(value, DynList) or isinstance(value, Var) and is_array(value.type):

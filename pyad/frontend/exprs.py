@@ -134,8 +134,18 @@ class Expressions:
             same = self.tuples_equal(left, right, node)
             return same if isinstance(node.ops[0], ast.Eq) else self.ctx.b.emit("not", same)
         if ops.is_arrayish(left) or ops.is_arrayish(right):
+            # NumPy compares an array with a list or range element by element
+            left, right = (self.lw.arrays.array(v, node) if is_list(v) or isinstance(
+                v, RangeVal) else v for v in (left, right))
             return ops.compare(node, left, right)
         return self.compare(node, self.scalar(left, node.left), 0, right)
+
+    def not_a_sequence(self, node: ast.AST):
+        """The error for a slice object used as a sequence (len, items, iteration,
+        unpacking): CPython raises TypeError; pyad keeps a slice as its three bounds."""
+        return self.ctx.error(node, "a slice object is not a sequence (CPython raises "
+                              "TypeError)", cls=PyadTypeError, hint="index with it (a[s]), or "
+                              "use range(start, stop, step)")
 
     def tuples_equal(self, left: tuple, right: tuple, node: ast.AST) -> Var:
         """`left == right` of two tuples, as CPython: the same length and equal items."""
@@ -249,6 +259,8 @@ class Expressions:
             return self.lw.iteration.range_item(base, node)
         if isinstance(base, Record):
             return records.subscript(self.ctx, base, node)
+        if isinstance(base, SliceVal):
+            raise self.not_a_sequence(node.value)
         i = constant_int(node.slice)
         if isinstance(base, tuple) and i is not None:
             if not -len(base) <= i < len(base):
@@ -465,6 +477,8 @@ class Expressions:
     def truth(self, v: Value, node: ast.AST) -> Var:
         if is_list(v):   # a list is true when it is not empty
             return self.ctx.b.gt(self.lw.lists.length(v), self.ctx.b.const(0, I64))
+        if isinstance(v, RangeVal):   # so is a range
+            return self.ctx.b.gt(self.lw.iteration.range_length(v), self.ctx.b.const(0, I64))
         v = self.scalar(v, node)
         if is_array(v.type):
             raise self.ctx.error(node, "the truth value of an array is ambiguous (NumPy "

@@ -414,6 +414,8 @@ class Functions:
             return self.lw.lists.length(raw[0])
         if isinstance(raw[0], RangeVal):
             return self.lw.iteration.range_length(raw[0])
+        if isinstance(raw[0], SliceVal):
+            raise self.lw.exprs.not_a_sequence(node.args[0])
         if isinstance(raw[0], tuple):
             return self.ctx.b.const(len(raw[0]), I64)
         if isinstance(raw[0], Record) and raw[0].kind == "str":   # known when compiling

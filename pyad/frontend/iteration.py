@@ -23,7 +23,7 @@ from typing import Callable
 from ..errors import PyadTypeError
 from . import dictiter
 from .control import BRK, CONT, RET, exits
-from .context import DynList, RangeVal
+from .context import DynList, RangeVal, SliceVal
 from .lists import is_list, mutated_lists
 from .loops import LoopSpec
 from ..ir.nodes import F64, I64, Var, is_array, ndim_of
@@ -94,6 +94,8 @@ class Iteration:
             start, _, step = v
             return Seq(n=self.range_length(v),
                        item=lambda k: self.ctx.b.add(start, self.ctx.b.mul(k, step)))
+        if isinstance(v, SliceVal):
+            raise self.lw.exprs.not_a_sequence(node)
         if isinstance(v, tuple):
             return Seq(items=list(v))
         if not isinstance(v, Var):

@@ -46,15 +46,22 @@ def mutated_lists(stmts: list[ast.stmt]) -> set[str]:
     for s in stmts:
         for node in ast.walk(s):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                    and node.func.attr in MUTATORS and isinstance(node.func.value, ast.Name):
-                out.add(node.func.value.id)
+                    and node.func.attr in MUTATORS and _root(node.func.value) is not None:
+                out.add(_root(node.func.value))   # `l.append`, `d["l"].append`: l, d
             elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) \
-                    and isinstance(node.value, ast.Name):
-                out.add(node.value.id)
+                    and _root(node.value) is not None:
+                out.add(_root(node.value))
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
                     and isinstance(node.op, (ast.Add, ast.Mult)):
                 out.add(node.target.id)
     return out
+
+
+def _root(e: ast.expr) -> str | None:
+    """The name an item chain starts from: `d` for `d["l"][0]`; None for other receivers."""
+    while isinstance(e, ast.Subscript):
+        e = e.value
+    return e.id if isinstance(e, ast.Name) else None
 
 
 def appends_per_trip(stmts: list[ast.stmt], name_: str) -> int | None:
@@ -86,6 +93,9 @@ class Lists:
     def __init__(self, lw) -> None:
         self.lw = lw
         self.ctx = lw.ctx
+        #: id(list of fixed length) -> (it, the DynList a loop made of it before running:
+        #: loops.py `promoted`), so that `extend` finds the list its loop changed
+        self.promotions: dict[int, tuple] = {}
 
     # ------------------------------------------------------------------ making lists
     def display(self, node: ast.List) -> PyList:
@@ -355,7 +365,7 @@ class Lists:
         return own
 
     def extend(self, lst, other: Value, node: ast.AST) -> Var:
-        if isinstance(other, tuple) and not isinstance(other, DynList):
+        if type(other) is tuple or isinstance(other, PyList):   # items known when compiling
             for v in other:
                 lst2 = self.appended(lst, v, node)
                 self.rebind(lst, lst2)
@@ -368,7 +378,8 @@ class Lists:
         self.run_scoped([ast.For(name(item, True), name(src), [ast.Expr(ast.Call(
             ast.Attribute(name(tmp), "append", ast.Load()), [name(item)], []))], [])],
             node, tmp, set())
-        self.rebind(lst, env.pop(tmp))
+        made = self.promotions.get(id(lst))   # the loop made `lst` a DynList, first
+        self.rebind(made[1] if made is not None and made[0] is lst else lst, env.pop(tmp))
         env.pop(src, None)
         return self.ctx.b.const(0, I64)
 

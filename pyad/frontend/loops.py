@@ -162,8 +162,10 @@ class Loops:
                 raise ctx.error(a, "range() arguments must be ints, not float",
                                 cls=PyadTypeError)
             args.append(ctx.convert(v, I64))
-        start, stop, step = (([ctx.b.const(0, I64)] + args) if len(args) == 1 else args) \
-            + ([] if len(args) == 3 else [ctx.b.const(1, I64)])
+        zero, one = ctx.b.const(0, I64), ctx.b.const(1, I64)
+        ctx.literals.update({zero.name: 0, one.name: 1})   # np.zeros(range(2, 4)): known
+        start, stop, step = ([zero] + args if len(args) == 1 else args) \
+            + ([] if len(args) == 3 else [one])
         literal_step = it.args[2].value if len(it.args) == 3 and isinstance(
             it.args[2], ast.Constant) else (1 if len(it.args) < 3 else None)
         if literal_step is None:
@@ -249,8 +251,10 @@ class Loops:
         found = exits(spec.body)
         targets = [ast.Assign([spec.counter[1]], ast.Constant(0))] if spec.counter else []
         stored = assigned(spec.body + targets)
-        stored |= {n for n in mutated_lists(spec.body) if is_list(self.ctx.env.get(n)) or (
-            isinstance(self.ctx.env.get(n), pytree.Record) and self.ctx.env[n].kind == "dict")}
+        stored |= {n for n in mutated_lists(spec.body) if is_list(self.ctx.env.get(n))
+                   or type(self.ctx.env.get(n)) is tuple   # `t[0].append(v)`, t a tuple
+                   or isinstance(self.ctx.env.get(n), pytree.Record)
+                   and self.ctx.env[n].kind == "dict"}
         self.refuse_other_holders(spec, stored)
         names = stored | (found - {CONT}) | ({RETVAL} if RET in found else set())
         if spec.counter:
@@ -313,6 +317,7 @@ class Loops:
             self.ctx.b.mul(spec.trips(), self.ctx.b.const(k, I64))
         new = lists.dynamic(tuple(start), spec.node, like, room)
         lists.rebind(start, new)
+        lists.promotions[id(start)] = (start, new)
         return True
 
     def changes_kind(self, spec: LoopSpec, n: str, end) -> Exception:
@@ -324,8 +329,14 @@ class Loops:
                                   "mark the first trip with a flag (`first = True`), or "
                                   "start the loop one trip later: `prev = x[0]` then "
                                   "`for i in range(1, n):`")
+        start = self.ctx.env.get(n)
+        inner = isinstance(start, (tuple, pytree.Record)) and not isinstance(start, DynList) \
+            and n in mutated_lists(spec.body)
         return self.ctx.error(spec.node, f"`{n}` changes shape or becomes undefined inside "
-                              "the loop")
+                              "the loop", hint="a list the loop appends to inside a container "
+                              f"(`{n}[...].append(v)`) cannot grow there: build it in a "
+                              f"variable and store it into `{n}` after the loop" if inner
+                              else "")
 
     def emit(self, spec: LoopSpec, carried: Carried) -> None:
         """Append the loop with the carried types found by `widen` (step 3)."""

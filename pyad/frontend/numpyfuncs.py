@@ -409,7 +409,7 @@ class NumpyFunctions:
         dimension may be -1); NumPy may return a view, pyad always a new array."""
         self.check(node, args, kw, tuple(range(2, 9)), ())
         a = self.lw.arrays.array(args[0], node.args[0] if node.args else node)
-        shape = list(args[1]) if len(args) == 2 and isinstance(args[1], tuple) else args[1:]
+        shape = self.lw.arrays.known_items(args[1], node) if len(args) == 2 else args[1:]
         b, ex = self.ctx.b, self.lw.exprs
         lz = self.lw.arrayops.lift(a)
         size = self.product(lz.dims)

@@ -47,7 +47,7 @@ class Positions:
                                                            "be a constant string") != "C":
             raise self.ctx.error(node, "np.unravel_index(order='F') is not supported",
                                  cls=PyadTypeError, hint="reverse the shape and the result")
-        shape = args[1] if isinstance(args[1], tuple) else (args[1],)
+        shape = tuple(self.lw.arrays.known_items(args[1], node))
         if not shape or not all(isinstance(d, Var) and d.type == I64 for d in shape):
             raise self.ctx.error(node, "np.unravel_index takes a shape tuple of ints",
                                  cls=PyadTypeError)

@@ -23,7 +23,7 @@ from typing import Any
 
 from .. import pytree
 from ..errors import PyadSyntaxError, PyadTypeError
-from .context import PyList, Static, Undefined
+from .context import DynList, PyList, RangeVal, Static, Undefined
 from ..ir.nodes import Var, is_array, ndim_of
 from ..pytree import NONE, Record
 
@@ -409,6 +409,8 @@ def static_truth(lw, test: ast.expr) -> bool | None:
             return all(parts) if isinstance(test.op, ast.And) else any(parts)
         case ast.Name():  # None, a tuple (`if rest:` for *rest) or a container
             v = _operand(lw, test)
+            if isinstance(v, (DynList, RangeVal)):
+                return None   # its length is known at run time (exprs.truth)
             if isinstance(v, tuple):
                 return bool(v)
             return bool(v.children) if isinstance(v, Record) else None

@@ -8,7 +8,7 @@ import ast
 
 from ..errors import PyadTypeError
 from ..ir.nodes import I64, Var, is_array, ndim_of
-from .context import PyList
+from .context import PyList, RangeVal
 
 #: the axis each function splits, by the array's rank (None: refused for that rank)
 _AXIS = {"hsplit": lambda nd: 1 if nd >= 2 else 0, "vsplit": lambda nd: 0 if nd >= 2 else None,
@@ -67,8 +67,11 @@ class Splits:
                 raise self.ctx.error(node, "number sections must be larger than 0.",
                                      cls=PyadTypeError)
             return known[v.name]
-        if isinstance(v, tuple) and all(isinstance(x, Var) and x.name in known
-                                        and isinstance(known[x.name], int) for x in v):
+        if isinstance(v, RangeVal):   # np.split(x, range(2, 6, 2)): its items
+            v = tuple(self.lw.arrays.known_items(v, node.args[1], "a range of indices"))
+        if (type(v) is tuple or isinstance(v, PyList)) and all(
+                isinstance(x, Var) and x.name in known and isinstance(known[x.name], int)
+                for x in v):
             return tuple(known[x.name] for x in v)
         raise self.ctx.error(node.args[1], "the number of sections, or the indices, must be "
                              "known when compiling (a literal, a tuple or list of them, or a "
