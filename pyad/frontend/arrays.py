@@ -15,7 +15,7 @@ from ..pytree import NONE, Record
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
 from .context import Lazy, Static, location_of
-from .context import DynList, PyList, RangeVal, SliceVal
+from .context import ARRAY_LIKE, DynList, PyList, RangeVal, SliceVal
 from ..ir.nodes import BOOL, F64, I64, Var, array_type, elem_type, is_array, ndim_of
 from ..ir.loops import for_each
 
@@ -39,10 +39,6 @@ def numpy_module(obj) -> str | None:
     """"" for the numpy module, "linalg." for numpy.linalg, None for anything else."""
     name = getattr(obj, "__name__", None) if isinstance(obj, type(ast)) else None
     return {"numpy": "", "numpy.linalg": "linalg."}.get(name)
-
-
-#: values NumPy takes wherever it takes an array (np.asarray of them): lists and ranges
-ARRAY_LIKE = (PyList, DynList, RangeVal)
 
 
 class ArrayLowering:

@@ -133,6 +133,10 @@ class SliceVal(Compound):
     (pytree.NONE); indexing with it is indexing with `start:stop:step` (arrays.py)."""
 
 
+#: values NumPy takes wherever it takes an array (np.asarray of them): lists and ranges
+ARRAY_LIKE = (PyList, DynList, RangeVal)
+
+
 def is_value(v: Any) -> bool:
     """Whether an environment entry is a value (not missing, not `Undefined`)."""
     return isinstance(v, (Var, tuple, Record))
@@ -266,9 +270,10 @@ class Context:
         #: the local names of a lambda or nested def (closures.py); None: the code's own
         self.local_names: set[str] | None = None
         self.closure_node: ast.AST | None = None   # the lambda or def being inlined
-        #: int literals of the source by the name of their const value (shared with the
-        #: bodies inlined into this one): a helper's `axis` parameter is known at compile time
-        self.literals: dict[str, int] = parent.literals if parent is not None else {}  # bools too
+        #: int and bool literals of the source by the name of their const value (shared
+        #: with the bodies inlined into this one): a helper's `axis` parameter is known at
+        #: compile time
+        self.literals: dict[str, int] = parent.literals if parent is not None else {}
         #: rows copied out of a list of run-time length (lists.item), by name: the writes
         #: that made the copy, and where the row was read (a later write into the copy
         #: would not reach the list, so lower.py refuses it); shared like `literals`

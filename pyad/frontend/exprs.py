@@ -17,7 +17,8 @@ import numpy as np
 
 from ..errors import PyadSyntaxError, PyadTypeError
 from . import dictiter, dtypes, records
-from .context import DynList, PyList, RangeVal, SliceVal, Static, Undefined, Value, arith, unify
+from .context import ARRAY_LIKE, DynList, PyList, RangeVal, SliceVal, Static, Undefined, Value, \
+    arith, unify
 from .closures import FuncRef, Partial, is_function
 from .lists import is_list
 from ..ir.nodes import BOOL, F64, I64, Block, If, Var, is_array
@@ -135,8 +136,8 @@ class Expressions:
             return same if isinstance(node.ops[0], ast.Eq) else self.ctx.b.emit("not", same)
         if ops.is_arrayish(left) or ops.is_arrayish(right):
             # NumPy compares an array with a list or range element by element
-            left, right = (self.lw.arrays.array(v, node) if is_list(v) or isinstance(
-                v, RangeVal) else v for v in (left, right))
+            left, right = (self.lw.arrays.array(v, node) if isinstance(v, ARRAY_LIKE) else v
+                           for v in (left, right))
             return ops.compare(node, left, right)
         return self.compare(node, self.scalar(left, node.left), 0, right)
 
@@ -282,11 +283,11 @@ class Expressions:
                 ops.is_arrayish(a) or ops.is_arrayish(b)):
             return self.tuple_binop(op, a, b, node)
         if (ops.is_arrayish(a) or ops.is_arrayish(b)) and any(
-                is_list(v) or isinstance(v, RangeVal) for v in (a, b)):
+                isinstance(v, ARRAY_LIKE) for v in (a, b)):
             # NumPy makes a list (or range) operand of an array operator an array:
             # `x * [1.0, -1.0]`, `x * range(n)`
-            a, b = (self.lw.arrays.array(v, node) if is_list(v) or isinstance(v, RangeVal)
-                    else v for v in (a, b))
+            a, b = (self.lw.arrays.array(v, node) if isinstance(v, ARRAY_LIKE) else v
+                    for v in (a, b))
         if isinstance(op, ast.MatMult) and (ops.is_arrayish(a) or ops.is_arrayish(b)):
             return self.lw.products.dot(a, b, node, batched=True)
         if type(op) in BINOPS and (ops.is_arrayish(a) or ops.is_arrayish(b)):
