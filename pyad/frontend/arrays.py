@@ -394,9 +394,8 @@ class ArrayLowering:
 
     # ------------------------------------------------------------------ creation
     def known_items(self, v, node: ast.AST, what: str = "a shape") -> list:
-        """The items of `v` where their number must be known when compiling (a shape, the
-        arguments of a call): a tuple's or list's items, the items of a range whose bounds
-        are known, or the one value."""
+        """The items of `v` where their number must be known when compiling (a shape): a
+        tuple's or list's items, those of a range of known bounds, or the one value."""
         if isinstance(v, RangeVal):
             known = self.ctx.literals
             if not all(b.name in known for b in v):

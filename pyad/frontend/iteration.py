@@ -24,7 +24,8 @@ from ..errors import PyadTypeError
 from . import dictiter
 from .control import BRK, CONT, RET, exits
 from .context import DynList, RangeVal, SliceVal
-from .lists import is_list, mutated_lists
+from .lists import is_list
+from .listscan import mutated_lists
 from .loops import LoopSpec
 from ..ir.nodes import F64, I64, Var, is_array, ndim_of
 

@@ -34,7 +34,8 @@ from . import definite
 from .control import BRK, CONT, LEFT, RET, RETVAL, assigned, exits
 from ..errors import PyadTypeError
 from .context import DynList, PyList, RangeVal, Undefined, is_value, location_of, unify
-from .lists import appends_per_trip, is_list, mutated_lists
+from .lists import is_list
+from .listscan import appends_per_trip, mutated_lists
 from ..ir.nodes import BOOL, F64, I64, Block, Var, While, is_array
 
 MAX_WIDENINGS = 4

@@ -13,10 +13,11 @@ Anything outside the supported subset raises `PyadSyntaxError` pointing at the c
     stmts      control.py   statements, if regions, exits (break/continue/return)
     loops      loops.py     while and for-range loops, loop-type widening
     iteration  iteration.py for over arrays, lists, tuples, enumerate/zip/reversed
-    lists      lists.py     lists, comprehensions
+    lists      lists.py     lists, comprehensions (listscan.py: what a block does to lists)
     folds      folds.py     sum/min/max/any/all/math.fsum of sequences
     exprs      exprs.py     expressions, operators, comparisons, scalar values
     functions  functions.py calls: routing, and the op table's spellings
+               special.py   scipy.special's functions
     arrays     arrays.py    indexing, stores, views, attributes, creation
     arrayops   arrayops.py  whole-array operations, fused elementwise loops
     products   products.py  np.dot, @, np.matmul
