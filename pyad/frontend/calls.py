@@ -27,7 +27,7 @@ from typing import Any
 
 from .. import pytree
 from ..custom import CustomVJP, stop_gradient
-from . import prelude
+from . import prelude, special
 from .custom import Rule
 from ..errors import PyadSyntaxError, PyadTypeError
 from .context import DynList, PyList, RangeVal, SliceVal, Static, parameters
@@ -137,7 +137,8 @@ class CallLowering:
     def child(self, callee: types.FunctionType, name: str, node: ast.AST):
         """A lowering of `callee`'s body into this function's IR (errors in reading its
         source are reported at the call)."""
-        at = self.ctx.src.loc(node) if callee.__module__ == prelude.__name__ else None
+        at = self.ctx.src.loc(node) if callee.__module__ in (prelude.__name__, special.__name__) \
+            else None
         try:
             return self.lw.inlined(callee, at)   # NumPy's functions of the prelude: at the call
         except PyadSyntaxError as exc:

@@ -176,7 +176,7 @@ class Source:
                  at: Loc | None = None) -> None:
         """`at`: where every node of `fn` is located instead (the user's call of a NumPy
         function written in pyad's prelude: its errors name the user's line)."""
-        self.at = at
+        self.at, self.top_file = at, top_file
         found = function_source(fn)  # verified: the text `fn` was compiled from
         lines, start, self.filename = found.lines, found.start, found.filename
         self.first_line = max(start, 1)
@@ -200,9 +200,11 @@ class Source:
         return self.error_at(self.loc(node), message, hint, cls)
 
     def error_at(self, loc: Loc, message: str, hint: str = "", cls=PyadSyntaxError):
-        if loc.file is not None and loc.file != self.filename:  # inlined from another file
-            return cls(message, filename=display_name(loc.file), line=loc.line, col=loc.col,
-                       end_col=loc.end_col, source_line=linecache.getline(loc.file, loc.line),
+        # inlined from another file, or (`at`) the call in the compiled function's own file
+        where = loc.file or (self.top_file if self.at is not None else None)
+        if where is not None and where != self.filename:
+            return cls(message, filename=display_name(where), line=loc.line, col=loc.col,
+                       end_col=loc.end_col, source_line=linecache.getline(where, loc.line),
                        hint=hint)
         idx = loc.line - self.first_line
         src = self.lines[idx] if 0 <= idx < len(self.lines) else ""

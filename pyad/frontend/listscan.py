@@ -26,6 +26,15 @@ def mutated_lists(stmts: list[ast.stmt]) -> set[str]:
     return out
 
 
+def grown_inside(stmts: list[ast.stmt], name_: str) -> bool:
+    """Whether `stmts` append to (or extend) a list held inside the container `name_`
+    (`d["l"].append(v)`, `t[0].extend(xs)`)."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+               and node.func.attr in ("append", "extend")
+               and isinstance(node.func.value, ast.Subscript) and _root(node.func.value) == name_
+               for s in stmts for node in ast.walk(s))
+
+
 def _root(e: ast.expr) -> str | None:
     """The name an item chain starts from: `d` for `d["l"][0]`; None for other receivers."""
     while isinstance(e, ast.Subscript):

@@ -35,7 +35,7 @@ from .control import BRK, CONT, LEFT, RET, RETVAL, assigned, exits
 from ..errors import PyadTypeError
 from .context import DynList, PyList, RangeVal, Undefined, is_value, location_of, unify
 from .lists import is_list
-from .listscan import appends_per_trip, mutated_lists
+from .listscan import appends_per_trip, grown_inside, mutated_lists
 from ..ir.nodes import BOOL, F64, I64, Block, Var, While, is_array
 
 MAX_WIDENINGS = 4
@@ -330,9 +330,7 @@ class Loops:
                                   "mark the first trip with a flag (`first = True`), or "
                                   "start the loop one trip later: `prev = x[0]` then "
                                   "`for i in range(1, n):`")
-        start = self.ctx.env.get(n)
-        inner = isinstance(start, (tuple, pytree.Record)) and not isinstance(start, DynList) \
-            and n in mutated_lists(spec.body)
+        inner = grown_inside(spec.body, n)
         return self.ctx.error(spec.node, f"`{n}` changes shape or becomes undefined inside "
                               "the loop", hint="a list the loop appends to inside a container "
                               f"(`{n}[...].append(v)`) cannot grow there: build it in a "

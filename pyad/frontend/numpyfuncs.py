@@ -1,7 +1,7 @@
 """Frontend, NumPy functions composed from the whole-array operations of arrayops.py and
 the views of indexing.py: `np.var`, `np.std`, `np.cumsum`, `np.cumprod` (flattened, or along
 an axis), `np.cumulative_sum/prod`, `np.diff`, `np.clip`, `np.roll`, `np.trace`, `np.inner`,
-`np.outer`, `np.logaddexp` (m + log(exp(a - m) + exp(b - m)), and NumPy's a + log(2) where
+`np.outer`, `np.logaddexp` (NumPy's max(a, b) + log1p(exp(-|a - b|)), and a + log(2) where
 a == b, infinities included, with derivative 1/2 each way; `np.logaddexp2`),
 `np.atleast_1d/2d/3d`, and the shapes (`reshape`, `ravel`, `transpose`, ...); their
 gradients come from what they are made of; `root`, the square root of norms and standard
@@ -236,12 +236,13 @@ class NumpyFunctions:
             at_tie = b.add(b.add(b.mul(half, x), b.mul(half, y)),
                            b.const(1.0 if base2 else ln2))
             x, y = b.select(tie, zero, x), b.select(tie, zero, y)   # no inf - inf
-            m = b.max(x, y)
-            m = b.select(b.eq(b.sub(m, m), zero), m, zero)   # 0 for m = inf: the sum is inf
-            e = (lambda d: b.exp(b.mul(d, b.const(ln2)))) if base2 else b.exp
-            total = b.add(e(b.sub(x, m)), e(b.sub(y, m)))
-            other = b.add(m, b.log2(total) if base2 else b.log(total))
-            return b.select(tie, at_tie, other)
+            d = b.neg(b.abs(b.sub(x, y)))   # NumPy's: max + log1p(exp(-|x - y|)), exact
+            # where the result is tiny (log(1 + e) of a tiny e lost it: logaddexp(0, -40))
+            if base2:
+                tail = b.mul(b.const(1.0 / ln2), b.log1p(b.exp(b.mul(d, b.const(ln2)))))
+            else:
+                tail = b.log1p(b.exp(d))
+            return b.select(tie, at_tie, b.add(b.max(x, y), tail))
         return ops.elementwise(f, args, node)
 
     def logaddexp2(self, node: ast.Call, args: list, kw: dict):

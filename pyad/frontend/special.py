@@ -4,13 +4,14 @@
   (math.lgamma), `expm1`, `log1p`, and `ndtr(x) = erfc(-x / sqrt(2)) / 2`;
 - short algorithms written below in the compiled subset, compiled as a helper of the user's
   would be (like prelude.py's NumPy functions): `expit`, `log_expit`, `logit`, `softplus`,
-  `logsumexp(a, axis=None, keepdims=False)`, `softmax(x, axis=None)`, `log_softmax(x,
-  axis=None)`, `xlogy`, `xlog1py`, `entr`, `rel_entr`, each with scipy's formula (softmax and
-  log_softmax the same ops in the same order). The gradient of `xlogy(x, y)`
-  is `log(y)`, `x / y` (JAX's), also at x = 0; `entr` and `rel_entr` at the boundary x = 0,
-  where the one-sided derivative is infinite, have gradient 0 (the branch taken is the
-  constant 0). Arguments scipy has and these do
-  not (`logsumexp`'s `b` and `return_sign`) are refused at the call ("unexpected keyword").
+  `logsumexp(a, axis=None, b=None, keepdims=False)`, `softmax(x, axis=None)`, `log_softmax(x,
+  axis=None)`, `xlogy`, `xlog1py`, `entr`, `rel_entr`, with scipy's formulas and its values
+  at the edges (`logit(1)` is inf, `xlogy(0, y)` is 0 unless y is nan, nan stays nan), but
+  no division where scipy divides (a division of numbers raises ZeroDivisionError here, as
+  in Python). The gradient of `xlogy(x, y)` is `log(y)`, `x / y` (JAX's), also at x = 0;
+  `entr` and `rel_entr` at the boundary x = 0, where the one-sided derivative is infinite,
+  have gradient 0 (the branch taken is the constant 0). `logsumexp`'s `return_sign` is
+  refused at the call ("unexpected keyword"); an error inside these names the user's call.
 
 A function is recognised as scipy's by identity with the module's attribute when the user's
 code has imported scipy.special (pyad never imports scipy)."""
@@ -71,16 +72,23 @@ def log_expit(x):
     return -np.logaddexp(0.0, -x)
 
 
-def logit(x):
-    return np.log(x / (1.0 - x))
+def logit(x):   # log(x) - log1p(-x): inf at 1 (no division); scipy's 2 atanh(2x - 1) near 1/2
+    return np.where((x < 0.3) | (x > 0.65), np.log(x) - np.log1p(-x),
+                    2.0 * np.arctanh(2.0 * x - 1.0))
 
 
 def softplus(x):
     return np.logaddexp(0.0, x)
 
 
-def logsumexp(a, axis=None, keepdims=False):
-    return np.logaddexp.reduce(a, axis=axis, keepdims=keepdims)
+def logsumexp(a, axis=None, b=None, keepdims=False):
+    if b is None:
+        return np.logaddexp.reduce(a, axis=axis, keepdims=keepdims)
+    m = np.max(a, axis=axis, keepdims=True)   # scipy's: the weights inside the sum
+    m = np.where(np.isfinite(m), m, 0.0)
+    s = np.sum(b * np.exp(a - m), axis=axis, keepdims=keepdims)
+    top = np.max(a, axis=axis, keepdims=keepdims)
+    return np.log(s) + np.where(np.isfinite(top), top, 0.0)
 
 
 def softmax(x, axis=None):
@@ -94,18 +102,20 @@ def log_softmax(x, axis=None):
     return t - np.log(np.sum(np.exp(t), axis=axis, keepdims=True))
 
 
-def xlogy(x, y):   # 0 at x == 0 even where y == 0; the gradient log(y), x / y (as JAX's)
-    return x * np.log(np.where((x == 0.0) & (y == 0.0), 1.0, y))
+def xlogy(x, y):   # 0 at x == 0 unless y is nan; the gradient log(y), x / y (JAX's)
+    return x * np.log(np.where((x == 0.0) & ((y <= 0.0) | (y == np.inf)), 1.0, y))
 
 
 def xlog1py(x, y):
-    return x * np.log1p(np.where((x == 0.0) & (y == -1.0), 0.0, y))
+    return x * np.log1p(np.where((x == 0.0) & ((y <= -1.0) | (y == np.inf)), 0.0, y))
 
 
-def entr(x):
-    return np.where(x > 0.0, -x * np.log(x), np.where(x == 0.0, 0.0, -np.inf))
+def entr(x):   # nan stays nan (the last where)
+    return np.where(x > 0.0, -x * np.log(x),
+                    np.where(x == 0.0, 0.0, np.where(x < 0.0, -np.inf, x)))
 
 
-def rel_entr(x, y):
-    return np.where((x > 0.0) & (y > 0.0), x * np.log(x / y),
-                    np.where((x == 0.0) & (y >= 0.0), 0.0, np.inf))
+def rel_entr(x, y):   # x (log x - log y): no division (inf at y = 0)
+    return np.where((x > 0.0) & (y > 0.0), x * (np.log(x) - np.log(y)),
+                    np.where((x == 0.0) & (y >= 0.0), 0.0,
+                             np.where((x == x) & (y == y), np.inf, x + y)))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.special as sps
-from scipy.special import expit, gammaln, log_expit, logsumexp, ndtr, softmax
+from scipy.special import expit, gammaln, log_expit, logit, logsumexp, ndtr, softmax
 
 import pyad
 
@@ -108,9 +108,42 @@ def test_xlogy_is_zero_at_zero_and_its_gradient_is_log_y():
 
 
 def weighted_logsumexp(a, w):
-    return logsumexp(a, b=w)
+    return logsumexp(a, b=w) + np.sum(logsumexp(a.reshape(2, 3), 1, w.reshape(2, 3)))
 
 
-def test_what_pyad_does_not_have_is_refused_at_the_call():
-    with pytest.raises(pyad.PyadError, match="b"):
-        pyad.jit_grad(weighted_logsumexp)(np.ones(3), np.ones(3))
+def test_logsumexp_with_weights_and_b_positional():
+    """scipy's third positional parameter is `b` (not keepdims)."""
+    check_against_python(weighted_logsumexp, RNG.normal(size=6), RNG.uniform(0.5, 2.0, 6),
+                         rtol=1e-12)
+
+
+def signed_logsumexp(a):
+    return logsumexp(a, return_sign=True)[0]
+
+
+def scalar_logit(p):
+    return logit(p)
+
+
+def test_what_pyad_does_not_have_is_refused_at_the_users_call():
+    with pytest.raises(pyad.PyadError, match="return_sign") as info:
+        pyad.jit_grad(signed_logsumexp)(np.ones(3))
+    assert "test_scipy_special.py:" in str(info.value)
+
+
+def edges(x, y):
+    return sps.xlogy(x, y), sps.xlog1py(x, y), sps.entr(y), sps.rel_entr(x, y), \
+        sps.logit(y), np.logaddexp(x, -40.0 + y), sps.softplus(-40.0 + y), sps.log_expit(40.0 + y)
+
+
+def test_values_at_the_edges_are_scipys():
+    """xlogy(0, y) is 0 for y < 0 and inf; nan stays nan in entr and rel_entr; logit(1) and
+    rel_entr(x, 0) are inf, not a ZeroDivisionError; logaddexp of a tiny result keeps its
+    digits (NumPy's log1p form)."""
+    x = np.array([0.0, 0.0, 0.0, 0.0, 0.5, 1.0, np.nan, 0.3])
+    y = np.array([-1.0, np.inf, -np.inf, np.nan, 0.0, 1.0, 0.5, 0.2])
+    f = pyad.jit_grad(edges)
+    with np.errstate(all="ignore"):
+        for got, want in zip(f(x, y), edges(x, y)):
+            np.testing.assert_allclose(got, want, rtol=1e-14, atol=0.0)   # nan where nan
+    assert pyad.jit_grad(scalar_logit)(1.0) == np.inf == logit(1.0)
