@@ -249,7 +249,7 @@ class NumpyFunctions:
         return self.logaddexp(node, args, kw, base2=True)
 
     def ufunc_method(self, node: ast.Call):
-        """`np.logaddexp.reduce(a, axis=0)`: m + log(sum(exp(a - m))) with m the maximum
+        """`np.logaddexp.reduce(a, axis=0)`: m + log1p(sum(exp(a - m)) - 1) with m the maximum
         along the axis, held constant for the gradient (its derivative cancels exactly: the
         gradient is the softmax); an infinite m is replaced by 0. `ufunc.outer` is in
         ufuncs.py; other ufunc methods are refused, naming the function to write."""
@@ -289,9 +289,20 @@ class NumpyFunctions:
             x = b.stopgrad(x)
             return b.select(b.eq(b.sub(x, x), b.const(0.0)), x, b.const(0.0))
         m = ops.materialize(ops.elementwise(finite, [m], node))
-        e = ops.elementwise(lambda x, y: ctx.b.exp(ctx.b.sub(x, y)), [a, m], node)
-        total = ops.reduce("sum", e, axes, node, keepdims=True)
-        out = ops.elementwise(lambda s, y: ctx.b.add(ctx.b.log(s), y), [total, m], node)
+
+        def at_max(x, y):   # 1.0 where the element is the lane's maximum m
+            b = ctx.b
+            return b.select(b.eq(x, y), b.const(1.0), b.const(0.0))
+        # log(sum(exp(a - m))) as log1p of the sum without one maximum's 1.0 (scipy's way: a
+        # tiny result keeps its digits): exp(a - m) - 1 is exactly 0 at each maximum (its
+        # derivative still exp(a - m): m is held constant), the other maxima add back 1 each
+        t = ops.elementwise(lambda x, y: ctx.b.sub(ctx.b.exp(ctx.b.sub(x, y)), at_max(x, y)),
+                            [a, m], node)
+        total = ops.reduce("sum", t, axes, node, keepdims=True)
+        ties = ops.reduce("sum", ops.elementwise(at_max, [a, m], node), axes, node,
+                          keepdims=True)
+        out = ops.elementwise(lambda s, k, y: ctx.b.add(ctx.b.log1p(ctx.b.add(
+            s, ctx.b.sub(k, ctx.b.const(1.0)))), y), [total, ties, m], node)
         if keepdims:
             return out
         out = ops.materialize(out)

@@ -133,7 +133,8 @@ def test_what_pyad_does_not_have_is_refused_at_the_users_call():
 
 def edges(x, y):
     return sps.xlogy(x, y), sps.xlog1py(x, y), sps.entr(y), sps.rel_entr(x, y), \
-        sps.logit(y), np.logaddexp(x, -40.0 + y), sps.softplus(-40.0 + y), sps.log_expit(40.0 + y)
+        sps.logit(y), np.logaddexp(x, -40.0 + y), sps.softplus(-40.0 + y), \
+        sps.log_expit(40.0 + y), logsumexp(np.stack((0.0 * y, -40.0 + y)), axis=0)
 
 
 def test_values_at_the_edges_are_scipys():
@@ -147,3 +148,19 @@ def test_values_at_the_edges_are_scipys():
         for got, want in zip(f(x, y), edges(x, y)):
             np.testing.assert_allclose(got, want, rtol=1e-14, atol=0.0)   # nan where nan
     assert pyad.jit_grad(scalar_logit)(1.0) == np.inf == logit(1.0)
+
+
+def lse(a):
+    return logsumexp(a)
+
+
+@pytest.mark.parametrize("a", [[0.0, -40.0], [2.0, 2.0, -1.0], [3.0, 3.0, 3.0], [-1e3, -1e3 - 0.5],
+                               [-np.inf, -np.inf], [np.inf, 1.0], [5.0]])
+def test_logsumexp_keeps_tiny_results_and_its_gradient_is_the_softmax(a):
+    """m + log1p(sum(exp(a - m)) - 1 without the maximum's 1.0): scipy's digits (1e-18
+    for [0, -40], where log(1 + 1e-18) is 0), and the softmax as gradient at ties."""
+    a = np.array(a)
+    f = pyad.jit_grad(lse)
+    np.testing.assert_allclose(f(a), logsumexp(a), rtol=1e-15)
+    if np.all(np.isfinite(a)):
+        np.testing.assert_allclose(f.grad(a), softmax(a), rtol=1e-15)
