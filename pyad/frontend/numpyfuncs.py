@@ -281,6 +281,17 @@ class NumpyFunctions:
                                  f"{nd}-D array", cls=PyadTypeError)
         axes = tuple(sorted(k % nd for k in axes))
         keepdims = bool(self.const(kw, "keepdims", False, (bool,), "True or False"))
+        out = self._log_sum_exp(a, axes, node)
+        if keepdims:
+            return out
+        out = ops.materialize(out)
+        for k in reversed(axes):
+            out = self.lw.indexing.squeeze(out, k)
+        return out
+
+    def _log_sum_exp(self, a: Var, axes: tuple, node: ast.Call) -> Lazy:
+        """log(sum(exp(a))) over `axes`, kept as axes of length 1 (ufunc_method)."""
+        ops, ctx = self.lw.arrayops, self.ctx
         m = ops.reduce("max", a, axes, node, keepdims=True, init=ctx.b.const(-math.inf))
 
         def finite(x):   # m, held constant; 0 where it is infinite (or nan): an empty lane
@@ -301,14 +312,8 @@ class NumpyFunctions:
         total = ops.reduce("sum", t, axes, node, keepdims=True)
         ties = ops.reduce("sum", ops.elementwise(at_max, [a, m], node), axes, node,
                           keepdims=True)
-        out = ops.elementwise(lambda s, k, y: ctx.b.add(ctx.b.log1p(ctx.b.add(
+        return ops.elementwise(lambda s, k, y: ctx.b.add(ctx.b.log1p(ctx.b.add(
             s, ctx.b.sub(k, ctx.b.const(1.0)))), y), [total, ties, m], node)
-        if keepdims:
-            return out
-        out = ops.materialize(out)
-        for k in reversed(axes):
-            out = self.lw.indexing.squeeze(out, k)
-        return out
 
     def roll(self, node: ast.Call, args: list, kw: dict) -> Lazy:
         """np.roll(a, shift, axis=None): along each given axis (an int or a tuple; `shift` an
