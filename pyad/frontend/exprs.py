@@ -135,11 +135,14 @@ class Expressions:
             same = self.tuples_equal(left, right, node)
             return same if isinstance(node.ops[0], ast.Eq) else self.ctx.b.emit("not", same)
         if ops.is_arrayish(left) or ops.is_arrayish(right):
-            # NumPy compares an array with a list or range element by element
-            left, right = (self.lw.arrays.array(v, node) if isinstance(v, ARRAY_LIKE) else v
-                           for v in (left, right))
-            return ops.compare(node, left, right)
+            return ops.compare(node, *self.as_arrays(left, right, node))
         return self.compare(node, self.scalar(left, node.left), 0, right)
+
+    def as_arrays(self, a, b, node: ast.AST) -> tuple:
+        """The operands of an operator or comparison with an array: a list or range operand
+        made the array NumPy makes of it (`x * [1.0, -1.0]`, `x < range(n)`)."""
+        return tuple(self.lw.arrays.array(v, node) if isinstance(v, ARRAY_LIKE) else v
+                     for v in (a, b))
 
     def not_a_sequence(self, node: ast.AST):
         """The error for a slice object used as a sequence (len, items, iteration,
@@ -282,12 +285,8 @@ class Expressions:
         if _is_tuple(a) or _is_tuple(b) or (is_list(a) or is_list(b)) and not (
                 ops.is_arrayish(a) or ops.is_arrayish(b)):
             return self.tuple_binop(op, a, b, node)
-        if (ops.is_arrayish(a) or ops.is_arrayish(b)) and any(
-                isinstance(v, ARRAY_LIKE) for v in (a, b)):
-            # NumPy makes a list (or range) operand of an array operator an array:
-            # `x * [1.0, -1.0]`, `x * range(n)`
-            a, b = (self.lw.arrays.array(v, node) if isinstance(v, ARRAY_LIKE) else v
-                    for v in (a, b))
+        if ops.is_arrayish(a) or ops.is_arrayish(b):
+            a, b = self.as_arrays(a, b, node)
         if isinstance(op, ast.MatMult) and (ops.is_arrayish(a) or ops.is_arrayish(b)):
             return self.lw.products.dot(a, b, node, batched=True)
         if type(op) in BINOPS and (ops.is_arrayish(a) or ops.is_arrayish(b)):
