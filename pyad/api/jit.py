@@ -190,9 +190,9 @@ class JitGrad:
     def _grad_entry(self, argnums, with_value: bool, *args, **kwargs):
         """The native gradient wrapper of `argnums` once there is one (it checks the
         arguments and hands others to `_dispatch_grad`), else `_dispatch_grad`: the way in
-        of the transforms (`pyad.grad(f)`), which the attribute replaced at the first call
-        (below) does not reach (`f.grad` and `f.value_and_grad` taken before their first
-        call do the same in one frame: `_gradient_method`)."""
+        of a bound method's gradients (methods.py). The transforms of a JitGrad
+        (`gradient_entry`) and `f.grad`, `f.value_and_grad` taken before their first call
+        (`_gradient_method`) do the same in one frame."""
         fn = self._native.get((argnums, with_value))
         if fn is not None:
             return fn(*args, **kwargs)
