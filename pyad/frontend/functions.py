@@ -52,6 +52,7 @@ SPELLING_FORMS: dict[str, str] = {
     "math.log": "log_base",
     "math.floor": "to_int", "math.ceil": "to_int",
     "builtins.float": "convert", "builtins.int": "convert", "builtins.bool": "convert",
+    "math.trunc": "convert",
     "builtins.pow": "operator", "numpy.power": "operator",
 }
 #: Python operators that the spellings of the "operator" form stand for, by row
@@ -272,6 +273,8 @@ class Functions:
             return self.python_builtin(fn.obj, node)
         if fn.obj is math.isclose:
             return self.lw.ufuncs.math_isclose(node)
+        if fn.obj is math.dist:
+            return self.lw.ufuncs.math_dist(node)
         spelling = spelling_of(fn.obj)
         if spelling is None and fn.obj not in (*_COMPOSED, len):
             raise ctx.error(node.func, f"call to unsupported function `{fn.name}`", hint=(

@@ -4,7 +4,7 @@ elementwise functions: `np.add`, `np.subtract`, `np.multiply`, `np.divide`,
 the same as writing them, so `np.divide(1.0, 0.0)` is inf), the comparisons `np.greater`,
 `np.less`, `np.equal`, `np.not_equal`, `np.greater_equal`, `np.less_equal`, `np.fmax`,
 `np.fmin` (nan-ignoring maximum and minimum), `np.heaviside`, `np.float_power`,
-`np.isclose`, `np.allclose`, and `ufunc.outer(a, b)` for these and the op table's two-argument
+`np.isclose`, `np.allclose`, `math.isclose`, `math.dist`, and `ufunc.outer(a, b)` for these and the op table's two-argument
 functions (`np.multiply.outer(u, v)`: each element of `a` with all of `b`)."""
 from __future__ import annotations
 
@@ -108,6 +108,23 @@ class Ufuncs:
         diff = b.abs(b.sub(x, y))
         near = b.le(diff, b.max(b.mul(rel, b.max(b.abs(x), b.abs(y))), tol))
         return b.select(b.eq(x, y), b.eq(x, y), b.select(finite, near, finite))
+
+    def math_dist(self, node: ast.Call):
+        """math.dist(p, q) of two tuples or lists of numbers of one length known when
+        compiling: math.hypot of the differences (so its derivative at p == q is 0, as
+        hypot's at the origin)."""
+        ctx, ex = self.ctx, self.lw.exprs
+        if len(node.args) != 2 or node.keywords:
+            raise ctx.error(node, "math.dist takes two points (p, q)", cls=PyadTypeError)
+        p, q = ([ctx.convert(ex.scalar(v, a), F64) for v in self.lw.arrays.known_items(
+            ex.expr(a), a, "a point of math.dist")] for a in node.args)
+        if len(p) != len(q):
+            raise ctx.error(node, "both points must have the same dimension",
+                            cls=PyadTypeError)
+        if not p:
+            return ctx.b.const(0.0)
+        return self.lw.functions.apply("math.hypot", [ctx.b.sub(a, b) for a, b in zip(p, q)],
+                                       node)
 
     def accumulate(self, name: str, node: ast.Call):
         """`np.<name>.accumulate(a, axis=0)` of add, multiply, maximum, minimum: the running

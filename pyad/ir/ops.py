@@ -309,7 +309,7 @@ _ROWS: list[OpDef] = [
           spell=("builtins.float",)),
     OpDef("toint", {(F64,): I64, (BOOL,): I64}, toint, ZERO, ("custom",),
           "int(a): truncation toward zero; ValueError for nan, OverflowError outside i64",
-          spell=("builtins.int",)),
+          spell=("builtins.int", "math.trunc")),
     OpDef("tobool", {(F64,): BOOL, (I64,): BOOL}, bool, ZERO, ("custom",), "bool(a): a != 0",
           spell=("builtins.bool",)),
     # --- piecewise functions

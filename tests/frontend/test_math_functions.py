@@ -1,6 +1,7 @@
-"""math.fmod (a row of the op table; its row is also in tests/ir/test_ops.py) and
-math.isclose (composed in frontend/ufuncs.py): values against CPython, gradients against
-central finite differences, the interpreter and the pullback."""
+"""math.fmod (a row of the op table; its row is also in tests/ir/test_ops.py),
+math.isclose (composed in frontend/ufuncs.py), math.trunc (the row of int()) and math.dist
+(math.hypot of the differences, frontend/functions.py): values against CPython, gradients
+against central finite differences, the interpreter and the pullback."""
 from __future__ import annotations
 
 import math
@@ -70,3 +71,39 @@ def test_isclose_negative_tolerance_raises_at_its_line():
     line = close_enough.__code__.co_firstlineno + 1
     with pytest.raises(ValueError, match=rf"non-negative \(line {line} of "):
         f(1.0, 2.0, -1.0, 0.0)
+
+
+def truncated(x, y):
+    return math.trunc(x) * y + math.trunc(3) + math.trunc(True) * x
+
+
+@pytest.mark.parametrize("x", [2.7, -2.7, 0.5, -0.5, 7.25])
+def test_trunc_is_int(x):
+    f = check_against_python(truncated, x, 1.5)
+    assert isinstance(pyad.jit_grad(lambda a: math.trunc(a))(x), int)
+    with pytest.raises(ValueError, match="cannot convert float NaN to integer"):
+        f(math.nan, 1.0)
+
+
+def distances(a, b):
+    return math.dist([a, b], (1.0, 2.0)) + 2.0 * math.dist((a,), [b]) \
+        + math.dist((a, b, 0.5), [b * b, 1.0, a])
+
+
+@pytest.mark.parametrize("a, b", [(4.0, -1.5), (-0.3, 0.8), (2.5, 3.5)])
+def test_dist_of_points(a, b):
+    check_against_python(distances, a, b, rtol=4e-16)   # three numbers: hypot folded
+
+
+def test_dist_at_equal_points_has_hypots_derivative_zero():
+    f = pyad.jit_grad(lambda a, b: math.dist((a, b), (1.0, 2.0)), argnums="all")
+    assert f(1.0, 2.0) == 0.0
+    assert f.grad(1.0, 2.0) == (0.0, 0.0)
+
+
+def test_dist_of_points_of_different_lengths_is_refused_at_the_call():
+    def lopsided(a):
+        return math.dist((a, a), (1.0,))
+    with pytest.raises(pyad.PyadTypeError, match="same dimension") as e:
+        pyad.jit_grad(lopsided)(1.0)
+    assert "math.dist((a, a), (1.0,))" in str(e.value)
