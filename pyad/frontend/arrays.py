@@ -344,10 +344,10 @@ class ArrayLowering:
                 and not self.lw.arrayops.is_arrayish(a):
             return ex.scalar(a, f.value)   # np.sum(x).item(), x[0].item(): the number itself
         a = self.array(a, f.value)
-        if f.attr == "copy":
+        if f.attr in ("copy", "tolist"):
             if node.args or node.keywords:
-                raise self.ctx.error(node, "a.copy() takes no arguments", cls=PyadTypeError)
-            return self.copy_array(a)
+                raise self.ctx.error(node, f"a.{f.attr}() takes no arguments", cls=PyadTypeError)
+            return self.copy_array(a) if f.attr == "copy" else self.lw.lists.of_array(a, node)
         if f.attr in ("append", "extend", "pop", "insert", "remove"):
             raise self.ctx.error(node.func, f"an array has no method `{f.attr}` (a list made "
                                  "of new lists, `[[...] for ...]`, holds them as array rows)",

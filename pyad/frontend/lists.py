@@ -95,6 +95,18 @@ class Lists:
         env.update(saved)
         return out
 
+    def of_array(self, a: Var, node: ast.Call) -> Value:
+        """a.tolist() of a 1-D array: the list of its elements, as `list(a)`."""
+        if ndim_of(a.type) != 1:
+            raise self.ctx.error(node, f"a.tolist() of a {ndim_of(a.type)}-D array (a list "
+                                 "of lists) is not supported", cls=PyadTypeError,
+                                 hint="index the array itself (A[i, j]), or iterate over "
+                                 "its rows (for row in A)")
+        src, item = self.temp("arr"), self.temp("x")
+        self.ctx.env[src] = a
+        return self.comprehension(ast.copy_location(ast.ListComp(name(item), [
+            ast.comprehension(name(item, True), name(src), [], 0)]), node))
+
     def temp(self, what: str) -> str:
         return self.ctx.temp(what)
 

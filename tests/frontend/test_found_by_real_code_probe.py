@@ -11,7 +11,8 @@
   and `np.cov(x, y)` / `np.corrcoef(x, y)` of two arrays were refused (the last naming
   np.cov when np.corrcoef was called);
 - refusals that said only "see the README": an import inside the function, np.append,
-  np.insert, itertools.combinations, functools.reduce.
+  np.insert, itertools.combinations, functools.reduce;
+- `a.tolist()` was refused (1-D: the list of its elements; 2-D is refused at the call).
 
 Each value against CPython/NumPy, each gradient against central differences and the
 interpreter (check_against_python)."""
@@ -278,3 +279,25 @@ def random_inside(x):
 def test_random_numbers_inside_are_refused_with_what_to_write():
     with pytest.raises(pyad.PyadSyntaxError, match="pass them in as an argument"):
         pyad.jit_grad(random_inside)(X)
+
+
+# -------------------------------------------------------------------- a.tolist()
+
+def sum_of_squares_of_a_list(x):
+    s = 0.0
+    for v in x.tolist():
+        s += v * v
+    scaled = (x * 2.0).tolist()
+    return s + scaled[0] * len(scaled) + sum(scaled)
+
+
+def test_tolist_of_a_vector_is_the_list_of_its_elements():
+    check_against_python(sum_of_squares_of_a_list, np.array([1.0, -2.0, 3.0, 0.5]))
+
+
+def test_tolist_of_a_matrix_is_refused_at_the_call():
+    def first(A):
+        return A.tolist()[0][0]
+    with pytest.raises(pyad.PyadTypeError, match="tolist.*2-D") as info:
+        pyad.jit_grad(first)(np.eye(2))
+    assert "A.tolist()" in str(info.value)
