@@ -115,6 +115,9 @@ int32_t pyad_la_eigh_mid(const pyad_mat *w, const pyad_mat *wbar, const pyad_mat
 int32_t pyad_la_svd(const pyad_mat *a, pyad_mat *out);
 int32_t pyad_la_svd_back(const pyad_mat *p, const pyad_mat *ct, const pyad_mat *a,
                          pyad_mat *out);
+int32_t pyad_la_qr(const pyad_mat *a, pyad_mat *out);
+int32_t pyad_la_qr_back(const pyad_mat *p, const pyad_mat *ct, const pyad_mat *a,
+                        pyad_mat *out);
 int32_t pyad_matmul(const pyad_mat *a, const pyad_mat *b, pyad_mat *c);
 """
 

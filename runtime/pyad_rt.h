@@ -217,6 +217,21 @@ PYAD_API int32_t pyad_la_svd(const pyad_mat *a, pyad_mat *out);
 PYAD_API int32_t pyad_la_svd_back(const pyad_mat *p, const pyad_mat *ct, const pyad_mat *a,
                                   pyad_mat *out);
 
+/* The QR factorization of the m x n matrix a (runtime/pyad_qr.c: Householder reflections as
+ * LAPACK's dgeqrf and dorgqr, so with NumPy's signs), k = min(m, n): out ((m + k) x n) gets
+ * the reduced Q (m x k, orthonormal columns) in rows 0..m-1, columns 0..k-1 (the columns
+ * after them 0), and R (k x n, upper triangular) in rows m..m+k-1; a = Q R. Never fails
+ * (a rank-deficient a gives a zero on R's diagonal). */
+PYAD_API int32_t pyad_la_qr(const pyad_mat *a, pyad_mat *out);
+
+/* out (m x n, a's shape) = the adjoint of qr at a, its packed result p, for the packed
+ * cotangent ct (p's shape) (Liao et al. 2019): with a = [X | Y] (X m x k) and R = [U | V],
+ * Xbar = (Qbar' + Q copyltu(U Ubar^T - Qbar'^T Q)) U^-T where Qbar' = Qbar + Y Vbar^T, and
+ * Ybar = Q Vbar; copyltu(M) is the symmetric matrix of M's lower triangle. A zero on R's
+ * diagonal gives inf or nan. */
+PYAD_API int32_t pyad_la_qr_back(const pyad_mat *p, const pyad_mat *ct, const pyad_mat *a,
+                                 pyad_mat *out);
+
 /* c (m x n) = a (m x k) @ b (k x n), any strides (a 1-D operand is passed as an n x 1 or
  * 1 x n matrix). Every element is the sequential sum over p = 0..k-1 of a[i][p] * b[p][j]
  * from 0.0, one fused multiply-add per step where the CPU has AVX2+FMA (chosen at run time,

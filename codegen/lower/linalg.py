@@ -125,9 +125,15 @@ def svd_back(e, s, t, P, ct, A):
     return out
 
 
+def qr(e, s, t, A):
+    m, n = _dim(e, A, 0), _dim(e, A, 1)
+    k = e.b.select(e.b.icmp_signed("<", m, n), m, n)
+    return _unary(e, s, t, A, [e.b.add(m, k), n])
+
+
 LINALG_LOWERINGS = {
     "solve": solve, "inv": square_result, "det": det, "slogdet": slogdet,
     "cholesky": square_result, "eigh": eigh, "trisolve": trisolve,
     "tril_half": square_result, "tril_fold": square_result, "eigh_mid": eigh_mid,
-    "svd": svd, "svd_back": svd_back,
+    "svd": svd, "svd_back": svd_back, "qr": qr, "qr_back": svd_back,
 }

@@ -1,9 +1,10 @@
 """Frontend, `np.linalg`: `solve`, `inv`, `det`, `slogdet`, `cholesky`, `eigh`, `eigvalsh`,
-`svd`, `svdvals`, each one row of the op table (pyad/ir/linalg_rows.py) on a 2-D float
+`svd`, `svdvals`, `qr`, each one row of the op table (pyad/ir/linalg_rows.py) on a 2-D float
 matrix (int and bool arrays are converted), or on each matrix of a 3-D stack (NumPy's
 leading axis). `slogdet`, `eigh` and `svd` return a tuple of views of the row's packed
 result (`svd`'s factors are the reduced ones: NumPy's default full_matrices=True is taken
-for a square matrix only, ValueError otherwise). `pinv`, `lstsq`, `matrix_rank` and `cond`
+for a square matrix only, ValueError otherwise). `qr`'s modes are 'reduced' (the default),
+'r' and 'complete' (the same factors as 'reduced' when m <= n, ValueError otherwise). `pinv`, `lstsq`, `matrix_rank` and `cond`
 are written in prelude.py, `np.linalg.norm` is in norms.py; the rest of `np.linalg` is
 refused with a located error naming what to write."""
 from __future__ import annotations
@@ -20,7 +21,6 @@ REFUSED = {
     "eig": "use np.linalg.eigh for a symmetric matrix (general eigenproblems have complex "
            "results, which pyad does not have)",
     "eigvals": "use np.linalg.eigh or eigvalsh for a symmetric matrix",
-    "qr": "solve least-squares problems with np.linalg.lstsq or np.linalg.pinv",
     "tensorsolve": "reshape to a matrix and use np.linalg.solve",
     "tensorinv": "reshape to a matrix and use np.linalg.inv",
     "multi_dot": "write the products with @",
@@ -31,9 +31,9 @@ class LinearAlgebra:
     """See the module docstring; one per function body."""
 
     NAMES = ("solve", "inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "svd",
-             "svdvals")
+             "svdvals", "qr")
     KEYWORDS = {"eigh": {"UPLO"}, "eigvalsh": {"UPLO"},
-                "svd": {"full_matrices", "compute_uv", "hermitian"}}
+                "svd": {"full_matrices", "compute_uv", "hermitian"}, "qr": {"mode"}}
 
     def __init__(self, lw) -> None:
         self.lw = lw
@@ -46,7 +46,7 @@ class LinearAlgebra:
         if name not in self.NAMES:
             raise self.ctx.error(node.func, f"unsupported numpy function `np.linalg.{name}`",
                                  hint="pyad has np.linalg.solve, inv, det, slogdet, cholesky, "
-                                 "eigh, eigvalsh, svd, svdvals and norm (docs/arrays.md)")
+                                 "eigh, eigvalsh, svd, svdvals, qr and norm (docs/arrays.md)")
         extra = set(kw) - self.KEYWORDS.get(name, set())
         if extra:
             raise self.ctx.error(node, f"unsupported keyword argument `{extra.pop()}`")
@@ -55,6 +55,13 @@ class LinearAlgebra:
                                                    "False") if k in kw else k != "hermitian"
                      for k in ("full_matrices", "compute_uv", "hermitian")]
             name = "svd_full" if flags[0] and flags[1] else "svd" if flags[1] else "svdvals"
+        if name == "qr":
+            mode = self.lw.arrayops.constant_arg(kw["mode"], (str,), "mode must be a constant "
+                                                 "string") if "mode" in kw else "reduced"
+            if mode not in ("reduced", "r", "complete"):
+                raise self.ctx.error(kw["mode"], f"np.linalg.qr's mode {mode!r} is not "
+                                     "supported", hint="use 'reduced', 'r' or 'complete'")
+            name = {"reduced": "qr", "r": "qr_r", "complete": "qr_full"}[mode]
         upper = "UPLO" in kw and self.lw.arrayops.constant_arg(
             kw["UPLO"], (str,), "UPLO must be a constant string") == "U"
         if "UPLO" in kw and not upper and self.lw.arrayops.constant_arg(
@@ -98,6 +105,8 @@ class LinearAlgebra:
             top = b.add(m, one)
             return b.emit("slice", P, one, top), s, b.emit("transpose", b.emit(
                 "slice", P, top, b.add(top, n)))
+        if name in ("qr", "qr_r", "qr_full"):
+            return self._qr(name, A)
         if name in ("eigh", "eigvalsh"):
             P = b.emit("eigh", A)
             zero, one = b.const(0, I64), b.const(1, I64)
@@ -107,6 +116,21 @@ class LinearAlgebra:
             end = b.add(b.emit("dim", A, attrs=(0,), type=I64), one)
             return w, b.emit("slice", P, one, end)
         return b.emit(name, A)
+
+    def _qr(self, name: str, A: Var):
+        """Q and R of one matrix (R alone for mode='r'), views of the packed [Q; R]."""
+        b = self.ctx.b
+        P = b.emit("qr", A)
+        m, n = (b.emit("dim", A, attrs=(k,), type=I64) for k in (0, 1))
+        k, zero, one = b.min(m, n), b.const(0, I64), b.const(1, I64)
+        R = b.emit("slice", P, m, b.add(m, k))
+        if name == "qr_r":
+            return R
+        if name == "qr_full":    # NumPy's complete Q is m x m: the reduced one when m <= n
+            b.emit("raise_if", b.gt(m, n), attrs=(
+                "ValueError", "np.linalg.qr(mode='complete') of a matrix with more rows than "
+                "columns needs the full Q, which pyad does not compute: use mode='reduced'"))
+        return b.emit("view", P, zero, m, one, zero, k, one, attrs=("ss",)), R
 
     def _stack(self, name: str, A: Var, B: Var | None, node: ast.AST):
         """np.linalg.<name> of a stack of matrices (NumPy's leading axis): the function of
@@ -132,6 +156,10 @@ class LinearAlgebra:
             shapes = [[s, k]]
         elif name in ("svd", "svd_full"):
             shapes = [[s, m, k], [s, k], [s, k, n]]
+        elif name in ("qr", "qr_full"):
+            shapes = [[s, m, k], [s, k, n]]
+        elif name == "qr_r":
+            shapes = [[s, k, n]]
         elif name in ("det",):
             shapes = [[s]]
         elif name == "slogdet":

@@ -1,5 +1,5 @@
 """Linear-algebra rows of the op table (`np.linalg.solve`, `inv`, `det`, `slogdet`,
-`cholesky`, `eigh`, `svd`), with adjoints written at the array level from their standard rules,
+`cholesky`, `eigh`, `svd`, `qr`), with adjoints written at the array level from their standard rules,
 and the few adjoint-only rows those rules use (triangular solve, the triangle maps of the
 Cholesky and eigh adjoints).
 
@@ -16,6 +16,10 @@ largest-magnitude component (the first of equals) is positive; `svd(A)` of an m 
 the (1 + m + n, k) array, k = min(m, n), of the singular values (descending), U (m x k)
 and V (n x k), A = U diag(s) V^T, each pair signed so that V's column has its largest-
 magnitude component (the first of equals) positive.
+
+`qr(A)` of an m x n A is the (m + k) x n array, k = min(m, n), of the reduced Q (m x k, in
+its first k columns) over R (k x n), with LAPACK's (NumPy's) signs; its adjoint (Liao et al.
+2019) divides by R's diagonal, so a rank-deficient A has no gradient (inf or nan, as in JAX).
 
 Like NumPy (LAPACK's UPLO='L'), `cholesky` and `eigh` read only the lower triangle of A, so
 their gradients have zeros above the diagonal: the gradient of the symmetric matrix's
@@ -121,6 +125,28 @@ def _svd_adjoint(b, ct, P, A):
     return (b.emit("svd_back", P, ct, A),)
 
 
+def _qr_adjoint(b, ct, P, A):
+    """A = Q R, P = [Q (padded to A's width); R]: Liao et al. 2019, in one kernel."""
+    return (b.emit("qr_back", P, ct, A),)
+
+
+def _qr_py(a):
+    m, n = a.shape
+    q, r = np.linalg.qr(a)
+    return np.vstack([np.hstack([q, np.zeros((m, n - q.shape[1]))]), r])
+
+
+def _qr_back_py(p, ct, a):
+    m, n = a.shape
+    k = min(m, n)
+    q, r, qb, rb = p[:m, :k], p[m:], ct[:m, :k], ct[m:]
+    qb = qb + a[:, k:] @ rb[:, k:].T
+    mid = r[:, :k] @ rb[:, :k].T - qb.T @ q
+    sym = np.tril(mid) + np.tril(mid, -1).T
+    xb = np.linalg.solve(r[:, :k], (qb + q @ sym).T).T
+    return np.hstack([xb, q @ rb[:, k:]])
+
+
 def _spd(args):
     """A random matrix made symmetric positive definite: A A^T + n I."""
     return [a @ a.T + len(a) * np.eye(len(a)) for a in args]
@@ -216,6 +242,12 @@ LINALG_ROWS = [
           "decomposition A = U diag(s) V^T (see the module docstring)",
           samples=(((3, 3),), ((4, 2),), ((2, 5),), ((1, 1),)),
           memory="alloc", strong_zero=False, reads_result=True),
+    OpDef("qr", _svd_sig, _qr_py, _qr_adjoint,
+          ("kernel", "pyad_la_qr", ""),
+          "[Q; R] ((m + k) x n, k = min(m, n)): the reduced QR factorization A = Q R by "
+          "Householder reflections, with NumPy's signs (see the module docstring)",
+          samples=(((4, 3),), ((3, 3),), ((2, 5),), ((1, 1),), ((5, 1),)),
+          memory="alloc", strong_zero=False, reads_result=True),
     # --- used by the adjoints above
     OpDef("svd_back", _svd_back_sig, _svd_back_py, None,
           ("kernel", "pyad_la_svd_back", ""),
@@ -223,6 +255,12 @@ LINALG_ROWS = [
           "read for its shape only); adjoint code only",
           samples=(((7, 2), (7, 2), (4, 2)), ((6, 3), (6, 3), (3, 2)), ((3, 1), (3, 1), (1, 1))),
           memory="alloc"),
+    OpDef("qr_back", _svd_back_sig, _qr_back_py, None,
+          ("kernel", "pyad_la_qr_back", ""),
+          "the adjoint of qr at A and its result P for the cotangent ct, of A's shape; "
+          "adjoint code only",
+          samples=(((7, 3), (7, 3), (4, 3)), ((4, 4), (4, 4), (2, 4)), ((2, 2), (2, 2), (1, 2))),
+          memory="alloc", domain=lambda args: [_qr_py(args[2]), args[1], args[2]]),
     OpDef("trisolve", _trisolve_sig, _trisolve_py, None,
           ("kernel", "pyad_la_trisolve", ""),
           "T^-1 X for T lower (attrs[0]) or upper triangular; adjoint code only",

@@ -1,5 +1,5 @@
 """`np.linalg` (pyad/frontend/linalg.py, the rows of pyad/ir/linalg_rows.py, the kernels of
-runtime/pyad_linalg.c and runtime/pyad_svd.c; pinv, lstsq, matrix_rank and cond in
+runtime/pyad_linalg.c, runtime/pyad_svd.c and runtime/pyad_qr.c; pinv, lstsq, matrix_rank and cond in
 pyad/frontend/prelude.py) end to end: values against NumPy, gradients by the differential
 harness (central finite differences, the interpreter on the gradient IR, the dot-product test
 for array and tuple results) on several shapes, size 1, transposed and strided inputs;
@@ -104,9 +104,21 @@ def svd_stacks(A, B, b):
         np.linalg.svdvals(np.stack([B, -B]))
 
 
+def factors_qr(A, B, b):
+    """QR of a square, a tall and a wide matrix (NumPy's signs), mode 'r' and 'complete',
+    a least-squares solve through it, and a stack."""
+    Q, R = np.linalg.qr(A)
+    Qt, Rt = np.linalg.qr(B)                   # n x 2: tall (for n >= 2)
+    Qw, Rw = np.linalg.qr(B.T @ A)             # 2 x n: wide
+    Qc, Rc = np.linalg.qr(A[:1] + 1.0, mode="complete")   # m <= n: the reduced factors
+    x = np.linalg.solve(Rt[:, :Rt.shape[0]], Qt.T @ b)   # least squares (n >= 2)
+    Qs, Rs = np.linalg.qr(np.stack([A, A.T + 1.0]))
+    return Q, R, Qt, Rt, Qw, Rw, np.linalg.qr(B, mode="r"), Qc * 2.0, Rc, x, Qs, Rs
+
+
 CASES = [solves, inverse, determinants, cholesky, eigen, eigh_lower_triangle,
          eigh_upper_triangle, gaussian_log_density, ints, stacks, singular_values,
-         pseudo_inverses, svd_stacks]
+         pseudo_inverses, svd_stacks, factors_qr]
 
 
 def _args(n: int, layout: str | None = None):
@@ -286,7 +298,7 @@ def test_shape_errors():
 @pytest.mark.parametrize("src, message", [
     ("np.linalg.svd(x, compute_uv=v)", "compute_uv must be True or False"),
     ("np.linalg.eig(x)", "np.linalg.eig is not supported"),
-    ("np.linalg.qr(x)", "np.linalg.qr is not supported"),
+    ("np.linalg.qr(x, mode='raw')[0]", "mode 'raw' is not supported"),
     ("np.linalg.multi_dot([x, x])", "np.linalg.multi_dot is not supported"),
     ("np.linalg.inv(v)", "expected a 2-D matrix or a 3-D stack of them here, not a 1-D"),
     ("np.linalg.eigh(x, UPLO='X')[0]", "UPLO must be 'L' or 'U'"),
@@ -297,8 +309,28 @@ def test_refusals_are_located(src, message, tmp_path):
 
 
 def test_the_refusal_says_what_to_write(tmp_path):
-    f = returning(tmp_path, "x, v", "np.sum(np.linalg.qr(x))")
+    f = returning(tmp_path, "x, v", "np.sum(np.linalg.eig(x))")
     with pytest.raises(pyad.PyadError) as info:
         pyad.jit_grad(f)(np.eye(2), np.ones(2))
-    assert "np.linalg.lstsq or np.linalg.pinv" in str(info.value)
+    assert "use np.linalg.eigh for a symmetric matrix" in str(info.value)
     assert "^" in str(info.value)
+
+
+def test_complete_qr_of_a_tall_matrix_is_a_value_error_naming_the_line():
+    def complete(A):
+        Q, R = np.linalg.qr(A, mode="complete")
+        return np.sum(Q) + np.sum(R)
+    f = pyad.jit_grad(complete)
+    assert f(np.eye(3)[:2]) == pytest.approx(complete(np.eye(3)[:2]))
+    with pytest.raises(ValueError, match="mode='complete'.*more rows") as info:
+        f(np.eye(3)[:, :2])
+    assert "test_linalg.py" in str(info.value)
+
+
+def test_qr_of_a_matrix_with_zero_columns_below_the_diagonal_keeps_numpys_signs():
+    """LAPACK leaves a column whose entries below the diagonal are 0 as it is (no
+    reflection): R's diagonal then keeps the entry's sign."""
+    A = np.array([[-2.0, 1.0, 3.0], [0.0, -1.5, 2.0], [0.0, 0.0, 4.0], [0.0, 0.0, -1.0]])
+    f = pyad.jit_grad(lambda A: np.linalg.qr(A))
+    for got, want in zip(f(A), np.linalg.qr(A)):
+        np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-15)

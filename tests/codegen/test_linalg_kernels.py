@@ -1,4 +1,4 @@
-"""The linear-algebra kernels of the C runtime (runtime/pyad_linalg.c), called through cffi on
+"""The linear-algebra kernels of the C runtime (runtime/pyad_linalg.c, pyad_svd.c, pyad_qr.c), called through cffi on
 every sample of their op-table rows (pyad/ir/linalg_rows.py) and on transposed and strided
 views, against each row's NumPy reference (`row.py`, which the interpreter runs); their
 failures (singular, not positive definite, no convergence) as statuses."""
@@ -53,7 +53,9 @@ def _call(rt, name: str, args: list, attrs: tuple):
     n = args[0].shape[0]
     shape = {"solve": args[-1].shape, "slogdet": (2,), "eigh": (n + 1, n),
              "trisolve": args[-1].shape, "svd": (1 + sum(args[0].shape), min(args[0].shape)),
-             "svd_back": args[-1].shape}.get(name, (n, n))
+             "svd_back": args[-1].shape, "qr_back": args[-1].shape}.get(name, (n, n))
+    if name == "qr":    # [Q; R]: (m + min(m, n)) x n
+        shape = (n + min(args[0].shape), args[0].shape[-1])
     out = np.full(shape, np.nan)
     if name == "slogdet":
         return fn(*ins, ffi.cast("double *", out.ctypes.data)), out
