@@ -48,6 +48,7 @@ def native(func: Func, timings: Timings | None = None,
     the work of the loops computing their terms (ir/split_sums.py). `outputs`: the params
     that are gradients the callers discard when the call fails (split_sums)."""
     with phase(timings, "IR optimization"):
+        func = opt.fold_constants(func)   # what AD rules compute from constants (`k - 1.0`)
         return verify(opt.dce(split_sums(jam_loops(version_loops(expand(func))), outputs)))
 
 

@@ -230,6 +230,9 @@ class KernelEmitter:
                 r = b.icmp_unsigned(sym, *args)
             else:
                 r = b.icmp_signed(sym, *args)
+        elif kind == "intrinsic" and s.op == "pow" and _whole(args[1]) is not None:
+            fn = self.extern("llvm.powi.f64.i32", abi.F64, [abi.F64, abi.I32])
+            r = b.call(fn, [args[0], ir.Constant(abi.I32, _whole(args[1]))], fastmath=self.flags)
         elif kind == "intrinsic":
             fn = self.extern(f"{row.lower[1]}.f64", abi.F64, [abi.F64] * len(args))
             r = b.call(fn, args, fastmath=self.flags)
@@ -345,6 +348,24 @@ def saved_struct(saved: tuple[Var, ...] | list[Var]) -> ir.LiteralStructType:
 
 
 SAVED_FIELD0 = len(abi.PULLBACK_HEADER)
+
+
+#: the largest |k| of `x ** k` computed by products (`_whole`)
+MAX_POWER = 16
+
+
+def _whole(v: ir.Value) -> int | None:
+    """k when `v` is a float constant holding a whole number k, -MAX_POWER <= k <= MAX_POWER,
+    not 0, 1 or 2: `x ** k` is then LLVM's powi, products by repeated squaring (over 1.0 for
+    k < 0), as JAX and Numba compute it; pow is one libm call per element, which keeps a
+    loop scalar. Each of the |k| - 1 products rounds once, so the result may differ from
+    NumPy's correctly rounded power in its last bits (docs/arrays.md). `x ** 2` is
+    `x * x` already (ir/shapes.py), the same bits as pow."""
+    if not (isinstance(v, ir.Constant) and v.type == abi.F64):
+        return None
+    k = v.constant
+    ok = isinstance(k, float) and k.is_integer() and abs(k) <= MAX_POWER and k not in (0, 1, 2)
+    return int(k) if ok else None
 
 
 def const(t: str, value) -> ir.Constant:

@@ -13,7 +13,8 @@ state of `s = np.array([x, y, z])` updated by `s = s + dt * k` in a loop is know
 `fold_known(func)` writes what `known` found into the IR: known scalars become `const`
 ops, a `select` with a known condition (or two equal choices) becomes the value it picks,
 a `dim` the size it is known to equal, `x ** 2` the product `x * x` (the same bits: the
-square correctly rounded), and a `raise_if` whose condition is known false goes (the
+square correctly rounded; of ints `imul`, which raises OverflowError past 64 bits), and a
+`raise_if` whose condition is known false goes (the
 broadcasting checks of arrays of known shapes, the bounds checks of constant indices). The
 scalar replacement of small arrays (pyad/ir/scalarize.py) builds on it.
 """
@@ -383,7 +384,8 @@ def fold_known(func: Func) -> Func:
                     continue
                 if s.op in ("pow", "ipow") and facts.get(s.args[1].name) == 2 and \
                         not isinstance(facts.get(s.args[1].name), bool):
-                    s = Op(s.outs, "mul", (s.args[0], s.args[0]), (), s.loc)   # x ** 2
+                    s = Op(s.outs, "mul" if s.op == "pow" else "imul", (s.args[0],) * 2, (),
+                           s.loc)   # x ** 2 (imul: OverflowError past 64 bits, as ipow)
             body.append(s)
         return Block(block.params, tuple(body), block.results)
 

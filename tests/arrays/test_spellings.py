@@ -108,7 +108,7 @@ def test_reductions_of_lists_tuples_and_with_dtype():
 
 
 @pytest.mark.parametrize("src, message", [
-    ("x.tolist()", r"unsupported array method `a.tolist\(\)`"),
+    ("x.tolist()", r"a.tolist\(\) of a 2-D array \(a list of lists\) is not supported"),
     ("np.expand_dims(x, (0, 0))", "repeated axis"),
     ("np.squeeze(x, (0, 5))", "out of bounds"),
     ("np.sum(x, dtype=np.complex128)", "unsupported dtype complex128"),

@@ -173,7 +173,8 @@ def test_only_api_symbols_exported():
         "pyad_pullback_tape_bytes", "pyad_tape_cut", "pyad_tape_copy_from_pullback", "pyad_alloc", "pyad_ctx_release", "pyad_pullback_zero_shadows", "pyad_index_error",
         "pyad_la_solve", "pyad_la_inv", "pyad_la_det", "pyad_la_slogdet", "pyad_la_cholesky",
         "pyad_la_trisolve", "pyad_la_eigh", "pyad_la_tril_half", "pyad_la_tril_fold",
-        "pyad_la_eigh_mid", "pyad_la_svd", "pyad_la_svd_back", "pyad_matmul", "pyad_ctx_reset", "pyad_batch_run",
+        "pyad_la_eigh_mid", "pyad_la_svd", "pyad_la_svd_back", "pyad_la_qr", "pyad_la_qr_back",
+        "pyad_matmul", "pyad_ctx_reset", "pyad_batch_run",
     }
 
 
