@@ -40,7 +40,11 @@ jammed loop would raise, the one reported may be a later trip's (docs/arrays.md)
 
 Only loops with a fused loop that carries a float chain (fewer than LANES of them) or reads
 or writes along the last axis at the outer counter are jammed: elsewhere LLVM's own
-vectorizer does as well. A loop whose fused loops update in place an array each lane gets a
+vectorizer does as well. A fused loop whose running sums split_sums splits (their terms in
+vectors, when it runs MIN_TRIPS trips or more) is fused only while it runs fewer trips: the
+jammed loop's test asks for that too, and longer rows run in the loop after it, split (the
+four lanes' work loop would stay scalar: a row's `np.sum(np.exp(a), axis=1)` 6.7 ns an
+element jammed, 2.0 split; jam_plan.py `_short`). A loop whose fused loops update in place an array each lane gets a
 copy of (`qxc[r] += a * xc[j]`) is not: the lanes' updates would be separate chains
 through memory (ADBench's GMM primal 1.2-2x slower jammed). The pass runs after AD on every kernel (pipeline.native); a loop
 whose forward sweep pushes inside an inner loop (W2's value and gradient) is left alone,
@@ -51,6 +55,7 @@ from __future__ import annotations
 from .builder import Builder, NameGen
 from .jam_plan import LANES, Context, Count, Plan, context, plan as plan_of
 from .loops import rewrite_outermost
+from .split_sums import MIN_TRIPS
 from .nodes import I64, Block, Func, Op, Stmt, Var, While, walk
 
 __all__ = ["LANES", "jam_loops"]
@@ -94,7 +99,11 @@ def _jammed(loop: While, plan: Plan, ctx: Context) -> list[Stmt]:
     last, go = Var(names.fresh("last"), I64), Var(names.fresh(), "bool")
     cbody += [op, Op((last,), "add", (cps[count.k], step), (), loc),
               Op((go,), count.test, (last, bound), (), loc)]
-    cond = Block(cps, tuple(cbody), (go,))
+    cb.stmts = []
+    for start, end, by in plan.short:  # and the inner loops split_sums splits run few trips
+        few = cb.lt(cb.sub(end, start), cb.const(MIN_TRIPS * by, I64))
+        go = cb.select(go, few, cb.const(False, "bool"))
+    cond = Block(cps, tuple(cbody + cb.stmts), (go,))
     # the body: each lane's carried values, the statements lane by lane, the inner loops fused
     bps = _fresh(names, loop.body.params)
     stmts: list[Stmt] = []

@@ -62,7 +62,7 @@ from .loops import invariant_test, range_bounds, rewrite_outermost
 from .memory import VIEW_OPS
 from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, walk
 
-__all__ = ["BLOCK", "MIN_TRIPS", "split_sums"]
+__all__ = ["BLOCK", "MIN_TRIPS", "split_bounds", "split_sums"]
 
 #: trips per block: the terms of one sum in a block fill BLOCK floats (L1-resident)
 BLOCK = 128
@@ -144,6 +144,15 @@ def split_sums(func: Func, outputs: frozenset[str] = frozenset()) -> Func:
         return func
     block = Block(block.params, tuple(top.stmts) + block.body, block.results)
     return Func(func.name, block, func.filename, func.arg_names)
+
+
+def split_bounds(loop: While, consts: dict[str, int]) -> tuple[Var, Var, int] | None:
+    """(the counter's start, its bound, its step) if `split_sums` splits `loop` (it does
+    when the loop runs MIN_TRIPS trips or more: `bound - start >= MIN_TRIPS * step`), as far
+    as the loop itself tells (a division's check may still keep it whole); else None.
+    `consts`: the function's int constants, by name."""
+    plan = _plan(loop, consts, set())
+    return None if plan is None else (loop.inits[plan.k], plan.bound, plan.step)
 
 
 def _plan(loop: While, consts: dict[str, int], local: set[str]) -> _Plan | None:
