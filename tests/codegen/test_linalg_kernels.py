@@ -141,3 +141,23 @@ def test_svd_of_larger_wide_degenerate_and_failing_matrices(rt):
         assert np.all(np.diff(s) <= 0)
     assert _call(rt, "svd", [np.array([[1.0, np.nan], [0.0, 1.0]])], ())[0] == 8
     assert _call(rt, "svd", [np.array([[np.inf, 0.0]])], ())[0] == 8
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 37])
+def test_vector_row_updates_give_the_bits_of_the_scalar_loop(rt, n):
+    """The substitutions update contiguous rows eight elements at a time (AVX-512 or AVX2
+    where the CPU has them) and rows of other strides element by element: a multiply and a
+    subtract each way, so an inverse, a solve and a triangular solve written into a strided
+    result have the bits of the same written into a contiguous one."""
+    lib, ffi = rt
+    rng = np.random.default_rng(n)
+    a = rng.normal(size=(n, n)) + n * np.eye(n)
+    b = rng.normal(size=(n, n + 3))
+    for name, args, shape, extra in [("pyad_la_inv", [a], (n, n), ()),
+                                     ("pyad_la_solve", [a, b], (n, n + 3), ()),
+                                     ("pyad_la_trisolve", [a, b], (n, n + 3), (1,)),
+                                     ("pyad_la_trisolve", [a, b], (n, n + 3), (0,))]:
+        outs = [np.full(shape, np.nan), _laid_out(np.full(shape, np.nan), "strided")]
+        for out in outs:
+            assert getattr(lib, name)(*[_mat(ffi, x) for x in args], _mat(ffi, out), *extra) == 0
+        assert np.ascontiguousarray(outs[0]).tobytes() == np.ascontiguousarray(outs[1]).tobytes()
