@@ -215,20 +215,31 @@ int32_t pyad_la_slogdet(const pyad_mat *a, double *sign_logabs) {
 }
 
 int32_t pyad_la_cholesky(const pyad_mat *a, pyad_mat *l) {
+    /* Right-looking, on u = L^T (row-major): when column j of L is known, every later row k
+     * of u loses L[k][j] times row j. Each element receives the same subtractions, in the
+     * same order (of j), as in the dot products of the left-looking algorithm, so the bits
+     * are the same; the updates are row updates, which vectorize. */
     int64_t n = a->shape[0];
+    double *u = malloc((size_t)(n > 0 ? n * n : 1) * sizeof(double));
+    if (!u) return PYAD_ERR_MEMORY;
+    row_update_fn update = row_update_for_cpu();
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j <= i; j++) u[j * n + i] = AT(a, i, j);
     for (int64_t j = 0; j < n; j++) {
-        double s = AT(a, j, j);
-        for (int64_t k = 0; k < j; k++) s -= AT(l, j, k) * AT(l, j, k);
-        if (!(s > 0.0)) return PYAD_ERR_LINALG;   /* also nan */
-        double d = sqrt(s);
-        AT(l, j, j) = d;
-        for (int64_t i = 0; i < j; i++) AT(l, i, j) = 0.0;
-        for (int64_t i = j + 1; i < n; i++) {
-            double t = AT(a, i, j);
-            for (int64_t k = 0; k < j; k++) t -= AT(l, i, k) * AT(l, j, k);
-            AT(l, i, j) = t / d;
+        double s = u[j * n + j];
+        if (!(s > 0.0)) {   /* also nan */
+            free(u);
+            return PYAD_ERR_LINALG;
         }
+        double d = sqrt(s);
+        u[j * n + j] = d;
+        for (int64_t k = j + 1; k < n; k++) u[j * n + k] /= d;
+        for (int64_t k = j + 1; k < n; k++)
+            update(u + k * n + k, u + j * n + k, u[j * n + k], n - k);
     }
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n; j++) AT(l, i, j) = j <= i ? u[j * n + i] : 0.0;
+    free(u);
     return PYAD_OK;
 }
 

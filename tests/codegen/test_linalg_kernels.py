@@ -161,3 +161,32 @@ def test_vector_row_updates_give_the_bits_of_the_scalar_loop(rt, n):
         for out in outs:
             assert getattr(lib, name)(*[_mat(ffi, x) for x in args], _mat(ffi, out), *extra) == 0
         assert np.ascontiguousarray(outs[0]).tobytes() == np.ascontiguousarray(outs[1]).tobytes()
+
+
+def _cholesky_by_dot_products(a):
+    """The left-looking algorithm in Python floats: each element minus its dot product, in
+    order of k (the order the runtime's row updates keep)."""
+    n = len(a)
+    l = [[0.0] * n for _ in range(n)]
+    for j in range(n):
+        s = float(a[j][j])
+        for k in range(j):
+            s -= l[j][k] * l[j][k]
+        d = s ** 0.5
+        l[j][j] = d
+        for i in range(j + 1, n):
+            t = float(a[i][j])
+            for k in range(j):
+                t -= l[i][k] * l[j][k]
+            l[i][j] = t / d
+    return np.array(l)
+
+
+@pytest.mark.parametrize("n", [1, 2, 9, 20])
+def test_cholesky_has_the_bits_of_the_dot_product_algorithm(rt, n):
+    lib, ffi = rt
+    x = np.random.default_rng(n).normal(size=(n, n))
+    a = x @ x.T + n * np.eye(n)
+    out = np.full((n, n), np.nan)
+    assert lib.pyad_la_cholesky(_mat(ffi, a), _mat(ffi, out)) == 0
+    assert out.tobytes() == _cholesky_by_dot_products(a).tobytes()
