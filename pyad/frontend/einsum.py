@@ -12,7 +12,9 @@ accepted and ignored (pyad contracts in its own order).
 
 A contraction of two float64 operands that is a matrix product ("ij,jk->ik", "ij,kj->ki",
 "ij,j->i") runs the runtime's matrix product (the `matmul` row, differentiated at the array
-level: its adjoint is two more products); see `Einsum.products` for when."""
+level: its adjoint is two more products); see `Einsum.products` for when. Three or more
+operands are contracted two at a time where that takes fewer multiplications
+(`Einsum.pairwise`)."""
 from __future__ import annotations
 
 import ast
@@ -21,6 +23,10 @@ from ..errors import PyadTypeError
 from ..ir.loops import reduce_each
 from ..ir.nodes import F64, I64, Var, elem_type, ndim_of
 from .context import Lazy
+
+
+#: the length each letter is taken to have when pairwise contraction is weighed (Einsum.pairwise)
+PAIR_SIZE = 16
 
 
 class Einsum:
@@ -155,6 +161,8 @@ class Einsum:
                 else:
                     size[letter] = d
         product = self.products(terms, out, ops)
+        if product is None and len(ops) > 2:
+            product = self.pairwise(terms, out, ops, spec)
         if product is not None:
             return product
         summed = [x for x in letters if x not in out]
@@ -181,6 +189,45 @@ class Einsum:
         if not out:
             return gen([])
         return Lazy(elem, [size[x] for x in out], gen)
+
+    def pairwise(self, terms: list[str], out: str, ops: list[Var], spec: ast.AST):
+        """Three or more operands contracted two at a time, as opt_einsum and JAX do
+        ("ni,ij,nj->n": "ni,ij->nj", a matrix product, then "nj,nj->n"), when that takes
+        fewer multiplications than the one loop nest over every letter, counting each letter
+        as PAIR_SIZE long: each step contracts the pair whose loop nest has the fewest
+        letters (the first such pair), keeping the letters the other operands or the output
+        still need. None (the one nest) when it does not pay or an intermediate would have
+        more than 3 axes. The sums then run in another order than the one nest's (the
+        results differ in the last bits)."""
+        terms, ops = list(terms), list(ops)
+        n = PAIR_SIZE
+        steps, cost = [], 0
+        names = list(terms)
+        while len(names) > 2:
+            best = None
+            for i in range(len(names)):
+                for j in range(i + 1, len(names)):
+                    rest = "".join(t for k, t in enumerate(names) if k not in (i, j)) + out
+                    keep = "".join(dict.fromkeys(x for x in names[i] + names[j] if x in rest))
+                    c = n ** len(set(names[i] + names[j]))
+                    if keep and len(keep) <= 3 and (best is None or c < best[0]):
+                        best = (c, i, j, keep)
+            if best is None:
+                return None
+            c, i, j, keep = best
+            cost += c
+            steps.append((i, j, keep))
+            names = [t for k, t in enumerate(names) if k not in (i, j)] + [keep]
+        cost += n ** len(set("".join(names)))
+        if cost >= (len(terms) - 1) * n ** len(set("".join(terms))):
+            return None
+        for i, j, keep in steps:
+            r = self.contract([terms[i], terms[j]], keep, [ops[i], ops[j]], spec)
+            if isinstance(r, Lazy):
+                r = self.lw.arrayops.materialize(r)
+            terms = [t for k, t in enumerate(terms) if k not in (i, j)] + [keep]
+            ops = [a for k, a in enumerate(ops) if k not in (i, j)] + [r]
+        return self.contract(terms, out, ops, spec)
 
     def products(self, terms: list[str], out: str, ops: list[Var]) -> Var | None:
         """The contraction as one matrix product when it is one: two float64 operands of

@@ -1,7 +1,9 @@
 """np.einsum contractions that are one matrix product run the runtime's matrix product
 (pyad/frontend/einsum.py: Einsum.products); the others, batched products included, stay
-element loops. Each spelling is checked against NumPy's value, central
-differences with the dot-product test and the IR interpreter."""
+element loops; three or more operands are contracted two at a time where that takes fewer
+multiplications (Einsum.pairwise: "ni,ij,nj->n" is a matrix product, then row dot
+products). Each spelling is checked against NumPy's value, central differences with the
+dot-product test and the IR interpreter."""
 from __future__ import annotations
 
 import numpy as np
@@ -52,6 +54,30 @@ def _u(*shape):
     return np.random.default_rng(sum(shape) + len(shape)).standard_normal(shape)
 
 
+def quadratic_forms(x, a):
+    return np.sum(np.einsum("ni,ij,nj->n", x, a, x) ** 2)
+
+
+def chain(a, b, c):
+    return np.sum(np.sin(np.einsum("ij,jk,kl->il", a, b, c)))
+
+
+def batched_chain(a, b, c):
+    return np.sum(np.cos(np.einsum("bij,bjk,bkl->bil", a, b, c)))
+
+
+def bilinear(x, a, y):
+    return np.einsum("i,ij,j", x, a, y) ** 2
+
+
+def four(a, b, c, d):
+    return np.sum(np.einsum("ij,jk,kl,l->i", a, b, c, d) ** 2)
+
+
+def triple_product(x, y, z):     # one nest: pairs would cost as much (one letter)
+    return np.einsum("i,i,i->", x, y, z)
+
+
 CASES = [
     (krc, (_u(3, 4, 5), _u(6, 3, 5)), False),
     (mm, (_u(3, 4), _u(4, 5)), True),
@@ -62,6 +88,12 @@ CASES = [
     (bmm, (_u(2, 3, 4), _u(2, 4, 5)), False),
     (bmm_moved, (_u(2, 3, 4), _u(2, 4, 4)), False),
     (row_dots, (_u(3, 4), _u(3, 4)), False),
+    (quadratic_forms, (_u(6, 4), _u(4, 4)), True),
+    (chain, (_u(3, 4), _u(4, 5), _u(5, 2)), True),
+    (batched_chain, (_u(2, 3, 4), _u(2, 4, 5), _u(2, 5, 3)), False),
+    (bilinear, (_u(3), _u(3, 4), _u(4)), True),
+    (four, (_u(3, 4), _u(4, 5), _u(5, 2), _u(2)), True),
+    (triple_product, (_u(5), _u(5), _u(5)), False),
 ]
 
 
@@ -92,3 +124,11 @@ def test_the_same_bits_as_the_matrix_product():
     v2, g2 = pyad.jit_grad(_plain_product, argnums=(0, 1)).value_and_grad(a, b)
     assert v1 == v2
     assert all(np.array_equal(x, y) for x, y in zip(g1, g2))
+
+
+def test_three_operands_contract_two_at_a_time_only_where_it_pays():
+    """The pairs' intermediates are arrays of the function: one for "ni,ij,nj->n" (the
+    matrix product), none for "i,i,i->" (its one nest is as cheap)."""
+    args = (_u(6, 4), _u(4, 4))
+    assert pyad.jit_grad(quadratic_forms).ir(*args).count("= matmul ") == 1
+    assert "alloc" not in pyad.jit_grad(triple_product).ir(_u(5), _u(5), _u(5))
