@@ -140,6 +140,10 @@ class Einsum:
         tb = "".join(tb[k] if k in tb else next(fresh) for k in range(nb))
         summed = {ta[x] for x, _ in pairs}
         out = "".join(x for x in ta + tb if x not in summed)
+        if len(out) > 3:
+            raise self.ctx.error(node, f"np.tensordot: the result would have {len(out)} axes "
+                                 "(pyad's arrays have at most 3)", cls=PyadTypeError,
+                                 hint="contract more axes, or reshape the operands first")
         return self.contract([ta, tb], out, [a, b], node)
 
     def contract(self, terms: list[str], out: str, ops: list[Var], spec: ast.AST) -> Lazy | Var:

@@ -175,7 +175,9 @@ def test_joining_and_contracting(fn, args):
     ("np.tensordot(a, a, axes=3)", "axes=3 does not fit a 2-D and a 2-D array"),
     ("np.tensordot(a, a, axes=([0, 0], [0, 1]))", "two lists of distinct axes"),
     ("np.tensordot(a, a, axes=k)", "constant int or two constant lists"),
-    ("np.tensordot(a, np.ones((3, 3, 3)), axes=0)", "arrays have at most 3 dimensions"),
+    ("np.tensordot(a, np.ones((3, 3, 3)), axes=0)", "np.tensordot: the result would have 5 axes"),
+    ("np.tensordot(np.ones((3, 3, 3)), np.ones((2, 3, 3)), axes=([1], [1]))",
+     "np.tensordot: the result would have 4 axes"),
 ])
 def test_tensordot_refusals(tmp_path, expr, message):
     assert_refused(tmp_path, "a, k", expr, (np.ones((3, 3)), 1), message)
