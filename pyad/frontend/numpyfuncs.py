@@ -14,7 +14,7 @@ import math
 
 from ..errors import PyadTypeError
 from ..ir.loops import for_range
-from ..ir.nodes import F64, I64, Var, ndim_of
+from ..ir.nodes import F64, I64, Var, is_array, ndim_of
 from .context import Lazy, arith, unify
 
 
@@ -71,7 +71,6 @@ class NumpyFunctions:
         self.check(node, args, kw, (1, 2), ("axis", "keepdims", "ddof"))
         ops = self.lw.arrayops
         axes, keepdims = ops._axis({k: v for k, v in kw.items() if k != "ddof"}, node, args)
-        ddof = self.const(kw, "ddof", 0, (int,), "a constant integer")
         a = ops.materialize(args[0])
         mean = ops.reduce("mean", a, axes, node, keepdims=True)
         d = ops.binop(ast.Sub(), a, mean, node)
@@ -81,7 +80,13 @@ class NumpyFunctions:
         dims = self.lw.arrays.dims(self.lw.arrays.array(a, node))
         count = self.product([dims[k % len(dims)] for k in
                                (axes if axes is not None else range(len(dims)))])
-        n = b.tofloat(b.sub(count, b.const(ddof, I64)))
+        n = b.tofloat(count)
+        if "ddof" in kw:   # a number, known when compiling or not (ddof=len(x) - 1)
+            ex = self.lw.exprs
+            ddof = ex.scalar(ex.expr(kw["ddof"]), kw["ddof"])
+            if is_array(ddof.type):
+                raise self.ctx.error(kw["ddof"], "ddof must be a number", cls=PyadTypeError)
+            n = b.sub(n, self.ctx.convert(ddof, F64))
         out = ops.binop(ast.Div(), total, n, node)
         if root:
             return ops.elementwise(self.root, [out], node)

@@ -192,7 +192,7 @@ def test_logaddexp_derivative_at_a_tie_is_one_half():
 
 @pytest.mark.parametrize("src, message", [
     ("np.roll(x, 1.5)", "expected an integer"),
-    ("np.var(x, ddof=k)", "ddof must be a constant integer"),
+    ("np.var(x, ddof=x)", "ddof must be a number"),
     ("np.clip(x, 0.0)", "clip\\(\\) missing 1 required positional argument: .a_max."),
     ("np.inner(x[None], x[None])", "at most 3 dimensions"),
     ("np.linalg.norm(x, ord=3)", "ord=3 is not a matrix norm"),
@@ -203,6 +203,18 @@ def test_logaddexp_derivative_at_a_tie_is_one_half():
 ])
 def test_refusals_are_located(src, message, tmp_path):
     assert_refused(tmp_path, "x, k", f"np.sum({src})", (np.ones((2, 3)), 1), message)
+
+
+def variances_with_a_ddof_known_at_run_time(x, k):
+    return np.var(x, ddof=len(x) - 2) + np.std(x, ddof=k) + \
+        np.std(x.reshape(2, 3), axis=1, ddof=0.5)[1] + np.var(x, ddof=True)
+
+
+def test_ddof_known_at_run_time():
+    """ddof=len(x) - 1 (found refused by the array probe: "ddof must be a constant
+    integer"), a parameter, a float and a bool, as NumPy takes them."""
+    check_function(variances_with_a_ddof_known_at_run_time,
+                   (np.array([1.0, 2.5, -0.5, 3.0, 4.0, 0.25]), 2))
 
 
 def nan_reductions(x, v):
