@@ -18,7 +18,10 @@ into
         the loop as it was
 
 The preferred value of `%c` is the one that picks the arm which is not invariant (false for
-`select %c, 0, %i`). Both copies compute the same operations in the same order on the same
+`select %c, 0, %i`). The arms of an index select are indices too: an operand of an
+expression that is itself broadcast is read at `select %c1, 0, select %c2, 0, %i`, and both
+conditions are fixed in the copy (with the inner one left, `np.exp(v) + u * u - v` added into
+v's shadow at two index expressions, and its gradient loop stayed scalar). Both copies compute the same operations in the same order on the same
 elements, so the results are bit for bit those of the loop alone; only the address
 arithmetic differs. A loop is versioned once, at the outermost loop in which the conditions
 are invariant (a versioned loop's inner loops are not versioned again), so code grows at
@@ -56,6 +59,14 @@ def _conditions(loop: While) -> dict[str, tuple[Var, bool]]:
     invariant = invariant_test(loop, lambda op: op.op in _HOISTABLE)
     index_uses = {a.name for s in ops if OPS[s.op].memory in ("read", "write")
                   for a in s.args[1:]}
+    selects = [s for s in ops if s.op == "select" and s.outs[0].type == I64]
+    grown = True
+    while grown:   # the arms of an index select are indices too (nested broadcasts:
+        grown = False   # `select %c1, 0, select %c2, 0, %i`)
+        for s in selects:
+            if s.outs[0].name in index_uses and not {a.name for a in s.args[1:]} <= index_uses:
+                index_uses.update(a.name for a in s.args[1:])
+                grown = True
     found: dict[str, tuple[Var, bool]] = {}
     refused: set[str] = set()
     for op in ops:

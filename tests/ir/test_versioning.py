@@ -124,3 +124,37 @@ def test_a_condition_wanted_both_ways_is_not_versioned():
                       "    %7: f64 = add %s.2, %11")
     func = parse_func(src)
     assert version_loops(func) is func
+
+
+def test_nested_index_selects_are_versioned_together():
+    """An index chosen by two broadcasts (`select %c2, 0, select %3, 0, %i`: an operand of
+    an expression that is itself broadcast, as `np.exp(v) + u * u - v`'s first `v`): both
+    conditions get fixed in the copy for plain indices (the inner one was left, and its
+    accumulations into one shadow at two index expressions kept the gradient loop scalar)."""
+    src = SRC.replace("%5: i64 = select %3, %0, %i.2",
+                      "%9: i64 = select %3, %0, %i.2\n    %5: i64 = select %c2, %0, %9").replace(
+        "%3: bool = eq %2, %1", "%3: bool = eq %2, %1\n  %c2: bool = eq %n, %1")
+    func = parse_func(src)
+    out = version_loops(func)
+    fast = next(s for s in out.block.body if isinstance(s, If)).then
+    loop = next(s for s in fast.body if isinstance(s, While))
+    conds = {s.args[0].name for s in walk(loop.body) if getattr(s, "op", None) == "select"}
+    consts = {s.outs[0].name for s in fast.body if getattr(s, "op", None) == "const"}
+    assert conds and conds <= consts
+    for a, n in [(np.array([2.0]), 3), (np.array([1.0, 2.0, 4.0]), 3), (np.array([5.0]), 1)]:
+        assert interp.run(out, [a, n]) == interp.run(func, [a, n])
+
+
+def kl_divergence(mu, logvar):
+    return 0.5 * np.sum(np.exp(logvar) + mu * mu - 1.0 - logvar)
+
+
+def test_a_gradient_through_nested_broadcasts_vectorizes():
+    """Its exp runs in vectors (pyad's exp kernel scales by log2(e) first): the loop of
+    value and gradient was scalar (of logvar alone at 10^5 elements: 950 us, now 280 us,
+    the primal 221 us)."""
+    mu, lv = _u(64), _u(64)
+    f = pyad.jit_grad(kl_divergence, argnums=(0, 1), cache=False)
+    check_against_python(kl_divergence, mu, lv)
+    text = f.llvm_ir(mu, lv, gradient=True)
+    assert re.search(r"fmul <(4|8) x double> [^\n]*0x3FF71547652B82FE", text)
