@@ -12,7 +12,8 @@ accepted and ignored (pyad contracts in its own order).
 
 A contraction of two float64 operands that is a matrix product ("ij,jk->ik", "ij,kj->ki",
 "ij,j->i") runs the runtime's matrix product (the `matmul` row, differentiated at the array
-level: its adjoint is two more products); see `Einsum.products` for when. Three or more
+level: its adjoint is two more products), and a batch of them over a letter leading every
+axis list ("bij,bjk->bik") a product per batch index; see `Einsum.products` for when. Three or more
 operands are contracted two at a time where that takes fewer multiplications
 (`Einsum.pairwise`)."""
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import ast
 
 from ..errors import PyadTypeError
-from ..ir.loops import reduce_each
+from ..ir.loops import for_range, reduce_each
 from ..ir.nodes import F64, I64, Var, elem_type, ndim_of
 from .context import Lazy
 
@@ -164,7 +165,7 @@ class Einsum:
                         "ValueError", f"np.einsum: operands disagree on the size of {letter}"))
                 else:
                     size[letter] = d
-        product = self.products(terms, out, ops)
+        product = self.products(terms, out, ops, spec)
         if product is None and len(ops) > 2:
             product = self.pairwise(terms, out, ops, spec)
         if product is not None:
@@ -233,24 +234,31 @@ class Einsum:
             ops = [a for k, a in enumerate(ops) if k not in (i, j)] + [r]
         return self.contract(terms, out, ops, spec)
 
-    def products(self, terms: list[str], out: str, ops: list[Var]) -> Var | None:
-        """The contraction as one matrix product when it is one: two float64 operands of
-        one or two axes, no letter twice in one operand, exactly one summed letter (in
-        both), and at each operand at most one letter of its own, in the output (at least
-        one of the two has one: a dot product stays a loop). Batched products ("bij,bjk->bik",
-        "krc,nkc->nkr") stay element loops: a product per batch index, written into the
-        result, made W2's value and gradient 1.2x slower than the loops, which fuse the
+    def products(self, terms: list[str], out: str, ops: list[Var],
+                 node: ast.AST) -> Var | None:
+        """The contraction as matrix products when it is: two float64 operands, and either
+        one matrix product (`_product_letters`) or a batch of them over a letter that is
+        the first axis of both operands and of the output ("bij,bjk->bik", attention's
+        "hnd,hmd->hnm"): a product per batch index, written into the result. A batch letter
+        elsewhere (W2's "krc,nkc->nkr") stays element loops: one product per batch index
+        there made W2's value and gradient 1.2x slower than the loops, which fuse the
         contraction into the sum that reads it. None when it is not one."""
         if len(ops) != 2 or any(elem_type(a.type) != F64 for a in ops):
             return None
         (ta, tb), (a, b_) = terms, ops
-        if len(set(ta)) != len(ta) or len(set(tb)) != len(tb):
+        if len(ta) == len(tb) == len(out) == 3 and ta[0] == tb[0] == out[0] and \
+                ta[0] not in ta[1:] + tb[1:] + out[1:] and \
+                _product_letters(ta[1:], tb[1:], out[1:]):
+            return self._batch(ta, tb, out, a, b_, node)
+        if not _product_letters(ta, tb, out):
             return None
+        return self._product(ta, tb, out, a, b_)
+
+    def _product(self, ta: str, tb: str, out: str, a: Var, b_: Var) -> Var:
+        """The matrix product of `_product_letters`: the operands oriented by transposes
+        (swapped when the output wants b's letter first: (A B)^T = B^T A^T)."""
         summed = [x for x in ta if x in tb and x not in out]
         own_a, own_b = [x for x in ta if x not in tb], [x for x in tb if x not in ta]
-        if len(summed) != 1 or len(own_a) > 1 or len(own_b) > 1 or not own_a + own_b \
-                or len(out) != len(own_a + own_b):
-            return None
         if own_a and own_b and out.index(own_b[0]) < out.index(own_a[0]):
             (ta, tb), (a, b_), (own_a, own_b) = (tb, ta), (b_, a), (own_b, own_a)
         b = self.ctx.b
@@ -258,3 +266,33 @@ class Einsum:
         def oriented(v: Var, term: str, want: list[str]) -> Var:
             return b.emit("transpose", v) if list(term) != want else v
         return b.emit("matmul", oriented(a, ta, own_a + summed), oriented(b_, tb, summed + own_b))
+
+    def _batch(self, ta: str, tb: str, out: str, a: Var, b_: Var, node: ast.AST) -> Var:
+        """The product of a's and b's matrices at each index of their first axis, written
+        into that matrix of the result."""
+        ctx, arrays = self.ctx, self.lw.arrays
+        dims = dict(zip(ta, arrays.dims(a))) | dict(zip(tb, arrays.dims(b_)))
+        result = arrays.new_array(F64, [dims[x] for x in out])
+
+        def body(bb, i, _):
+            with ctx.emitting(bb):
+                b = ctx.b
+                r = self._product(ta[1:], tb[1:], out[1:], b.emit("row", a, i),
+                                  b.emit("row", b_, i))
+                self.lw.arrayops.assign_into(b.emit("row", result, i), r, node)
+            return []
+        for_range(ctx.b, dims[ta[0]], [], body)
+        return result
+
+
+def _product_letters(ta: str, tb: str, out: str) -> bool:
+    """Whether "ta,tb->out" is one matrix product: operands of one or two axes, no letter
+    twice in one operand, exactly one summed letter (in both), and at each operand at most
+    one letter of its own, in the output (at least one of the two has one: a dot product
+    stays a loop)."""
+    if len(set(ta)) != len(ta) or len(set(tb)) != len(tb):
+        return False
+    summed = [x for x in ta if x in tb and x not in out]
+    own_a, own_b = [x for x in ta if x not in tb], [x for x in tb if x not in ta]
+    return len(summed) == 1 and len(own_a) <= 1 and len(own_b) <= 1 and bool(own_a + own_b) \
+        and len(out) == len(own_a + own_b)

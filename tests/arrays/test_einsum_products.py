@@ -1,6 +1,7 @@
 """np.einsum contractions that are one matrix product run the runtime's matrix product
-(pyad/frontend/einsum.py: Einsum.products); the others, batched products included, stay
-element loops; three or more operands are contracted two at a time where that takes fewer
+(pyad/frontend/einsum.py: Einsum.products), and so do batches of them over a letter that
+is the first axis of both operands and of the output ("bij,bjk->bik"); the others (W2's
+"krc,nkc->nkr" among them) stay element loops; three or more operands are contracted two at a time where that takes fewer
 multiplications (Einsum.pairwise: "ni,ij,nj->n" is a matrix product, then row dot
 products). Each spelling is checked against NumPy's value, central differences with the
 dot-product test and the IR interpreter."""
@@ -46,6 +47,14 @@ def bmm_moved(a, b):
     return np.sum(np.cos(np.einsum("bij,bjk->kbi", a, b)) * np.arange(24.0).reshape(4, 2, 3))
 
 
+def heads(q, k):
+    return np.sum(np.einsum("hnd,hmd->hnm", q, k) ** 2)
+
+
+def batch_not_first(a, b):       # the batch letter is not the first axis of a
+    return np.sum(np.cos(np.einsum("ibj,bjk->bik", a, b)))
+
+
 def row_dots(a, b):
     return np.sum(np.einsum("ij,ij->i", a, b) ** 2)
 
@@ -85,12 +94,14 @@ CASES = [
     (mm_out_t, (_u(3, 4), _u(4, 5)), True),
     (mv, (_u(3, 4), _u(4)), True),
     (vm, (_u(4), _u(4, 5)), True),
-    (bmm, (_u(2, 3, 4), _u(2, 4, 5)), False),
-    (bmm_moved, (_u(2, 3, 4), _u(2, 4, 4)), False),
+    (bmm, (_u(2, 3, 4), _u(2, 4, 5)), True),
+    (bmm_moved, (_u(2, 3, 4), _u(2, 4, 4)), False),   # b is not first in the output
+    (heads, (_u(2, 3, 4), _u(2, 5, 4)), True),
+    (batch_not_first, (_u(3, 2, 4), _u(2, 4, 5)), False),
     (row_dots, (_u(3, 4), _u(3, 4)), False),
     (quadratic_forms, (_u(6, 4), _u(4, 4)), True),
     (chain, (_u(3, 4), _u(4, 5), _u(5, 2)), True),
-    (batched_chain, (_u(2, 3, 4), _u(2, 4, 5), _u(2, 5, 3)), False),
+    (batched_chain, (_u(2, 3, 4), _u(2, 4, 5), _u(2, 5, 3)), True),
     (bilinear, (_u(3), _u(3, 4), _u(4)), True),
     (four, (_u(3, 4), _u(4, 5), _u(5, 2), _u(2)), True),
     (triple_product, (_u(5), _u(5), _u(5)), False),
