@@ -128,7 +128,8 @@ class _Into:
     the array written is a 2-D transposed view (the shadow of `A.T` in `A.T @ v`'s
     adjoint), so the loops run over its second axis outside and its first inside, along
     the memory of the array it views (one add per element: the same bits either way; the
-    other order took 3 ns an element in strided scalar stores)."""
+    other order took 3 ns an element in strided scalar stores). An `addto` gets an _Into
+    with no `dst` that carries only `flip` (it adds into its own first operand)."""
 
     def __init__(self, dst: Var | None, flip: bool = False) -> None:
         self.dst = dst

@@ -44,11 +44,12 @@ vectorizer does as well. A fused loop whose running sums split_sums splits (thei
 vectors, when it runs MIN_TRIPS trips or more) is fused only while it runs fewer trips: the
 jammed loop's test asks for that too, and longer rows run in the loop after it, split (the
 four lanes' work loop would stay scalar: a row's `np.sum(np.exp(a), axis=1)` 6.7 ns an
-element jammed, 2.0 split; jam_plan.py `_short`). A loop whose fused loops update in place an array each lane gets a
-copy of (`qxc[r] += a * xc[j]`) is not: the lanes' updates would be separate chains
-through memory (ADBench's GMM primal 1.2-2x slower jammed). The pass runs after AD on every kernel (pipeline.native); a loop
-whose forward sweep pushes inside an inner loop (W2's value and gradient) is left alone,
-as jamming it would reorder the tape.
+element jammed, 2.0 split; jam_plan.py `_short`). A loop whose fused loops update in place
+an array each lane gets a copy of (`qxc[r] += a * xc[j]`) is not: the lanes' updates would
+be separate chains through memory (ADBench's GMM primal 1.2-2x slower jammed). The pass
+runs after AD on every kernel (pipeline.native); a loop whose forward sweep pushes inside
+an inner loop (W2's value and gradient) is left alone, as jamming it would reorder the
+tape.
 """
 from __future__ import annotations
 
@@ -99,11 +100,11 @@ def _jammed(loop: While, plan: Plan, ctx: Context) -> list[Stmt]:
     last, go = Var(names.fresh("last"), I64), Var(names.fresh(), "bool")
     cbody += [op, Op((last,), "add", (cps[count.k], step), (), loc),
               Op((go,), count.test, (last, bound), (), loc)]
-    cb.stmts = []
-    for start, end, by in plan.short:  # and the inner loops split_sums splits run few trips
-        few = cb.lt(cb.sub(end, start), cb.const(MIN_TRIPS * by, I64))
-        go = cb.select(go, few, cb.const(False, "bool"))
-    cond = Block(cps, tuple(cbody + cb.stmts), (go,))
+    gb = Builder(names, loc)   # and the inner loops split_sums splits run few trips
+    for start, end, by in plan.short:
+        few = gb.lt(gb.sub(end, start), gb.const(MIN_TRIPS * by, I64))
+        go = gb.select(go, few, gb.const(False, "bool"))
+    cond = Block(cps, tuple(cbody + gb.stmts), (go,))
     # the body: each lane's carried values, the statements lane by lane, the inner loops fused
     bps = _fresh(names, loop.body.params)
     stmts: list[Stmt] = []

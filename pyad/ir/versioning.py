@@ -20,9 +20,10 @@ into
 The preferred value of `%c` is the one that picks the arm which is not invariant (false for
 `select %c, 0, %i`). The arms of an index select are indices too: an operand of an
 expression that is itself broadcast is read at `select %c1, 0, select %c2, 0, %i`, and both
-conditions are fixed in the copy (with the inner one left, `np.exp(v) + u * u - v` added into
-v's shadow at two index expressions, and its gradient loop stayed scalar). Both copies compute the same operations in the same order on the same
-elements, so the results are bit for bit those of the loop alone; only the address
+conditions are fixed in the copy (with the inner one left, `np.exp(v) + u * u - v` added
+into v's shadow at two index expressions, and its gradient loop stayed scalar). Both copies
+compute the same operations in the same order on the same elements, so the results are bit
+for bit those of the loop alone; only the address
 arithmetic differs. A loop is versioned once, at the outermost loop in which the conditions
 are invariant (a versioned loop's inner loops are not versioned again), so code grows at
 most twofold.
