@@ -134,10 +134,10 @@ def final_accesses(block: Block, classes: AliasClasses) -> tuple[set[str], dict[
             return ("new", c, id(loop))
         if later is not None and t.args[0].name in inside(later):
             return ("c", c)   # a view the trips make or carry: its layout changes with them
-        at = frozenset((id(o), a, "later" if o is later else "now")
-                       for o in owners for a in order.counter_axes(t, o))
+        at = frozenset((id(o), a, "later" if o is later else "now", k)
+                       for o in owners for a, k in order.counter_offsets(t, o).items())
         if later is None:   # in the current trips only: a later trip runs `within` again
-            at |= frozenset((id(q), a, "inside") for q in within
+            at |= frozenset((id(q), a, "inside", 0) for q in within
                             for a in order.counter_axes(t, q))
         nested.update((id(q), q) for q in within)
         return ("at", c, at, t.args[0].name) if at else ("c", c)
@@ -301,8 +301,8 @@ def _rereadable(load: Op, after: set, classes: AliasClasses, loops: dict,
                     order.past(load.args[1 + a], nested[owner], list(loops.values()))
                     if when == "inside" else owner in loops and order.behind(
                         load.args[1 + a], list(loops.values()), ids.index(owner),
-                        0 if when == "later" else 1)
-                    for owner, a, when in key[2]):
+                        0 if when == "later" else 1, shift)
+                    for owner, a, when, shift in key[2]):
                 return False
     return True
 

@@ -6,7 +6,9 @@ trip, only elements at `i` on that axis, and in its later trips only elements fu
 in the direction it counts. A load `x[..., j, ...]` in a trip of `P` whose index `j` on that
 axis lies strictly behind `i` (below it when `P` counts up, above it when `P` counts down)
 reads an element that `P` wrote in an earlier trip or never writes, so nothing `P` does
-later changes it:
+later changes it. The same holds, shifted, for writes at the counter plus a constant
+(`traj[t + 1] = step(traj[t])`: the load at `t` is behind the write at `t + 1`), when loads
+are compared to the counter as written:
 
     for i in range(n - 1, -1, -1):         # back substitution: x[j], j > i, is final
         s = b[i]
@@ -104,6 +106,20 @@ class TripOrder:
             return frozenset()
         return frozenset(a for a, v in enumerate(write.args[1:-1]) if self.raw(v) == d[0])
 
+    def counter_offsets(self, write: Op, loop: While) -> dict[int, int]:
+        """{axis: k} for the axes on which `write` indexes by `loop`'s counter plus a
+        constant k (`traj[t + 1, 0] = ...`), when that index is never negative (so no two
+        trips normalize to one element)."""
+        d = self.direction(loop)
+        if d is None:
+            return {}
+        out = {}
+        for a, v in enumerate(write.args[1:-1]):
+            k = self.offset(self.raw(v), d[0])
+            if k is not None and d[2] + k >= 0:
+                out[a] = k
+        return out
+
     def offset(self, v: Var | int, c: Var) -> int | None:
         """k when `v` is `c + k` as written (c, c + k, k + c, c - k), else None."""
         if isinstance(v, Var) and v == c:
@@ -132,19 +148,22 @@ class TripOrder:
         lo = self.least(j)
         return start is not None and start * d[1] >= 1 and lo is not None and lo >= 0
 
-    def behind(self, index: Var, loops: list[While], k: int, margin: int = 1) -> bool:
-        """Whether the load index `index` lies behind the counter of `loops[k]` by at least
-        `margin` in every trip (module docstring; 0: at the counter or behind, for the
-        loop's later trips only) and is never negative; `loops`: the loops around the
-        load, outermost first."""
+    def behind(self, index: Var, loops: list[While], k: int, margin: int = 1,
+               shift: int = 0) -> bool:
+        """Whether the load index `index` lies behind the counter of `loops[k]` (plus
+        `shift`: the loop writes at `counter + shift`) by at least `margin` in every trip
+        (module docstring; 0: at the written index or behind, for the loop's later trips
+        only) and is never negative; `loops`: the loops around the load, outermost first."""
         d = self.direction(loops[k])
         if d is None:
             return False
         c, sign, least = d
         j = self.raw(index)
         off = self.offset(j, c)
-        if off is not None:   # c + off: behind when off has the sign against the direction
-            return -off * sign >= margin and (sign < 0 or least + off >= 0)
+        if off is not None:   # c + off: behind when off - shift is against the direction
+            return -(off - shift) * sign >= margin and (sign < 0 or least + off >= 0)
+        if shift:
+            return False
         if any(j in q.body.params for q in loops[:k]):   # fixed while loops[k] runs
             start = self.offset(counted(loops[k])[1], j)   # loops[k] starts at j + start
             lo = self.least(j)

@@ -194,13 +194,56 @@ def _spd(n, seed):
 
 
 RNG = np.random.default_rng(0)
+def trajectory(x):
+    """Each row from the row before, written one ahead of the counter (`traj[t + 1]`): the
+    loads at t are behind the writes (pyad/ir/trip_order.py, shifted writes)."""
+    n = len(x)
+    traj = np.zeros((n + 1, 2))
+    traj[0, 0], traj[0, 1] = 0.3, -0.2
+    for t in range(n):
+        a, b = traj[t, 0], traj[t, 1]
+        traj[t + 1, 0] = a + 0.1 * math.sin(b) * x[t]
+        traj[t + 1, 1] = b + 0.1 * math.cos(a * x[t])
+    return float(traj[n, 0] ** 2 + traj[n, 1] ** 2 + traj[n // 2, 0])
+
+
+def trajectory_down(x):
+    """Counting down, each element from the one above it, written one below the counter."""
+    n = len(x)
+    y = np.zeros(n + 1)
+    y[n] = 0.5
+    for t in range(n, 0, -1):
+        y[t - 1] = math.sin(y[t]) * x[t - 1] + y[t] * y[t]
+    return float(np.sum(y * y))
+
+
+def shifted_reads_its_own_element(x):
+    """Reads the element it writes next (t + 1), before writing it: taped."""
+    n = len(x)
+    y = np.zeros(n + 1) + 0.25
+    for t in range(n):
+        y[t + 1] = math.sin(y[t + 1] + y[t]) * x[t]
+    return float(np.sum(y * y))
+
+
+def shifted_reads_ahead(x):
+    """Reads t + 2 while writing t + 1: the next trip writes it."""
+    n = len(x)
+    y = np.zeros(n + 2) + 0.5
+    for t in range(n):
+        y[t + 1] = math.sin(y[t + 2]) * x[t] + y[t]
+    return float(np.sum(y * y))
+
+
 TRUSTED = [(back_substitution, lambda n: (_triangular(n, 1, False), RNG.standard_normal(n))),
            (forward_substitution, lambda n: (_triangular(n, 2, True), RNG.standard_normal(n))),
            (forward_substitution_down, lambda n: (_triangular(n, 3, True),
                                                   RNG.standard_normal(n))),
            (cholesky_logdet, lambda n: (_spd(n, 4),)),
            (recurrence, lambda n: (RNG.uniform(-0.3, 0.3, n),)),
-           (rest_of_the_row_after, lambda n: (RNG.uniform(-0.5, 0.5, n),))]
+           (rest_of_the_row_after, lambda n: (RNG.uniform(-0.5, 0.5, n),)),
+           (trajectory, lambda n: (RNG.uniform(0.5, 1.5, n),)),
+           (trajectory_down, lambda n: (RNG.uniform(-0.5, 0.5, n),))]
 TAPED = [(reads_its_own_element, lambda n: (_triangular(n, 5, False),
                                             RNG.uniform(0.5, 1.0, n))),
          (reads_ahead, lambda n: (RNG.uniform(-0.3, 0.3, n),)),
@@ -208,7 +251,9 @@ TAPED = [(reads_its_own_element, lambda n: (_triangular(n, 5, False),
          (rewritten_by_an_outer_loop, lambda n: (RNG.uniform(-0.5, 0.5, n),)),
          (rest_of_the_row_from_here, lambda n: (RNG.uniform(-0.5, 0.5, n),)),
          (carried_reversed_view, lambda n: (RNG.uniform(-0.5, 0.5, n),)),
-         (view_made_in_the_loop, lambda n: (RNG.uniform(0.5, 1.5, n),))]
+         (view_made_in_the_loop, lambda n: (RNG.uniform(0.5, 1.5, n),)),
+         (shifted_reads_its_own_element, lambda n: (RNG.uniform(-0.5, 0.5, n),)),
+         (shifted_reads_ahead, lambda n: (RNG.uniform(-0.5, 0.5, n),))]
 
 
 def _tape(fn, args) -> int:
