@@ -350,21 +350,22 @@ def saved_struct(saved: tuple[Var, ...] | list[Var]) -> ir.LiteralStructType:
 SAVED_FIELD0 = len(abi.PULLBACK_HEADER)
 
 
-#: the largest |k| of `x ** k` computed by products (`_whole`)
+#: the largest k of `x ** k` computed by products (`_whole`)
 MAX_POWER = 16
 
 
 def _whole(v: ir.Value) -> int | None:
-    """k when `v` is a float constant holding a whole number k, -MAX_POWER <= k <= MAX_POWER,
-    not 0, 1 or 2: `x ** k` is then LLVM's powi, products by repeated squaring (over 1.0 for
-    k < 0), as JAX and Numba compute it; pow is one libm call per element, which keeps a
-    loop scalar. Each of the |k| - 1 products rounds once, so the result may differ from
-    NumPy's correctly rounded power in its last bits (docs/arrays.md). `x ** 2` is
-    `x * x` already (ir/shapes.py), the same bits as pow."""
+    """k when `v` is a float constant holding a whole number k, 3 <= k <= MAX_POWER: `x ** k`
+    is then LLVM's powi, products by repeated squaring, as JAX and Numba compute it; pow is
+    one libm call per element, which keeps a loop scalar. Each of the k - 1 products rounds
+    once, so the result may differ from NumPy's correctly rounded power in its last bits
+    (docs/arrays.md). `x ** 2` is `x * x` already (ir/shapes.py), the same bits as pow.
+    A negative k stays pow: powi's `1 / x ** -k` is 0 where `x ** -k` overflows but the
+    power itself is a subnormal number (`1e20 ** -16` is 1e-320)."""
     if not (isinstance(v, ir.Constant) and v.type == abi.F64):
         return None
     k = v.constant
-    ok = isinstance(k, float) and k.is_integer() and abs(k) <= MAX_POWER and k not in (0, 1, 2)
+    ok = isinstance(k, float) and k.is_integer() and 3 <= k <= MAX_POWER
     return int(k) if ok else None
 
 

@@ -87,6 +87,7 @@ class NumpyFunctions:
             if is_array(ddof.type):
                 raise self.ctx.error(kw["ddof"], "ddof must be a number", cls=PyadTypeError)
             n = b.sub(n, self.ctx.convert(ddof, F64))
+        n = b.max(n, b.const(0.0))   # NumPy's max(N - ddof, 0): inf or nan past N
         out = ops.binop(ast.Div(), total, n, node)
         if root:
             return ops.elementwise(self.root, [out], node)

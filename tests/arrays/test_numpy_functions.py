@@ -217,6 +217,19 @@ def test_ddof_known_at_run_time():
                    (np.array([1.0, 2.5, -0.5, 3.0, 4.0, 0.25]), 2))
 
 
+def variance_past_the_count(x):
+    return np.var(x, ddof=4) + np.std(x, ddof=4) + np.sum(np.var(x.reshape(1, 3), axis=1, ddof=5))
+
+
+def test_ddof_past_the_count_divides_by_zero_as_numpy():
+    """NumPy divides by max(N - ddof, 0): inf (nan for a lane of equal values); pyad
+    divided by the negative N - ddof (found by a probe)."""
+    f = pyad.jit_grad(variance_past_the_count)
+    with np.errstate(all="ignore"):
+        assert f(np.array([1.0, 2.0, 4.0])) == np.inf
+        assert np.isnan(pyad.jit_grad(lambda x: np.var(x, ddof=2))(np.array([7.0])))
+
+
 def nan_reductions(x, v):
     return np.nansum(x * x) + np.sum(np.nanmean(x, axis=0)) + \
         np.sum(np.nansum(x, axis=1, keepdims=True) * v) + np.nanmean(v)

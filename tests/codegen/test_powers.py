@@ -1,7 +1,8 @@
-"""`x ** k` for a whole-number constant k (3..16, -1..-16) is LLVM's powi, products by repeated
+"""`x ** k` for a whole-number constant k (3..16) is LLVM's powi, products by repeated
 squaring (codegen/lower/emit.py `_whole`), in the primal and in the gradient (whose
 exponent `k - 1.0` is folded to a constant after AD, pipeline.native): a loop around it
-vectorizes instead of calling libm's pow per element. Values against NumPy (within the
+vectorizes instead of calling libm's pow per element. A negative k stays pow (powi's
+`1 / x ** -k` gave 0 for subnormal powers: found by a probe). Values against NumPy (within the
 roundings of the products; the special values exactly), gradients against central differences, the
 interpreter and the pullback; the optimized LLVM IR calls no pow where k is such a constant
 and keeps pow where it is not. And `n ** 2` of an int raises OverflowError past 64 bits, as
@@ -72,8 +73,22 @@ def test_the_llvm_ir_calls_pow_only_where_the_exponent_is_not_such_a_constant():
     for text in (f.llvm_ir(*args), f.llvm_ir(*args, gradient=True)):
         calls = {c for c in ("llvm.powi.", "llvm.pow.f64", "@pow(")
                  for line in text.splitlines() if "call" in line and c in line}
-        assert "llvm.powi." in calls                         # x ** 3, x ** -4 (and d/dx)
-        assert calls & {"llvm.pow.f64", "@pow("}             # x ** p, x ** 2.5, x ** 17
+        assert "llvm.powi." in calls                         # x ** 3 (and d/dx)
+        assert calls & {"llvm.pow.f64", "@pow("}             # x ** -4, p, 2.5, 17
+
+
+def reciprocal_powers(x):
+    return x ** -16.0 + x ** -3.0 + x ** -1.0
+
+
+def test_negative_powers_that_are_subnormal_are_numpys():
+    """1 / x ** 16 overflows to 1 / inf = 0 where x ** -16 is a subnormal number."""
+    f = pyad.jit_grad(reciprocal_powers)
+    for x in (1e20, 3e19, 1e104, 1e155):
+        with np.errstate(all="ignore"):
+            assert f(x) == reciprocal_powers(x)
+    g = pyad.jit_grad(lambda x: x ** -2.0)
+    assert g.grad(1e104) == -2.0 * 1e104 ** -3.0
 
 
 def int_square(n):
