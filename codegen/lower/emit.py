@@ -230,9 +230,9 @@ class KernelEmitter:
                 r = b.icmp_unsigned(sym, *args)
             else:
                 r = b.icmp_signed(sym, *args)
-        elif kind == "intrinsic" and s.op == "pow" and _whole(args[1]) is not None:
+        elif kind == "intrinsic" and s.op == "pow" and (k := _whole(args[1])) is not None:
             fn = self.extern("llvm.powi.f64.i32", abi.F64, [abi.F64, abi.I32])
-            r = b.call(fn, [args[0], ir.Constant(abi.I32, _whole(args[1]))], fastmath=self.flags)
+            r = b.call(fn, [args[0], ir.Constant(abi.I32, k)], fastmath=self.flags)
         elif kind == "intrinsic":
             fn = self.extern(f"{row.lower[1]}.f64", abi.F64, [abi.F64] * len(args))
             r = b.call(fn, args, fastmath=self.flags)

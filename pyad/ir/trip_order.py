@@ -99,12 +99,9 @@ class TripOrder:
         return st.args[0] if st is not None and st.op in ("normidx", "wrapidx") else v
 
     def counter_axes(self, write: Op, loop: While) -> frozenset[int]:
-        """The axes on which `write` (store, accum) indexes by `loop`'s counter, when that
-        counter is never negative; empty if none."""
-        d = self.direction(loop)
-        if d is None:
-            return frozenset()
-        return frozenset(a for a, v in enumerate(write.args[1:-1]) if self.raw(v) == d[0])
+        """The axes on which `write` (store, accum) indexes by `loop`'s counter itself, when
+        that counter is never negative; empty if none."""
+        return frozenset(a for a, k in self.counter_offsets(write, loop).items() if k == 0)
 
     def counter_offsets(self, write: Op, loop: While) -> dict[int, int]:
         """{axis: k} for the axes on which `write` indexes by `loop`'s counter plus a
