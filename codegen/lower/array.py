@@ -39,6 +39,21 @@ def make_array(b, t: str, data, shape: list, strides: list):
     return v
 
 
+def c_contiguous(b, a):
+    """The array `a` with the strides of a C-contiguous array of its shape: what a kernel
+    called from Python or C makes of an array parameter. Its callers pass C-contiguous
+    arrays only (the native wrappers, api/arrays.is_native, api/batch.py, the C library's
+    ABI), so LLVM sees the last axis's stride 1 and the others as products of the shape:
+    contiguous vector loads instead of gathers through run-time strides. (The stride of an
+    axis of length 1 is never used; an empty array is never read.)"""
+    stride = _i(1)
+    for k in reversed(range(a.type.elements[1].count)):
+        a = b.insert_value(a, stride, [2, k])
+        if k:
+            stride = b.mul(stride, _shape(b, a, k), flags=("nsw", "nuw"))
+    return a
+
+
 def _offset(b, data, t: str, delta):
     return b.gep(data, [delta], inbounds=True, source_etype=abi.elem_llvm(t))
 

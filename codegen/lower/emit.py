@@ -25,6 +25,7 @@ from pyad.ir.nodes import BOOL, F64, Callee, Func, If, Loc, Op, Var, While, is_a
 from pyad.ir.ops import OPS
 
 from .. import abi
+from . import array as lower_array
 from . import call as lower_call
 from . import vecmath
 from ..abi import from_mem, to_mem
@@ -115,6 +116,8 @@ class KernelEmitter:
             if is_array(p.type):  # arrays come by pointer to their descriptor
                 arg.add_attribute("noalias")
                 arg = b.load(arg, typ=abi.mem_type(p.type))
+                if not self.callee:  # C-contiguous, from Python or C (a callee's: any view)
+                    arg = lower_array.c_contiguous(b, arg)
             self.values[p.name] = arg
             i += 1
         self.block(f.block.body)

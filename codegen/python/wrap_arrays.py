@@ -3,7 +3,8 @@ array results, emitted in LLVM IR and run with the GIL held.
 
 - An argument is read in place when ``Py_TYPE(o)`` is ``numpy.ndarray`` exactly, its ``nd`` is
   the signature's, its dtype's ``type_num`` is one of ``api_arrays.NATIVE_NUMS`` in native
-  byte order and every stride is a multiple of the item size: ``api_arrays.is_native``, the
+  byte order and it is C-contiguous (the kernels index their array parameters with the
+  strides of a C-contiguous array: lower/array.c_contiguous): ``api_arrays.is_native``, the
   same test in Python. The fields are read at the byte offsets of ``PyArrayObject`` and
   ``PyArray_Descr`` checked once at import (:data:`NUMPY_LAYOUT`) into the kernel's descriptor
   ``{data, shape[nd], strides[nd]}`` (strides in elements). Any other argument goes to the
@@ -75,19 +76,26 @@ def load_shape(b: ir.IRBuilder, slot, t: str) -> list:
 
 
 def _fields(b: ir.IRBuilder, o, nd: int, itemsize: int):
-    """data, shape, strides in elements and `any stride not a multiple of itemsize` of the
-    exact ndarray `o` with `nd` dimensions."""
+    """data, shape, strides in elements and `not C-contiguous` of the exact ndarray `o` with
+    `nd` dimensions, by NumPy's rule (its C_CONTIGUOUS flag): empty, or each axis longer
+    than 1 has the stride of the product of the later axes' lengths times the item size."""
     f = NUMPY_LAYOUT["array"]
     data = _at(b, o, f["data"], PTR)
     dims, strides = _at(b, o, f["dims"], PTR), _at(b, o, f["strides"], PTR)
-    shape, steps, odd = [], [], ir.Constant(I64, 0)
+    shape, steps = [], []
     shift = itemsize.bit_length() - 1
     for k in range(nd):
         shape.append(_at(b, dims, 8 * k, I64))
         s = _at(b, strides, 8 * k, I64)
-        odd = b.or_(odd, b.and_(s, ir.Constant(I64, itemsize - 1)))
         steps.append(b.ashr(s, ir.Constant(I64, shift)) if shift else s)
-    return data, shape, steps, b.icmp_unsigned("!=", odd, ir.Constant(I64, 0))
+    zero, one = ir.Constant(I64, 0), ir.Constant(I64, 1)
+    ok, empty, expect = ir.Constant(abi.I1, 1), ir.Constant(abi.I1, 0), ir.Constant(I64, itemsize)
+    for k in reversed(range(nd)):
+        s = _at(b, strides, 8 * k, I64)
+        ok = b.and_(ok, b.or_(b.icmp_signed("<=", shape[k], one), b.icmp_signed("==", s, expect)))
+        empty = b.or_(empty, b.icmp_signed("==", shape[k], zero))
+        expect = b.mul(expect, shape[k])
+    return data, shape, steps, b.not_(b.or_(ok, empty))
 
 
 def emit_arg(e, o, t: str, slot, bad: ir.Block, nxt: ir.Block, i: int) -> None:
@@ -110,9 +118,9 @@ def emit_arg(e, o, t: str, slot, bad: ir.Block, nxt: ir.Block, i: int) -> None:
     read = e.block(f"arg{i}_fields")
     b.cbranch(ok, read, bad)
     b.position_at_end(read)  # nd is known now: dims[k] and strides[k] exist
-    data, shape, steps, odd = _fields(b, o, nd, ITEMSIZE[elem])
+    data, shape, steps, strided = _fields(b, o, nd, ITEMSIZE[elem])
     store = e.block(f"arg{i}_store")
-    b.cbranch(odd, bad, store)
+    b.cbranch(strided, bad, store)
     b.position_at_end(store)
     store_descriptor(b, slot, t, data, shape, steps)
     b.branch(nxt)
@@ -165,7 +173,7 @@ def emit_shadow(e, t: str, shape: list, slot, fail: ir.Block):
     """``numpy.zeros(shape, float64)`` (new reference), its descriptor stored into `slot`."""
     # the dtype is passed explicitly: numpy 2.4's np.zeros(shape) leaks a reference to it
     obj = _numpy_call(e, "zeros", shape, "f64", fail)
-    data, _shape, steps, _odd = _fields(e.b, obj, ndim_of(t), 8)
+    data, _shape, steps, _strided = _fields(e.b, obj, ndim_of(t), 8)
     store_descriptor(e.b, slot, t, data, shape, steps)
     return obj
 

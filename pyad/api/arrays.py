@@ -56,24 +56,20 @@ def array_arg_type(fname: str, name: str, a: np.ndarray) -> str:
 def is_native(t: str, a: Any) -> bool:
     """Whether a kernel reads `a` in place as an argument of array type `t`: an exact
     ``numpy.ndarray`` (no subclass) with t's number of dimensions, a dtype of
-    :data:`NATIVE_NUMS` in native byte order, and strides that are multiples of the item
-    size (any sign, zero included). The native wrappers take exactly these arrays and hand
-    every other argument to the Python dispatcher, which converts it (:func:`convert`)."""
+    :data:`NATIVE_NUMS` in native byte order, and C-contiguous (NumPy's flag: kernels index
+    their array parameters with the strides of a C-contiguous array of their shape,
+    codegen/lower/array.c_contiguous). The native wrappers take exactly these arrays and
+    hand every other argument to the Python dispatcher, which converts it (:func:`convert`:
+    a C-contiguous copy of a view, as JAX copies every NumPy argument)."""
     if type(a) is not np.ndarray:
         return False
-    ndim, nums, size = _NATIVE[t]
+    ndim, nums = _NATIVE[t]
     dt = a.dtype
-    if a.ndim != ndim or dt.num not in nums or not dt.isnative:
-        return False
-    if size > 1:
-        for s in a.strides:
-            if s % size:
-                return False
-    return True
+    return a.ndim == ndim and dt.num in nums and dt.isnative and a.flags.c_contiguous
 
 
-# array type -> (ndim, NATIVE_NUMS of its element type, item size), for is_native
-_NATIVE = {array_type(e, n): (n, NATIVE_NUMS[e], ITEMSIZE[e])
+# array type -> (ndim, NATIVE_NUMS of its element type), for is_native
+_NATIVE = {array_type(e, n): (n, NATIVE_NUMS[e])
            for e in NATIVE_NUMS for n in range(1, MAX_NDIM + 1)}
 
 
@@ -86,7 +82,7 @@ def convert(t: str, a: Any) -> Any:
         return a
     want = _NP[elem_type(t)]
     b = np.ascontiguousarray(a, dtype=want)  # an exact ndarray; a copy if anything differs
-    if not is_native(t, b):  # e.g. a 1-element view with an odd stride counts as contiguous
+    if not is_native(t, b):
         b = np.array(b, dtype=want, order="C", copy=True)
     if not is_native(t, b):
         raise PyadInternalError(f"internal error: cannot convert a {type(a).__name__} of "

@@ -65,13 +65,32 @@ def _runner(with_gil: bool):
     return fn
 
 
-def native_array(a: np.ndarray, elem: str) -> np.ndarray:
-    """`a`, or a C-contiguous copy of it, that a kernel reads in place as elements `elem`."""
-    size = ITEMSIZE[elem]
+def native_array(a: np.ndarray, elem: str, axis: int | None = None) -> np.ndarray:
+    """`a`, or a copy of it, that a kernel reads in place as elements `elem`: C-contiguous
+    (api/arrays.is_native), or with `axis`, each sub-array at an index of `axis` C-contiguous
+    (the copy has `axis` first)."""
     if type(a) is np.ndarray and a.dtype.num in NATIVE_NUMS[elem] and a.dtype.isnative \
-            and all(s % size == 0 for s in a.strides):
+            and _rows_contiguous(a, axis):
         return a
-    return np.ascontiguousarray(a, dtype=_NP[elem])
+    if axis is None:
+        return np.ascontiguousarray(a, dtype=_NP[elem])
+    return np.moveaxis(np.ascontiguousarray(np.moveaxis(a, axis, 0), dtype=_NP[elem]), 0, axis)
+
+
+def _rows_contiguous(a: np.ndarray, axis: int | None) -> bool:
+    """Whether `a` (without its axis `axis`, if given) is C-contiguous by NumPy's rule."""
+    if axis is None:
+        return a.flags.c_contiguous
+    expect = a.itemsize
+    for k in reversed(range(a.ndim)):
+        if k == axis or a.shape[k] == 1:
+            continue
+        if a.shape[k] == 0:
+            return True
+        if a.strides[k] != expect:
+            return False
+        expect *= a.shape[k]
+    return True
 
 
 class Batch:
@@ -117,7 +136,7 @@ class Batch:
                 self._keep.append(a)
                 self.params.append(Slot(a.ctypes.data, 0, 0, 0, a.itemsize, None))
             return
-        a = native_array(value, elem_type(t) if is_array(t) else t)
+        a = native_array(value, elem_type(t) if is_array(t) else t, axis)
         rest = tuple(k for k in range(a.ndim) if k != axis)
         if is_array(t):
             self.params.append(self._array(a, a.strides[axis], rest))
