@@ -12,6 +12,9 @@ reads, how it gets it back.
                (memory.final_stores): loaded back from it, like `t = tanh(z[i, j])` stored
                into `h[i, j]`;
 - rebuilt:     loop counters that step by a fixed amount: init + (trip - 1) * step;
+- final:       a running maximum or minimum `c = fmaximum(c, v)` (NumPy's, as np.max of an
+               axis makes it) that the trip uses for nothing else: the reverse trip reads
+               the loop's final c instead of the trip's (`_finals`);
 - taped:       everything else, pushed at the end of each forward trip and popped in reverse.
 
 The trip count comes from the loop's bounds when it is a counted loop (loops.range_bounds),
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir.nodes import Block, Note, Op, Var, While, free_vars, is_array, walk
+from ..ir.nodes import Block, Note, Op, Var, While, free_vars, is_array, stmt_uses, walk
 from ..ir.loops import loop_counters, range_bounds
 from ..ir.ops import CHEAP, OPS
 
@@ -36,6 +39,7 @@ class LoopPlan:
     reloaded: frozenset[str]            # recomputed values loaded back from their store
     after_fills: frozenset[str]         # recomputed values that read a refilled array
     counters: tuple[tuple[Var, Var | int, Var], ...]  # (counter, step, init)
+    finals: tuple[tuple[Var, Var], ...]  # (carried value, the loop's result read for it)
     taped: tuple[Var, ...]
     trips_from_bounds: bool
 
@@ -66,6 +70,8 @@ class LoopPlan:
                  [o.outs[0] for o in self.recomputed if o.outs[0].name in self.reloaded])
         if self.counters:
             line("rebuilt from the trip number", [c for c, _, _ in self.counters])
+        if self.finals:
+            line("the loop's result", [c for c, _ in self.finals])
         line("taped", list(self.taped))
         pieces.append("\n  trip count: " + ("from the loop's bounds" if self.trips_from_bounds
                                            else "counted by the forward loop"))
@@ -94,13 +100,49 @@ def plan_loop(s: While, body: Block, rbody: Block, fills: list[While], late: set
     rebuilt = tuple((v, counters[v.name][1], counters[v.name][0])
                     for v in taped if v.name in counters and v.name in params)
     taped = [v for v in taped if v.name not in {c.name for c, _, _ in rebuilt}]
+    finals = _finals(s, body)
+    final = tuple((v, finals[v.name]) for v in taped if v.name in finals)
+    taped = [v for v in taped if v.name not in finals]
     after = set(late)
     for st in ops:
         if st.outs[0].name in after or any(a.name in after for a in st.args):
             after.add(st.outs[0].name)
     return LoopPlan(s.loc.line if s.loc else None, tuple(fills), const_ops, tuple(ops),
-                    reloaded, frozenset(after & chosen), rebuilt, tuple(taped),
+                    reloaded, frozenset(after & chosen), rebuilt, final, tuple(taped),
                     range_bounds(s) is not None)
+
+
+#: picking ops whose cotangent goes to the second argument where it ties or is nan (ops.py)
+_PICKS = frozenset({"fmaximum", "fminimum"})
+
+
+def _finals(s: While, body: Block) -> dict[str, Var]:
+    """Carried values `c` that each trip replaces by `fmaximum(c, v)` (or `fminimum`), and
+    that the trip uses for nothing else, mapped to the loop's result for `c`.
+
+    The reverse trip reads c only in the pick's adjoint, `second = v >= c or v != v`: the
+    cotangent of the new c goes to v if so, else back to the old c. Let L be the last trip
+    whose v wins (second). After it c no longer changes (a v below c, not nan, leaves it),
+    so the trips after L see c equal to the final c; at L, v is not below the final c (it
+    is its value, or nan); before L the cotangent carried back is 0 (L took it), so
+    whatever the test says they add 0. Testing against the final c therefore routes every
+    cotangent as testing against the trip's c does: nothing is taped, and the forward loop,
+    with no push in it, is a reduction LLVM vectorizes."""
+    defs = {st.outs[0].name: st for st in body.body if isinstance(st, Op) and st.outs}
+    users: dict[str, int] = {}
+    for st in body.body:
+        for v in {u.name for u in stmt_uses(st)}:
+            users[v] = users.get(v, 0) + 1
+    for v in body.results:
+        users[v.name] = users.get(v.name, 0) + 1
+    found: dict[str, Var] = {}
+    for p, r, out in zip(body.params, body.results, s.outs):
+        st = defs.get(r.name)
+        if st is not None and st.op in _PICKS and st.args[0].name == p.name \
+                and st.args[1].name != p.name and users.get(p.name) == 1 \
+                and users.get(r.name) == 1:
+            found[p.name] = out
+    return found
 
 
 def _walk_ops(block: Block) -> list[Op]:

@@ -133,6 +133,8 @@ def _follow(rv, s: While, plan: LoopPlan,
         j = pb.sub(trip.counter, pb.const(1, I64))
         pb.stmts.append(Op((fresh(v),), "add", (init, pb.mul(j, step)), (), s.loc))
         prologue += pb.stmts
+    for v, final in plan.finals:
+        mapping[v.name] = final
     lift: dict[str, Var] = {}
     body = export(trip.forward, {v.name for v in plan.taped}, lift, names)
     pushes = [Op((), "push", (lift.get(v.name, v),), (), s.loc) for v in plan.taped]

@@ -37,8 +37,8 @@ _MODULES = {"math": math, "builtins": builtins}
 #:             stay ints
 #:   fold      2 or more arguments, promoted together, folded left:
 #:             min(a, b, c) = min(min(a, b), c)
-#:   nan_arith as arith, and a nan argument gives nan (NumPy's maximum and minimum; the
-#:             op alone is Python's max and min, which depend on the order of a nan)
+#:   nan_arith as arith; the row propagates nan (NumPy's maximum and minimum), ints use
+#:             the int row of _INT_ROWS (Python's max and min)
 #:   hypot     1 or more float arguments folded left; one argument gives abs
 #:   log_base  math.log(x) or math.log(x, base) = log(x) / log(base)
 #:   to_int    the op's float result converted to int (math.floor of an int is that int)
@@ -55,6 +55,8 @@ SPELLING_FORMS: dict[str, str] = {
     "math.trunc": "convert",
     "builtins.pow": "operator", "numpy.power": "operator",
 }
+#: the rows a "nan_arith" spelling uses for ints (which have no nan)
+_INT_ROWS = {"fmaximum": "max", "fminimum": "min"}
 #: Python operators that the spellings of the "operator" form stand for, by row
 _OPERATORS = {"pow": ast.Pow}
 #: What the docs say about a spelling of each form (forms not listed need no note)
@@ -460,9 +462,8 @@ class Functions:
                     return b.emit(row.name, acc)
                 for a in args[1:]:
                     a = convert(a, t)
-                    acc = b.emit(row.name, acc, a)
-                    if t == F64 and spelling_form(spelling) == "nan_arith":
-                        acc = b.select(b.ne(a, a), a, acc)   # op(nan, a) is nan already
+                    ints = t != F64 and spelling_form(spelling) == "nan_arith"
+                    acc = b.emit(_INT_ROWS[row.name] if ints else row.name, acc, a)
                 return acc
             case "hypot":
                 acc = convert(args[0], F64)

@@ -28,7 +28,7 @@ from .array_rows import ARRAY_ROWS
 from .linalg_rows import LINALG_ROWS
 from .nodes import BOOL, F64, I64, array_type, elem_type, is_array, ndim_of
 from .opdef import CALL, RULE, STRUCTURAL, VOID, ZERO, OpDef, call_sig, rule_sig
-from .semantics import cbrt, digamma, floordiv, ieee, ieee_div, imul, ipow, lgamma, mod, pyfloat_ceil, pyfloat_floor, pyfloat_rint, toint, true_div, wrap
+from .semantics import cbrt, digamma, floordiv, fmaximum, fminimum, ieee, ieee_div, imul, ipow, lgamma, mod, pyfloat_ceil, pyfloat_floor, pyfloat_rint, toint, true_div, wrap
 
 FF_F = {(F64, F64): F64}
 II_I = {(I64, I64): I64}
@@ -151,6 +151,13 @@ def _normidx(i: int, n: int, axis: int, nonneg: bool = False) -> int:
 
 
 # ----------------------------------------------------------------------------- the table
+
+
+def _nan_pick(b, ct, second_wins, x2) -> tuple:
+    """The cotangents of NumPy's maximum or minimum: all to the second argument where it
+    wins or ties (`second_wins`) or is nan, else all to the first."""
+    second = b.select(second_wins, b.const(True, BOOL), b.ne(x2, x2))
+    return b.select(second, b.const(0.0), ct), b.select(second, ct, b.const(0.0))
 
 
 def _atan2_adjoint(b, ct, y, x1, x2) -> tuple:
@@ -326,13 +333,28 @@ _ROWS: list[OpDef] = [
           lambda b, ct, y, x1, x2: (b.select(b.gt(x2, x1), b.const(0.0), ct),
                                     b.select(b.gt(x2, x1), ct, b.const(0.0))),
           ("custom",), "max(a, b) as Python computes it: b if b > a else a (ties go to a)",
-          spell=("builtins.max", "numpy.maximum"), samples=((1.5, -2.25), (-3.0, 0.5)),
+          spell=("builtins.max",), samples=((1.5, -2.25), (-3.0, 0.5)),
           strong_zero=False),
     OpDef("min", ARITH, lambda a, b: b if b < a else a,
           lambda b, ct, y, x1, x2: (b.select(b.lt(x2, x1), b.const(0.0), ct),
                                     b.select(b.lt(x2, x1), ct, b.const(0.0))),
           ("custom",), "min(a, b) as Python computes it: b if b < a else a (ties go to a)",
-          spell=("builtins.min", "numpy.minimum"), samples=((1.5, -2.25), (-3.0, 0.5)),
+          spell=("builtins.min",), samples=((1.5, -2.25), (-3.0, 0.5)),
+          strong_zero=False),
+    # NumPy's maximum and minimum of floats (functions.py, form "nan_arith"): one instruction
+    # sequence that loops vectorize as reductions (np.max(a, axis) of a row), where max and a
+    # nan test did not. The cotangent goes to the second argument where it is as large (ties)
+    # or nan: in a chain c = fmaximum(c, v) the last winner is then the trip whose v is not
+    # below the final c, so reversing the chain needs no c of the trips (ad/plan.py, `finals`)
+    OpDef("fmaximum", FF_F, fmaximum, lambda b, ct, y, x1, x2: _nan_pick(b, ct, b.ge(x2, x1), x2),
+          ("intrinsic", "llvm.maximum"), "NumPy's maximum of floats: nan if either is nan, "
+          "else the larger (+0.0 above -0.0)", spell=("numpy.maximum",),
+          samples=((1.5, -2.25), (-3.0, 0.5)),
+          strong_zero=False),
+    OpDef("fminimum", FF_F, fminimum, lambda b, ct, y, x1, x2: _nan_pick(b, ct, b.le(x2, x1), x2),
+          ("intrinsic", "llvm.minimum"), "NumPy's minimum of floats: nan if either is nan, "
+          "else the smaller (-0.0 below +0.0)", spell=("numpy.minimum",),
+          samples=((1.5, -2.25), (-3.0, 0.5)),
           strong_zero=False),
     OpDef("floor", F_F, pyfloat_floor, ZERO, ("intrinsic", "llvm.floor"),
           "floor as a float (math.floor = toint(floor(a)))",
@@ -462,5 +484,6 @@ assert len(OPS) == len(_ROWS) + len(ARRAY_ROWS) + len(LINALG_ROWS), "duplicate o
 #: scratch-array fills made of them, pyad/ad/refill.py) instead of taping.
 CHEAP = frozenset({"add", "sub", "mul", "imul", "neg", "tofloat", "const", "dim", "normidx",
                    "wrapidx", "row", "col", "slice", "transpose", "view", "load", "floordiv",
-                   "mod", "select", "eq", "ne", "lt", "le", "gt", "ge", "not", "min", "max"})
+                   "mod", "select", "eq", "ne", "lt", "le", "gt", "ge", "not", "min", "max",
+                   "fmaximum", "fminimum"})
 

@@ -98,6 +98,26 @@ def cbrt(x: float) -> float:
     return math.cbrt(x)
 
 
+def fmaximum(a: float, b: float) -> float:
+    """NumPy's maximum of two floats as LLVM's `llvm.maximum` computes it: nan if either is
+    nan, else the larger, +0.0 counting as larger than -0.0."""
+    if a != a or b != b:
+        return a if a != a else b
+    if a == b:
+        return a if math.copysign(1.0, a) > 0.0 else b
+    return a if a > b else b
+
+
+def fminimum(a: float, b: float) -> float:
+    """NumPy's minimum of two floats as LLVM's `llvm.minimum` computes it: nan if either is
+    nan, else the smaller, -0.0 counting as smaller than +0.0."""
+    if a != a or b != b:
+        return a if a != a else b
+    if a == b:
+        return a if math.copysign(1.0, a) < 0.0 else b
+    return a if a < b else b
+
+
 def pyfloat_floor(x: float) -> float:
     return float(math.floor(x)) if math.isfinite(x) else x
 

@@ -79,7 +79,8 @@ CAP = 2 ** 62
 
 #: ops that LLVM vectorizes in a loop body, with their weight (about scalar operations)
 _WEIGHT = {
-    **dict.fromkeys(("add", "sub", "mul", "neg", "select", "abs", "max", "min", "copysign",
+    **dict.fromkeys(("add", "sub", "mul", "neg", "select", "abs", "max", "min", "fmaximum",
+                     "fminimum", "copysign",
                      "floor", "ceil", "rint", "strongzero", "store", "accum"), 1.0),
     **dict.fromkeys(("lt", "le", "gt", "ge", "eq", "ne", "not", "tofloat", "tobool"), 0.5),
     "load": 0.5, "fdiv": 4.0, "div": 4.0, "sqrt": 6.0,

@@ -86,7 +86,7 @@ def _conditions(loop: While) -> dict[str, tuple[Var, bool]]:
 #: ops that may be computed before the loop, whether or not the loop would have reached
 #: them: no effects, no memory reads, and no traps (no integer division)
 _HOISTABLE = frozenset({"const", "dim", "eq", "ne", "lt", "le", "gt", "ge", "not", "select",
-                        "add", "sub", "mul", "neg", "min", "max"})
+                        "add", "sub", "mul", "neg", "min", "max", "fmaximum", "fminimum"})
 
 
 def _versioned(loop: While, conds: dict[str, tuple[Var, bool]], names: NameGen) -> list[Stmt]:

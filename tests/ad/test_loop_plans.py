@@ -1,6 +1,6 @@
 """How each kind of loop is reversed, as golden IR: the gradient of one small function per
 loop strategy (taped, counters rebuilt, recomputed values, re-run fills, accumulating loops
-reversed inside their forward sweep), with the plan the AD pass prints above each reversed
+reversed inside their forward sweep, a running maximum read as the loop's result), with the plan the AD pass prints above each reversed
 loop. Regenerate with PYAD_UPDATE_GOLDEN=1 and read the diff: a changed plan is a changed
 gradient strategy. Each function's gradient is also checked against finite differences."""
 from __future__ import annotations
@@ -60,12 +60,22 @@ def accumulating(a):
     return s
 
 
+def running_max(a):
+    """A running maximum (NumPy's): the reverse trip compares with the loop's result, so
+    nothing is taped."""
+    m = a[0]
+    for i in range(1, len(a)):
+        m = np.maximum(m, a[i] * a[i - 1])
+    return m * m
+
+
 CASES = [
     (taped, (0.7, 5)),
     (while_counter, (0.3,)),
     (recomputed, (np.array([0.5, -1.0, 2.0, 0.25]),)),
     (refilled, (np.array([0.5, -1.0, 2.0]), np.array([0.1, 0.4]))),
     (accumulating, (np.array([0.5, -1.0, 2.0, 0.25]),)),
+    (running_max, (np.array([0.5, -1.0, 2.0, 0.4, 1.5]),)),
 ]
 
 
@@ -84,3 +94,5 @@ def test_every_reversed_loop_prints_its_plan():
     assert "rebuilt from the trip number" in every(while_counter).grad_ir(0.3)
     assert "re-run first" in every(refilled).grad_ir(*CASES[3][1])
     assert "recomputed" in every(recomputed).grad_ir(*CASES[2][1])
+    text = every(running_max).grad_ir(*CASES[5][1])
+    assert "the loop's result" in text and "with the tape: 0 values per trip" in text

@@ -55,10 +55,10 @@ def test_pairwise_differences_match_numpy():
     check_against_python(outer_diff, _u(1), _u(3))
 
 
-def _vector_ops(ir: str, name: str) -> int:
-    """The vector-typed mentions in function `name` of module text `ir`."""
+def _vector_loads(ir: str, name: str) -> int:
+    """The contiguous vector loads in function `name` of module text `ir`."""
     part = next(p for p in ir.split("\ndefine ")[1:] if re.match(rf'[^@]*@"?{name}\b', p))
-    return len(re.findall(r"<(2|4|8) x double>", part))
+    return len(re.findall(r"load <(2|4|8) x double>", part))
 
 
 def bias_tanh_map(h, b):
@@ -66,16 +66,18 @@ def bias_tanh_map(h, b):
 
 
 def test_the_loop_of_plain_indices_vectorizes(monkeypatch):
-    """The element loop of `np.tanh(h + b)`: scalar without the pass. (A running sum of
-    it, `np.sum(np.tanh(h + b))`, stays a scalar loop under strict IEEE rules either way:
+    """The element loop of `np.tanh(h + b)`: with the pass, its copy for operands that do
+    not broadcast reads them with contiguous vector loads; without it, the loop reads `b`
+    at an index that may be 0 and vectorizes only with gathers. (A running sum of it,
+    `np.sum(np.tanh(h + b))`, stays a scalar loop under strict IEEE rules either way:
     codegen/passes.py.)"""
     h, b = _u(8, 16), _u(16)
-    on = _vector_ops(pyad.jit_grad(bias_tanh_map, cache=False).llvm_ir(h, b),
-                     "bias_tanh_map.kernel")
+    on = _vector_loads(pyad.jit_grad(bias_tanh_map, cache=False).llvm_ir(h, b),
+                       "bias_tanh_map.kernel")
     monkeypatch.setattr("pyad.pipeline.version_loops", lambda func: func)
-    off = _vector_ops(pyad.jit_grad(bias_tanh_map, cache=False).llvm_ir(h, b),
-                      "bias_tanh_map.kernel")
-    assert on > 2 * off, (on, off)
+    off = _vector_loads(pyad.jit_grad(bias_tanh_map, cache=False).llvm_ir(h, b),
+                        "bias_tanh_map.kernel")
+    assert on > 0 == off, (on, off)
 
 
 SRC = """func f(%a: f64[1d], %n: i64) -> (f64) {

@@ -1,0 +1,128 @@
+"""NumPy's maximum and minimum (`fmaximum`/`fminimum` in the IR) and the reverse of a
+running maximum (pyad/ad/plan.py, `_finals`): the reverse trip compares each element with
+the loop's result, nothing is taped per element, and the gradient goes to the last element
+attaining the maximum. Ties are the point here, so the oracles are exact: NumPy's
+positions of the last maximum, the IR interpreter, and finite differences away from ties."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import pyad
+from pyad.api.check import interp_value_and_grad
+
+
+def row_max(A):
+    return np.sum(np.max(A, axis=1) * np.arange(1.0, A.shape[0] + 1.0))
+
+
+def col_min(A):
+    return np.sum(np.min(A, axis=0) * np.arange(1.0, A.shape[1] + 1.0))
+
+
+def whole_max(a):
+    return np.max(a) * 3.0
+
+
+def _last(A, axis, pick):
+    """One-hot of the last position of `pick` (np.argmax or np.argmin) along `axis`."""
+    rev = np.flip(A, axis=axis)
+    idx = A.shape[axis] - 1 - pick(rev, axis=axis)
+    out = np.zeros_like(A)
+    np.put_along_axis(out, np.expand_dims(idx, axis), 1.0, axis=axis)
+    return out
+
+
+def _ties(shape, seed):
+    """Small integers as floats: many ties along every axis."""
+    return np.random.default_rng(seed).integers(0, 3, shape).astype(float)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_gradient_of_a_maximum_goes_to_the_last_element_attaining_it(seed):
+    A = _ties((9, 7), seed)
+    f, g = pyad.jit_grad(row_max), pyad.jit_grad(col_min)
+    rows = np.arange(1.0, 10.0)[:, None] * _last(A, 1, np.argmax)
+    cols = np.arange(1.0, 8.0)[None, :] * _last(A, 0, np.argmin)
+    for fn, want in ((f, rows), (g, cols)):
+        v, grad = fn.value_and_grad(A)
+        assert np.array_equal(grad, want)
+        assert np.array_equal(fn.grad(A), want)
+        y, back = fn.pullback(A)
+        assert y == v and np.array_equal(back(1.0), want)
+        iv, ig = interp_value_and_grad(fn, A)
+        assert iv == v and np.array_equal(ig, want)
+
+
+def test_away_from_ties_the_gradient_matches_finite_differences():
+    A = np.random.default_rng(5).standard_normal((6, 5))
+    for fn in (row_max, col_min):
+        pyad.check_grad(pyad.jit_grad(fn), A)
+    pyad.check_grad(pyad.jit_grad(whole_max), A[0])
+
+
+def test_a_nan_wins_and_takes_the_gradient():
+    """A nan element makes the maximum nan (NumPy) and takes the gradient: the last one."""
+    a = np.array([1.0, np.nan, 3.0, np.nan, 2.0])
+    f = pyad.jit_grad(whole_max)
+    v, grad = f.value_and_grad(a)
+    assert np.isnan(v) and np.isnan(np.max(a))
+    assert np.array_equal(grad, [0.0, 0.0, 0.0, 3.0, 0.0])
+
+
+def test_a_row_maximum_tapes_one_value_a_row_not_one_an_element():
+    A = np.random.default_rng(1).standard_normal((50, 40))
+    f = pyad.jit_grad(row_max)
+    assert 0 < f.tape_bytes(A) <= 8 * 50 + 64   # before: 8 bytes an element (16000)
+
+
+def test_a_running_maximum_read_elsewhere_in_the_trip_is_taped():
+    """`s += m` reads each trip's maximum: the final value would be wrong there."""
+    def running(a):
+        m, s = a[0], 0.0
+        for i in range(1, len(a)):
+            m = np.maximum(m, a[i])
+            s += m * a[i]
+        return s
+    a = np.array([0.3, -1.0, 2.0, 0.5, 2.5, 1.0])
+    f = pyad.jit_grad(running)
+    assert "taped: %" in f.grad_ir(a)
+    pyad.check_grad(f, a)
+    assert f(a) == running(a)
+
+
+def test_elementwise_ties_go_to_the_second_argument():
+    """np.maximum(x, 0.0) (a ReLU) has derivative 0 at 0, np.clip 0 at its bounds."""
+    x = np.array([-1.0, 0.0, 0.5, 1.0, 2.0])
+    relu = pyad.jit_grad(lambda x: np.sum(np.maximum(x, 0.0)))
+    assert np.array_equal(relu.grad(x), [0.0, 0.0, 1.0, 1.0, 1.0])
+    clip = pyad.jit_grad(lambda x: np.sum(np.clip(x, 0.0, 1.0)))
+    assert np.array_equal(clip.grad(x), [0.0, 0.0, 1.0, 0.0, 0.0])
+    both = pyad.jit_grad(lambda a, b: np.sum(np.maximum(a, b) + 2.0 * np.minimum(a, b)),
+                         argnums=(0, 1))
+    a, b = np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0, 4.0])
+    ga, gb = both.grad(a, b)
+    assert np.array_equal(ga, [0.0, 1.0, 2.0]) and np.array_equal(gb, [3.0, 2.0, 1.0])
+
+
+def test_values_follow_numpy_and_order_zeros():
+    """nan if any element is nan; -0.0 counts as below +0.0 (LLVM's maximum/minimum)."""
+    f = pyad.jit_grad(lambda a, b: np.maximum(a, b))
+    g = pyad.jit_grad(lambda a, b: np.minimum(a, b))
+    a = np.array([1.0, np.nan, 2.0, -0.0, 0.0, -np.inf])
+    b = np.array([np.nan, 1.0, 3.0, 0.0, -0.0, 5.0])
+    hi, lo = f(a, b), g(a, b)
+    assert np.array_equal(hi, np.maximum(a, b), equal_nan=True)
+    assert np.array_equal(lo, np.minimum(a, b), equal_nan=True)
+    assert np.array_equal(np.signbit(hi[3:5]), [False, False])
+    assert np.array_equal(np.signbit(lo[3:5]), [True, True])
+    assert pyad.jit_grad(lambda a: np.max(a))(np.array([-0.0, 0.0, -0.0])) == 0.0
+
+
+def test_a_row_maximum_vectorizes():
+    """The loop of np.max(A, axis=1) is a reduction of LLVM's maximum on vectors."""
+    A = np.random.default_rng(2).standard_normal((8, 64))
+    ir = pyad.jit_grad(row_max).llvm_ir(A)
+    assert re.search(r"@llvm\.maximum\.v\d+f64", ir)
