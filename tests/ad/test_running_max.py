@@ -126,3 +126,26 @@ def test_a_row_maximum_vectorizes():
     A = np.random.default_rng(2).standard_normal((8, 64))
     ir = pyad.jit_grad(row_max).llvm_ir(A)
     assert re.search(r"@llvm\.maximum\.v\d+f64", ir)
+
+
+@pytest.mark.parametrize("axis, keepdims", [((0, 2), False), ((1,), True), (None, False),
+                                            ((-1,), False)])
+def test_several_axes_route_to_the_last_maximum_in_row_major_order(axis, keepdims):
+    A = _ties((4, 3, 5), 7)
+    w = np.random.default_rng(3).standard_normal(np.max(A, axis=axis, keepdims=keepdims).shape)
+    w = float(w) if w.ndim == 0 else w      # a 0-D global is not a constant pyad takes
+
+    def f(A):
+        return np.sum(np.max(A, axis=axis, keepdims=keepdims) * w)
+    g = pyad.jit_grad(f)
+    v, grad = g.value_and_grad(A)
+    assert v == pytest.approx(f(A), rel=1e-14)
+    axes = tuple(range(3)) if axis is None else tuple(k % 3 for k in axis)
+    kept = [k for k in range(3) if k not in axes]
+    moved = np.moveaxis(A, kept + list(axes), range(3))      # kept axes first
+    flat = moved.reshape(moved.shape[:len(kept)] + (-1,))
+    last = flat.shape[-1] - 1 - np.argmax(flat[..., ::-1], axis=-1)
+    want = np.zeros_like(flat)
+    np.put_along_axis(want, last[..., None], np.reshape(w, last.shape)[..., None], axis=-1)
+    want = np.moveaxis(want.reshape(moved.shape), range(3), kept + list(axes))
+    assert np.array_equal(grad, want)
