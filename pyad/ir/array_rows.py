@@ -103,6 +103,23 @@ def _copy_sig(ts):
     return ts[0] if len(ts) == 1 and is_array(ts[0]) else None
 
 
+def _same_dims(nds, attrs=()):
+    """The result has the first argument's shape (scale, copy)."""
+    return [(0, k) for k in range(nds[0])]
+
+
+def _sum_dims(nds, attrs):
+    keepdims, axes = attrs[0], attrs[1:]
+    return [1 if k in axes else (0, k) for k in range(nds[0]) if keepdims or k not in axes]
+
+
+def _matmul_dims(nds, attrs=()):
+    """(n, m) @ (m, p): (n, p); a vector operand drops its axis; batches: not known here."""
+    if max(nds) > 2:
+        return None
+    return ([(0, 0)] if nds[0] == 2 else []) + ([(1, 1)] if nds[1] == 2 else [])
+
+
 ARRAY_ROWS = [
     OpDef("matmul", _matmul_sig, lambda a, b: a @ b, _matmul_adjoint,
           ("kernel", "pyad_matmul", ""),
@@ -110,16 +127,16 @@ ARRAY_ROWS = [
           "inner dimensions differ",
           samples=(((2, 3), (3, 4)), ((2, 3), (3,)), ((3,), (3, 2)), ((4,), (4,)),
                    ((1, 0), (0, 2)), ((0, 3), (3, 1))),
-          memory="alloc", strong_zero=False),
+          memory="alloc", strong_zero=False, dims=_matmul_dims),
     OpDef("outer", _outer_sig, np.outer,
           lambda b, ct, y, x, z: (b.matmul(ct, z), b.matmul(b.transpose(ct), x)),
           ("loops",), "outer product of two 1-D f64 arrays",
           samples=(((3,), (2,)), ((1,), (4,)), ((0,), (2,))), memory="alloc",
-          strong_zero=False),
+          strong_zero=False, dims=lambda nds, attrs=(): [(0, 0), (1, 0)]),
     OpDef("scale", _scale_sig, lambda a, s: a * s,
           lambda b, ct, y, a, s: (b.scale(ct, s), b.vdot(ct, a)), ("loops",),
           "a * s of an f64 array and a number", samples=(((2, 3), ()), ((4,), ())),
-          memory="alloc", strong_zero=False),
+          memory="alloc", strong_zero=False, dims=_same_dims),
     OpDef("vdot", _vdot_sig, lambda a, c: float(np.sum(a * c)),
           lambda b, ct, y, a, c: (b.scale(c, ct), b.scale(a, ct)), ("loops",),
           "sum(a * c) of two f64 arrays of one shape, in row-major order",
@@ -130,17 +147,17 @@ ARRAY_ROWS = [
           samples=(((2, 3), (False, 0)), ((2, 3), (True, 1)),
                                          ((2, 3, 2), (False, 0, 2)), ((4,), (False, 0)),
                                          ((0, 3), (True, 0)), ((2, 3), (False, 0, 1))),
-          memory="read", strong_zero=False, attr_typed=True),
+          memory="read", strong_zero=False, attr_typed=True, dims=_sum_dims),
     OpDef("spread", _spread_sig, _spread_py, None, ("loops",),
           "ct broadcast back over the axes a `sum` with the same attrs removed, to the shape "
           "of `like` (the adjoint of sum); adjoint code only", memory="alloc",
           samples=(((3,), (2, 3), (False, 0)), ((2, 1), (2, 3), (True, 1)),
                    ((), (2, 2), (False, 0, 1)), ((1, 1, 1), (2, 3, 1), (True, 0, 1, 2))),
-          attr_typed=True),
+          attr_typed=True, dims=lambda nds, attrs: [(1, k) for k in range(nds[1])]),
     OpDef("addto", _addto_sig, _addto_py, None, ("loops",),
           "dst += src elementwise (src an array of dst's shape, or a number): accumulation "
           "into a shadow array; adjoint code only", effect=True, memory="write"),
     OpDef("copy", _copy_sig, np.copy, lambda b, ct, y, a: (ct,), ("loops",),
           "a new C-contiguous array with a's elements", samples=(((2, 3),), ((0, 2, 1),)),
-          memory="alloc", strong_zero=False),
+          memory="alloc", strong_zero=False, dims=_same_dims),
 ]

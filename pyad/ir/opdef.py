@@ -64,6 +64,10 @@ class OpDef:
     # The adjoint reads the array result `y` (solve, inv, cholesky, eigh): the AD pass keeps
     # an unwritten copy when the result may be written after the op (pyad/ad/snapshot.py).
     reads_result: bool = False
+    # The shape of a whole-array result as its arguments' (ir/shapes.py folds `dim` of it):
+    # `dims(ndims, attrs)` gives for each result axis (argument position, axis), or the int 1
+    # (an axis a sum keeps), from the arguments' numbers of dimensions; None: not known.
+    dims: Callable | None = None
     # Test harness only: maps random sample arguments into the row's domain (cholesky:
     # symmetric positive definite matrices).
     domain: Callable | None = None

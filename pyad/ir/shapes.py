@@ -3,7 +3,8 @@
 `known(func)` finds, for every value it can, the constant it always holds (scalars) or the
 shape it always has (arrays, a `Shape`): constants, `alloc` with constant sizes, `constarray`,
 products (`matmul`, `outer`) and copies of arrays of known shapes, `dim` of an array of
-known shape, `row` views of one, `select` with a known condition, a broadcast index into an
+known shape (or of a whole-array result, by its row's shape rule `dims`: a keepdims sum's
+kept axis is 1, its other axes are its argument's), `row` views of one, `select` with a known condition, a broadcast index into an
 axis of length 0 or 1 (`M[:, 0:1]`: index 0, `unit_axis_index`), and every foldable op of
 known arguments. A loop's carried value is assumed to keep its initial fact and the body is
 re-read until the assumption holds (a fact is dropped when a trip can change it), so the
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 
 from . import symbolic
 from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, \
-    ndim_of, rename_block, walk
+    is_array, ndim_of, rename_block, walk
 from .ops import OPS
 
 
@@ -95,6 +96,11 @@ class _Analysis:
                     return 1 if c == "n" else self.rep(count)
                 axis += 1
             return self.dim_rep(d.args[0], used + k - axis)
+        rule = OPS[d.op].dims if d is not None and d.op in OPS else None
+        found = rule([ndim_of(v.type) if is_array(v.type) else 0 for v in d.args], d.attrs) \
+            if rule is not None else None
+        if found is not None:   # a whole-array result: its shape rule (ops.py, `dims`)
+            return 1 if found[k] == 1 else self.dim_rep(d.args[found[k][0]], found[k][1])
         return ("dim", a.name, k)
 
     def get(self, v: Var) -> object:

@@ -66,6 +66,22 @@ def test_loops_compute_the_reference(case):
     assert np.shape(got) == np.shape(want)
 
 
+@pytest.mark.parametrize("case", [c for c in CASES if c[0].dims is not None], ids=_case_id)
+def test_the_shape_rule_gives_the_reference_shape(case):
+    """A row's `dims` (what ir/shapes.py folds `dim` of its result to) names, for each axis
+    of the reference's result, an argument axis of that length, or 1."""
+    row, sample = case
+    func, args = _func(row, sample)
+    y = _run(func, args)
+    nds = [np.ndim(a) for a in args]
+    rule = row.dims(nds, func.block.body[-1].attrs)
+    if rule is None:
+        return
+    assert len(rule) == np.ndim(y)
+    for n, r in zip(np.shape(y), rule):
+        assert n == (1 if r == 1 else np.shape(args[r[0]])[r[1]]), (rule, np.shape(y))
+
+
 @pytest.mark.parametrize("case", [c for c in CASES if c[0].adjoint is not None], ids=_case_id)
 def test_adjoint_passes_the_dot_product_test(case):
     func, args = _func(*case)
