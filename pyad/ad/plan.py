@@ -212,7 +212,10 @@ def _bring_back(name: str, defs: dict[str, Op], loads: dict[str, Op],
         if any(a.name in inner and a.name not in params and a.name not in how
                for a in st.args):
             continue
-        fixed = st.op != "load" and all(
+        # a load is fixed too when its index does not change and nothing writes its memory
+        # afterwards (a row's mean in a loop over the row), but not a value loaded back
+        # from where the trip stored it (that element changes from trip to trip)
+        fixed = (st.op != "load" or st is defs.get(name)) and all(
             a.name not in inner or a.name not in params and how[a.name][1] for a in st.args)
         if st.op in CHEAP or fixed and _hoistable(st):
             return st, fixed
