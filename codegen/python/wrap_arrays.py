@@ -82,16 +82,14 @@ def _fields(b: ir.IRBuilder, o, nd: int, itemsize: int):
     f = NUMPY_LAYOUT["array"]
     data = _at(b, o, f["data"], PTR)
     dims, strides = _at(b, o, f["dims"], PTR), _at(b, o, f["strides"], PTR)
-    shape, steps = [], []
+    shape = [_at(b, dims, 8 * k, I64) for k in range(nd)]
+    raw = [_at(b, strides, 8 * k, I64) for k in range(nd)]   # in bytes
     shift = itemsize.bit_length() - 1
-    for k in range(nd):
-        shape.append(_at(b, dims, 8 * k, I64))
-        s = _at(b, strides, 8 * k, I64)
-        steps.append(b.ashr(s, ir.Constant(I64, shift)) if shift else s)
+    steps = [b.ashr(s, ir.Constant(I64, shift)) if shift else s for s in raw]
     zero, one = ir.Constant(I64, 0), ir.Constant(I64, 1)
     ok, empty, expect = ir.Constant(abi.I1, 1), ir.Constant(abi.I1, 0), ir.Constant(I64, itemsize)
     for k in reversed(range(nd)):
-        s = _at(b, strides, 8 * k, I64)
+        s = raw[k]
         ok = b.and_(ok, b.or_(b.icmp_signed("<=", shape[k], one), b.icmp_signed("==", s, expect)))
         empty = b.or_(empty, b.icmp_signed("==", shape[k], zero))
         expect = b.mul(expect, shape[k])

@@ -12,9 +12,9 @@ reads, how it gets it back.
                (memory.final_stores): loaded back from it, like `t = tanh(z[i, j])` stored
                into `h[i, j]`;
 - rebuilt:     loop counters that step by a fixed amount: init + (trip - 1) * step;
-- final:       a running maximum or minimum `c = fmaximum(c, v)` (NumPy's, as np.max of an
-               axis makes it) that the trip uses for nothing else: the reverse trip reads
-               the loop's final c instead of the trip's (`_finals`);
+- final:       a running maximum or minimum `c = max(c, v)` (Python's, or NumPy's, as np.max
+               of an axis makes it) that the trip uses for nothing else: the reverse trip
+               reads the loop's final c instead of the trip's (`_finals`);
 - taped:       everything else, pushed at the end of each forward trip and popped in reverse.
 
 The trip count comes from the loop's bounds when it is a counted loop (loops.range_bounds),
@@ -112,19 +112,22 @@ def plan_loop(s: While, body: Block, rbody: Block, fills: list[While], late: set
                     range_bounds(s) is not None)
 
 
-#: picking ops whose cotangent goes to the second argument where it ties or is nan (ops.py)
-_PICKS = frozenset({"fmaximum", "fminimum"})
+#: picking ops whose cotangent goes to the second argument where it ties (or, NumPy's, where
+#: it is nan; ops.py): Python's max and min, NumPy's maximum and minimum
+_PICKS = frozenset({"max", "min", "fmaximum", "fminimum"})
 
 
 def _finals(s: While, body: Block) -> dict[str, Var]:
-    """Carried values `c` that each trip replaces by `fmaximum(c, v)` (or `fminimum`), and
-    that the trip uses for nothing else, mapped to the loop's result for `c`.
+    """Carried values `c` that each trip replaces by `fmaximum(c, v)` (or `fminimum`,
+    Python's `max`, `min`), and that the trip uses for nothing else, mapped to the loop's
+    result for `c`.
 
-    The reverse trip reads c only in the pick's adjoint, `second = v >= c or v != v`: the
-    cotangent of the new c goes to v if so, else back to the old c. Let L be the last trip
-    whose v wins (second). After it c no longer changes (a v below c, not nan, leaves it),
-    so the trips after L see c equal to the final c; at L, v is not below the final c (it
-    is its value, or nan); before L the cotangent carried back is 0 (L took it), so
+    The reverse trip reads c only in the pick's adjoint, `second = v >= c` (for NumPy's:
+    `or v != v`): the cotangent of the new c goes to v if so, else back to the old c. Let
+    L be the last trip whose v wins (second). After it c no longer changes (a v that loses
+    leaves it: it is below c, or a comparison with a nan failed and the pick kept c), so
+    the trips after L see c equal to the final c; at L, v is not below the final c (it
+    equals it, or is nan); before L the cotangent carried back is 0 (L took it), so
     whatever the test says they add 0. Testing against the final c therefore routes every
     cotangent as testing against the trip's c does: nothing is taped, and the forward loop,
     with no push in it, is a reduction LLVM vectorizes."""

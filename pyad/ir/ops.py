@@ -329,16 +329,20 @@ _ROWS: list[OpDef] = [
     OpDef("sign", F_F, lambda a: (a > 0) - (a < 0) + 0.0 if a == a else a, ZERO, ("custom",),
           "sign(a) in {-1, 0, 1} (nan for nan); used by rules and np.sign (a float, also "
           "for ints)", spell=("numpy.sign",)),
+    # Python's max and min: the value ties to a, the cotangent to b (as NumPy's below, so a
+    # running `m = max(m, v)` needs no tape either: ad/plan.py, `_finals`)
     OpDef("max", ARITH, lambda a, b: b if b > a else a,
-          lambda b, ct, y, x1, x2: (b.select(b.gt(x2, x1), b.const(0.0), ct),
-                                    b.select(b.gt(x2, x1), ct, b.const(0.0))),
-          ("custom",), "max(a, b) as Python computes it: b if b > a else a (ties go to a)",
+          lambda b, ct, y, x1, x2: (b.select(b.ge(x2, x1), b.const(0.0), ct),
+                                    b.select(b.ge(x2, x1), ct, b.const(0.0))),
+          ("custom",), "max(a, b) as Python computes it: b if b > a else a (ties go to a; "
+          "the cotangent to b)",
           spell=("builtins.max",), samples=((1.5, -2.25), (-3.0, 0.5)),
           strong_zero=False),
     OpDef("min", ARITH, lambda a, b: b if b < a else a,
-          lambda b, ct, y, x1, x2: (b.select(b.lt(x2, x1), b.const(0.0), ct),
-                                    b.select(b.lt(x2, x1), ct, b.const(0.0))),
-          ("custom",), "min(a, b) as Python computes it: b if b < a else a (ties go to a)",
+          lambda b, ct, y, x1, x2: (b.select(b.le(x2, x1), b.const(0.0), ct),
+                                    b.select(b.le(x2, x1), ct, b.const(0.0))),
+          ("custom",), "min(a, b) as Python computes it: b if b < a else a (ties go to a; "
+          "the cotangent to b)",
           spell=("builtins.min",), samples=((1.5, -2.25), (-3.0, 0.5)),
           strong_zero=False),
     # NumPy's maximum and minimum of floats (functions.py, form "nan_arith"): one instruction

@@ -149,3 +149,31 @@ def test_several_axes_route_to_the_last_maximum_in_row_major_order(axis, keepdim
     np.put_along_axis(want, last[..., None], np.reshape(w, last.shape)[..., None], axis=-1)
     want = np.moveaxis(want.reshape(moved.shape), range(3), kept + list(axes))
     assert np.array_equal(grad, want)
+
+
+def loop_max(x):
+    m = x[0]
+    for i in range(1, len(x)):
+        m = max(m, x[i])
+    return m * 3.0
+
+
+def loop_min(x):
+    m = x[0]
+    for v in x:
+        m = min(m, v)
+    return m * 3.0
+
+
+@pytest.mark.parametrize("fn, pick", [(loop_max, np.argmax), (loop_min, np.argmin)])
+def test_a_loop_with_pythons_max_tapes_nothing_and_routes_like_numpys(fn, pick):
+    """`m = max(m, x[i])` written as a loop: Python's max sends ties to its second argument
+    too, so the running maximum is read as the loop's result (before: 8 bytes a trip)."""
+    x = _ties((40,), 11)
+    f = pyad.jit_grad(fn)
+    assert f.tape_bytes(x) == 0 and "the loop's result" in f.grad_ir(x)
+    want = 3.0 * _last(x, 0, pick)
+    assert np.array_equal(f.grad(x), want)
+    iv, ig = interp_value_and_grad(f, x)
+    assert iv == fn(x) and np.array_equal(ig, want)
+    pyad.check_grad(f, np.random.default_rng(4).standard_normal(40))
