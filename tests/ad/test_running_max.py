@@ -177,3 +177,34 @@ def test_a_loop_with_pythons_max_tapes_nothing_and_routes_like_numpys(fn, pick):
     iv, ig = interp_value_and_grad(f, x)
     assert iv == fn(x) and np.array_equal(ig, want)
     pyad.check_grad(f, np.random.default_rng(4).standard_normal(40))
+
+
+TIES_SRC = '''
+import numpy as np
+def ties(x, y):
+    m = x[0]
+    for i in range(1, len(x)):
+        m = max(m, x[i])
+    return m * 2.0 + np.max(x) + np.maximum(y, x[1]) + min(y, x[2])
+'''
+
+
+def test_the_differential_testers_oracle_models_the_same_ties(tmp_path):
+    """tests/fuzz/dual.py's dual numbers take a tie's tangent from the second argument and
+    np.max's from the last maximum, as pyad does, so generated programs with ties agree."""
+    import importlib.util
+    from ..fuzz import dual
+    ns = dual.namespace()
+    exec(TIES_SRC, ns)
+    x, y = np.array([1.0, 3.0, 3.0, 2.0]), 3.0
+    eye = np.eye(5)
+    r = ns["ties"](np.array([dual.Dual(v, eye[k]) for k, v in enumerate(x)], dtype=object),
+                   dual.Dual(y, eye[4]))
+    path = tmp_path / "ties_src.py"
+    path.write_text(TIES_SRC)
+    spec = importlib.util.spec_from_file_location("ties_src", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    v, (gx, gy) = pyad.jit_grad(mod.ties, argnums=(0, 1)).value_and_grad(x, y)
+    assert r.v == v and np.array_equal(gx, [0.0, 1.0, 4.0, 0.0]) and gy == 0.0
+    assert np.array_equal(r.t, [*gx, gy])

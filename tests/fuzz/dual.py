@@ -5,8 +5,9 @@ float inputs made `Dual`s (a value and a tangent vector, one component per input
 its arrays NumPy object arrays of `Dual`s. One run gives the whole gradient. Nothing here
 reads pyad: the derivatives are the textbook ones, written again.
 
-Semantics follow CPython and NumPy (comparisons look at values only, `max(a, b)` is CPython's
-builtin, `np.maximum` picks `a` on ties as NumPy does); a shim function that is not written
+Semantics follow CPython and NumPy (comparisons look at values only; `max(a, b)` is CPython's
+builtin and `np.maximum` NumPy's, except that at a tie the tangent is `b`'s: pyad's
+documented choice, README "Differentiation"); a shim function that is not written
 raises `Unsupported`, so that the generator cannot silently test something the oracle does
 not model.
 """
@@ -253,13 +254,13 @@ def _mean(a):
 
 
 def _pick(a, better):
+    """np.max / np.min: nan if any element is (NumPy); the element taken, for its tangent,
+    is the last one attaining the result, the last nan (pyad's ties)."""
     vals = list(_obj(a).ravel())
     best = vals[0]
     for v in vals[1:]:
-        if _isnan(v) or better(v, best):  # numpy propagates nan
+        if _isnan(v) or not _isnan(best) and (better(v, best) or v == best):
             best = v
-            if _isnan(v):
-                break
     return best
 
 
@@ -279,12 +280,30 @@ def _dot(a, b):
     return total
 
 
-def _maximum(a, b):  # NumPy: nan propagates; a on ties
-    return b if (_isnan(b) and not _isnan(a)) or b > a else a
+def _tie_to_second(picked, a, b):
+    """`picked` (a or b), with b's tangent where a and b are equal (pyad's ties)."""
+    if picked is a and isinstance(b, Dual) and not _isnan(a) and (a.v if isinstance(
+            a, Dual) else a) == b.v:
+        return Dual(picked.v if isinstance(picked, Dual) else picked, b.t)
+    return picked
+
+
+def _maximum(a, b):  # NumPy: nan propagates
+    return _tie_to_second(b if (_isnan(b) and not _isnan(a)) or b > a else a, a, b)
 
 
 def _minimum(a, b):
-    return b if (_isnan(b) and not _isnan(a)) or b < a else a
+    return _tie_to_second(b if (_isnan(b) and not _isnan(a)) or b < a else a, a, b)
+
+
+def _builtin_pick(real, bigger):
+    """CPython's max or min, the tangent of a tie the second argument's."""
+    def pick(*args, **kw):
+        if len(args) != 2 or kw:
+            return real(*args, **kw)
+        a, b = args
+        return _tie_to_second(b if (b > a if bigger else b < a) else a, a, b)
+    return pick
 
 
 def _where(c, x, y):
@@ -336,4 +355,6 @@ def namespace() -> dict:
 
     b = dict(builtins.__dict__)
     b["__import__"] = _import
+    b["max"] = _builtin_pick(builtins.max, True)
+    b["min"] = _builtin_pick(builtins.min, False)
     return {"__builtins__": b, "__name__": "fuzz_dual"}
