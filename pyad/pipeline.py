@@ -7,8 +7,9 @@ The pipeline owns every IR transform: the backends (`pyad.codegen`, the interpre
 called functions (`Callee.gradient`), and take the call-depth limit as data."""
 from __future__ import annotations
 
+import threading
 import types
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from . import ad
@@ -66,11 +67,43 @@ def simplify(func: Func) -> Func:
     return verify(func)
 
 
-@dataclass(frozen=True)
 class GradientIR:
-    g: ad.Gradient          # forward (saves), backward (reads saved values + cotangents)
-    fused: Func | None      # forward + backward with cotangent 1.0, for a single float result
-    safe: Func | None = None  # `fused` with strong zeros, when `fused` raises StrongZeros
+    """The gradient of a function: `g` (forward half, which saves, and backward half, which
+    reads the saved values and the cotangents), `fused` (forward and backward with
+    cotangent 1.0, for a single float result, else None) and `safe` (`fused` with strong
+    zeros, when `fused` raises StrongZeros, else None), each lowered for codegen (`native`)
+    on first use: a user of `grad` never pays for the pullback's halves, nor for the
+    strong-zero twin until a gradient holds a nan. Thread-safe."""
+
+    def __init__(self, g: ad.Gradient, fused: Func | None, safe: Func | None,
+                 timings: Timings | None, outputs: frozenset[str]) -> None:
+        self._made = {"g": g, "fused": fused, "safe": safe}  # differentiated, not lowered
+        self._native: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self._timings, self._outputs = timings, outputs
+
+    g = property(lambda self: self._part("g"))
+    fused = property(lambda self: self._part("fused"))
+    safe = property(lambda self: self._part("safe"))
+
+    def _part(self, name: str):
+        with self._lock:
+            if name not in self._native:
+                self._native[name] = self._lower(self._made[name])
+            return self._native[name]
+
+    def _lower(self, made):
+        """`made` lowered for codegen, with the gradient halves of the callees it calls."""
+        if made is None:
+            return None
+        t, out = self._timings, self._outputs
+        if isinstance(made, ad.Gradient):
+            g = replace(made, fwd=native(made.fwd, t, out), bwd=native(made.bwd, t, out))
+            callee_gradients([g.fwd, g.bwd])
+            return g
+        f = native(verify(made), t, out)
+        callee_gradients([f])
+        return f
 
 
 def gradient_ir(func: Func, wrt: tuple[int, ...], budget: ad.Budget | None = None,
@@ -86,11 +119,8 @@ def gradient_ir(func: Func, wrt: tuple[int, ...], budget: ad.Budget | None = Non
         fused = safe = None
         shadows = frozenset(p.name for p in g.fwd.params[len(func.params):])
         if len(func.results) == 1 and func.results[0].type == F64:
-            fused, safe = (native(verify(f), timings, shadows) if f is not None else None
-                           for f in ad.fused_parts(g, seed=1.0, inline=inline))
-        g = replace(g, fwd=native(g.fwd, timings, shadows), bwd=native(g.bwd, timings, shadows))
-        callee_gradients([g.fwd, g.bwd] + [f for f in (fused, safe) if f is not None])
-        return GradientIR(g, fused, safe)
+            fused, safe = ad.fused_parts(g, seed=1.0, inline=inline)
+        return GradientIR(g, fused, safe, timings, shadows)
 
 
 def callee_gradients(funcs: list[Func]) -> None:

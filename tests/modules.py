@@ -9,7 +9,11 @@ import pyad
 
 
 def load_module(path: Path, source: str):
-    """Write `source` to `path` and import it as a module named after the file."""
+    """Write `source` to `path` and import it as a module named after the file. Bytecode
+    cached for an earlier text of the file is deleted first: Python checks it by the file's
+    size and mtime in seconds, so a rewrite of the same length within a second would run the
+    old code (which pyad then refuses as a changed source)."""
+    Path(importlib.util.cache_from_source(str(path))).unlink(missing_ok=True)
     path.write_text(source)
     spec = importlib.util.spec_from_file_location(path.stem, path)
     mod = importlib.util.module_from_spec(spec)

@@ -177,12 +177,10 @@ def _tape_field(e, k):
     return e.b.gep(e.ctx, [abi.I32(0), abi.I32(k)], inbounds=True, source_etype=abi.CTX)
 
 
-def push(e, s, t, v):
-    """*top++ = v, growing the tape in the runtime when it is full (8 bytes a scalar; an
-    array reference pushes its whole descriptor)."""
+def reserve(e, size: int) -> int:
+    """Room for `size` bytes on the tape, growing it in the runtime when it has less: one
+    check for a run of pushes (emit.py `_push_run`). Returns `size`."""
     bld = e.b
-    vt = s.args[0].type
-    size = abi.tape_size(vt)
     top_p, end_p = _tape_field(e, abi.CTX_TAPE_TOP), _tape_field(e, abi.CTX_TAPE_END)
     top, end = bld.load(top_p, typ=abi.PTR), bld.load(end_p, typ=abi.PTR)
     room = bld.sub(bld.ptrtoint(end, abi.I64), bld.ptrtoint(top, abi.I64))
@@ -191,6 +189,17 @@ def push(e, s, t, v):
         status = bld.call(grow, [e.ctx, _i(size)])
         with bld.if_then(bld.icmp_signed("!=", status, ir.Constant(abi.I32, 0)), likely=False):
             bld.ret(status)
+    return size
+
+
+def push(e, s, t, v):
+    """*top++ = v (8 bytes a scalar; an array reference pushes its whole descriptor), in the
+    room the run's check made (`reserve`)."""
+    bld = e.b
+    size = abi.tape_size(s.args[0].type)
+    assert e.reserved >= size, "a push outside a reserved run"
+    e.reserved -= size
+    top_p = _tape_field(e, abi.CTX_TAPE_TOP)
     top = bld.load(top_p, typ=abi.PTR)
     if v.type == abi.I1:
         v = bld.zext(v, abi.I64)

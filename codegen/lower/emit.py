@@ -27,6 +27,7 @@ from pyad.ir.ops import OPS
 from .. import abi
 from . import array as lower_array
 from . import call as lower_call
+from . import custom as lower_custom
 from . import vecmath
 from ..abi import from_mem, to_mem
 from .array import ARRAY_LOWERINGS
@@ -81,6 +82,9 @@ class KernelEmitter:
         self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
         self.values: dict[str, ir.Value] = {}
         self.n_strings = 0
+        self.raising: dict[tuple, ir.Block] = {}  # an error -> the block raising it (check)
+        self.strings: dict[str, ir.GlobalVariable] = {}
+        self.reserved = 0  # tape bytes made room for by a run's one check (custom.reserve)
 
     # ------------------------------------------------------------------ entry
     def emit(self) -> ir.Function:
@@ -146,8 +150,10 @@ class KernelEmitter:
 
     # ------------------------------------------------------------------ statements
     def block(self, body) -> None:
-        for s in body:
+        for i, s in enumerate(body):
             if isinstance(s, Op):
+                if s.op == "push" and not self.reserved:
+                    self.reserved = lower_custom.reserve(self, _push_run(body, i))
                 self.op(s)
             elif isinstance(s, If):
                 self.if_(s)
@@ -307,9 +313,20 @@ class KernelEmitter:
         return slot
 
     def check(self, bad: ir.Value, kind: int, message: str, s: Op) -> None:
-        """Raise error `kind` (abi.ERROR_KINDS) when `bad` is true; continue otherwise."""
-        with self.b.if_then(bad, likely=False):
+        """Raise error `kind` (abi.ERROR_KINDS) when `bad` is true; continue otherwise. The
+        checks of one error (kind, message and line) share the block that raises it."""
+        b = self.b
+        key = (kind, message, s.loc.line if s.loc else 0, self.where(s.loc))
+        raising = self.raising.get(key)
+        if raising is None:
+            here = b.block
+            raising = self.raising[key] = self.fn.append_basic_block("raise")
+            b.position_at_end(raising)
             self.fail(kind, message, s.loc)
+            b.position_at_end(here)
+        go_on = self.fn.append_basic_block(f"{b.block.name}.ok")
+        b.cbranch(bad, raising, go_on).set_weights([1, 99])
+        b.position_at_end(go_on)
 
     def where(self, loc: Loc | None) -> str:
         """` (line N of file.py)` for an error message at `loc`."""
@@ -318,6 +335,9 @@ class KernelEmitter:
         return f" (line {loc.line} of {(loc.file or self.func.filename).rsplit('/', 1)[-1]})"
 
     def cstring(self, text: str) -> ir.GlobalVariable:
+        """A private constant holding `text` (one per distinct text in a kernel)."""
+        if text in self.strings:
+            return self.strings[text]
         data = bytearray(text.encode() + b"\0")
         g = ir.GlobalVariable(self.module, ir.ArrayType(abi.I8, len(data)),
                               name=f"{self.fn.name}.msg{self.n_strings}")
@@ -325,6 +345,7 @@ class KernelEmitter:
         g.global_constant = True
         g.linkage = "private"
         g.initializer = ir.Constant(ir.ArrayType(abi.I8, len(data)), data)
+        self.strings[text] = g
         return g
 
     def fail(self, kind: int, message: str, loc: Loc | None) -> None:
@@ -337,6 +358,25 @@ class KernelEmitter:
         b.store(abi.I32(line), fld(abi.CTX_ERR_LINE))
         b.store(g, fld(abi.CTX_ERR_MSG))
         b.ret(abi.I32(kind))  # the block is terminated, so if_then adds no branch after it
+
+
+def _push_run(body, i: int) -> int:
+    """The tape bytes of the pushes from `body[i]` (a push) to the first statement that is
+    neither a push nor an op without effects that at most reads memory and calls no
+    compiled function (none of those touches the tape): the room for them all is made by
+    one check (custom.reserve)."""
+    size = 0
+    for s in body[i:]:
+        if not isinstance(s, Op):
+            break
+        if s.op == "push":
+            size += abi.tape_size(s.args[0].type)
+            continue
+        row = OPS[s.op]
+        if row.effect or row.memory not in ("", "read") \
+                or row.lower[0] in ("call", "kernel", "loops"):
+            break
+    return size
 
 
 def _pushes(f: Func) -> bool:

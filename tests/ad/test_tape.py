@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import pyad
@@ -363,3 +365,26 @@ def test_inner_loop_trip_counts_come_from_the_bounds_not_the_tape(fn):
         assert f(1.5, n) == pytest.approx(fn(1.5, n), rel=1e-14)
         pyad.check_grad(f, 1.5, n)
     assert f.tape_bytes(1.5, 50) == f.tape_bytes(1.5, 5)  # nothing per outer trip
+
+
+def three_taped_values(x):
+    s = 0.3
+    for i in range(x.shape[0]):
+        s = math.sin(s * x[i]) + math.cos(s) * math.exp(-s * s)
+    return s
+
+
+def test_the_pushes_of_a_trip_share_one_room_check():
+    """A trip that tapes three values checks the tape's room once (for 24 bytes) and grows
+    it once when full, not once per value; the gradient is unchanged (from an empty tape,
+    which grows in the first trip, and over 5000 trips, which grow it again)."""
+    f = pyad.jit_grad(three_taped_values, cache=False)
+    x = np.linspace(0.1, 1.0, 50)
+    # three in each of the forward half, the fused kernel and its strong-zero twin
+    assert len(re.findall(r"(?m)^\s+push ", f.grad_ir(x))) == 3 * 3
+    ir = f.llvm_ir(x, gradient=True)
+    grows = re.findall(r'call i32 @"?pyad_tape_grow"?\(ptr [^,]*, i64 (\d+)\)', ir)
+    assert grows and set(grows) == {"24"}, grows
+    pyad.check_grad(f, x)
+    assert f.tape_bytes(np.linspace(0.1, 1.0, 5000)) == 24 * 5000
+    pyad.check_grad(f, np.linspace(0.1, 1.0, 5000))

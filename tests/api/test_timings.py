@@ -83,3 +83,25 @@ def test_a_cache_hit_spends_no_time_in_llvm(monkeypatch, tmp_path):
     # (no 80% check of the phases here: a hit takes milliseconds, and on a loaded machine
     # the time between the phases is then a large part of it)
     assert sum(v for k, v in t.items() if k != "total") <= t["total"] * 1.0001, t
+
+
+def test_a_gradient_lowers_only_the_kernels_it_compiles(monkeypatch):
+    """Issue 19, item 2: `grad` lowers the fused kernel for codegen (`pipeline.native`) and
+    not the pullback's forward and backward halves nor the strong-zero twin; `pullback`
+    lowers its two halves when first called, once."""
+    from pyad import pipeline
+    lowered = []
+    real = pipeline.native
+    monkeypatch.setattr(pipeline, "native", lambda func, *a, **k: lowered.append(func.name)
+                        or real(func, *a, **k))
+    f = pyad.jit_grad(weighted, cache=False)
+    w, x = np.linspace(-1.0, 1.0, 7), np.linspace(0.5, 2.0, 7)
+    f(w, x)
+    lowered.clear()
+    g = f.grad(w, x)
+    assert lowered == ["weighted.vg"], lowered
+    _, back = f.pullback(w, x)
+    assert sorted(lowered[1:]) == ["weighted.bwd", "weighted.fwd"], lowered
+    np.testing.assert_array_equal(back(1.0), g)
+    f.pullback(w, x)
+    assert len(lowered) == 3

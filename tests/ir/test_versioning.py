@@ -160,3 +160,45 @@ def test_a_gradient_through_nested_broadcasts_vectorizes():
     check_against_python(kl_divergence, mu, lv)
     text = f.llvm_ir(mu, lv, gradient=True)
     assert re.search(r"fmul <(4|8) x double> [^\n]*0x3FF71547652B82FE", text)
+
+
+def short_recurrence(xs, h0, b):
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(xs[t] + 0.5 * h + b)
+    return np.sum(h * h)
+
+
+def long_recurrence(xs, h0, b):
+    h = h0
+    for t in range(xs.shape[0]):
+        a = np.tanh(xs[t] + 0.5 * h + b)
+        c = np.exp(-a * a) * b
+        d = np.sin(h + b) * c
+        h = 0.3 * a + 0.7 * c - 0.1 * d
+    return np.sum(h * h)
+
+
+def _time_loop_and_guards(fn):
+    """(whether the native IR's time loop is inside an If, the Ifs inside the time loop)."""
+    from pyad import pipeline
+    func, _ = pipeline.primal_ir(fn, ("f64[2d]", "f64[1d]", "f64[1d]"))
+    block = pipeline.native(func).block
+    guarded = [s for s in block.body if isinstance(s, If)]
+    loop = next(s for s in walk(guarded[0].then if guarded else block) if isinstance(s, While))
+    return bool(guarded), [s for s in walk(loop.body) if isinstance(s, If)]
+
+
+def test_a_loop_of_more_than_max_copied_statements_has_its_inner_loops_versioned():
+    """The short time loop is copied whole; the long one (over MAX_COPIED statements) is not:
+    each element loop in it gets its own two copies (a copy of the time loop doubled the
+    code of the function and its compile time). Values and gradients are right either way,
+    whether b broadcasts or not."""
+    from pyad.ir.versioning import MAX_COPIED
+    outside, inside = _time_loop_and_guards(short_recurrence)
+    assert outside and not inside
+    outside, inside = _time_loop_and_guards(long_recurrence)
+    assert not outside and len(inside) >= 3, (MAX_COPIED, len(inside))
+    for fn in (short_recurrence, long_recurrence):
+        for b in (_u(5), _u(1)):
+            check_against_python(fn, _u(4, 5), _u(5), b)
