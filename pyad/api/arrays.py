@@ -8,6 +8,7 @@ allocates them here and keeps them. See docs/arrays.md.
 """
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -37,8 +38,16 @@ NATIVE_NUMS = {
 }
 
 
+def _masked(a: Any) -> bool:
+    """Whether `a` is a NumPy masked array. `np.ma` is imported only if something imported
+    it already (no masked array exists otherwise): reading `np.ma` imports it, which took
+    18 ms of a first call."""
+    ma = sys.modules.get("numpy.ma")
+    return ma is not None and isinstance(a, ma.MaskedArray)
+
+
 def array_arg_type(fname: str, name: str, a: np.ndarray) -> str:
-    if isinstance(a, np.ma.MaskedArray):   # its data alone would silently drop the mask
+    if _masked(a):   # its data alone would silently drop the mask
         raise TypeError(f"{fname}() argument {name!r} is a masked array, which pyad does not "
                         "support: pass its data and its mask as arrays (a.data, "
                         "np.ma.getmaskarray(a)) and use the mask in the function")
