@@ -7,7 +7,10 @@ reads, how it gets it back.
 - recomputed:  results of cheap ops (ops.CHEAP) over values still available, however many
                (the cost model: `_recomputable`), loads of memory nothing writes afterwards
                (memory.final_loads) included, and of other ops whose operands do not change
-               in the loop; the ones that read a refilled array run after the fills;
+               in the loop; also of expensive ops LLVM vectorizes (division, sqrt, exp,
+               ...) when recomputing them leaves nothing to tape (`_decide`, `redo`): the
+               forward loop then has no push and vectorizes; the ones that read a
+               refilled array run after the fills;
 - re-read:     values the trip stored into an element nothing writes afterwards
                (memory.final_stores): loaded back from it, like `t = tanh(z[i, j])` stored
                into `h[i, j]`;
@@ -91,7 +94,29 @@ def plan_loop(s: While, body: Block, rbody: Block, fills: list[While], late: set
     consts = {st.outs[0].name: st for st in _walk_ops(body) if st.op == "const" and st.outs}
     const_ops = tuple(consts[v.name] for v in needed if v.name in consts)
     rest = [v for v in needed if v.name not in consts]
-    ops, params_used, reloaded = _recomputable(body, rest, inner, rereadable, stored)
+    ops, reloaded, rebuilt, final, taped = _decide(s, body, rest, inner, rereadable, stored)
+    if taped:  # an empty tape: the forward loop, with no push in it, may vectorize
+        alt = _decide(s, body, rest, inner, rereadable, stored,
+                      frozenset(v.name for v in taped))
+        if not alt[-1]:
+            ops, reloaded, rebuilt, final, taped = alt
+    chosen = {st.outs[0].name for st in ops}
+    after = set(late)
+    for st in ops:
+        if st.outs[0].name in after or any(a.name in after for a in st.args):
+            after.add(st.outs[0].name)
+    return LoopPlan(s.loc.line if s.loc else None, tuple(fills), const_ops, tuple(ops),
+                    reloaded, frozenset(after & chosen), rebuilt, final, tuple(taped),
+                    range_bounds(s) is not None)
+
+
+def _decide(s: While, body: Block, rest: list[Var], inner: set[str], rereadable: set[str],
+            stored: dict[str, Op], redo: frozenset[str] = frozenset()) -> tuple:
+    """(recomputed ops, reloaded names, rebuilt counters, finals, taped values) for the
+    non-constant values `rest` the reverse trip reads. `redo`: values that come back by
+    running their defining op again although it is expensive (`_vectorizable`), when
+    its operands come back (plan_loop asks this only to empty the tape)."""
+    ops, params_used, reloaded = _recomputable(body, rest, inner, rereadable, stored, redo)
     chosen = {st.outs[0].name for st in ops}
     taped = [v for v in rest if v.name not in chosen]
     taped += [p for p in body.params if p.name in params_used and p not in taped]
@@ -103,13 +128,7 @@ def plan_loop(s: While, body: Block, rbody: Block, fills: list[While], late: set
     finals = _finals(s, body)
     final = tuple((v, finals[v.name]) for v in taped if v.name in finals)
     taped = [v for v in taped if v.name not in finals]
-    after = set(late)
-    for st in ops:
-        if st.outs[0].name in after or any(a.name in after for a in st.args):
-            after.add(st.outs[0].name)
-    return LoopPlan(s.loc.line if s.loc else None, tuple(fills), const_ops, tuple(ops),
-                    reloaded, frozenset(after & chosen), rebuilt, final, tuple(taped),
-                    range_bounds(s) is not None)
+    return ops, reloaded, rebuilt, final, taped
 
 
 #: picking ops whose cotangent goes to the second argument where it ties (or, NumPy's, where
@@ -160,8 +179,15 @@ def _hoistable(st: Op) -> bool:
         and row.lower[0] != "call" and all(not is_array(o.type) for o in st.outs)
 
 
+def _vectorizable(st: Op) -> bool:
+    """A scalar op without effects that LLVM computes in vector lanes (arithmetic, division,
+    square roots, pyad's own exp, log, tanh, ...), not an opaque call of libm."""
+    return _hoistable(st) and OPS[st.op].lower[0] not in ("libm", "runtime")
+
+
 def _recomputable(body: Block, needed: list[Var], inner: set[str], rereadable: set[str],
-                  stored: dict[str, Op]) -> tuple[list[Op], set[str], frozenset[str]]:
+                  stored: dict[str, Op], redo: frozenset[str] = frozenset()
+                  ) -> tuple[list[Op], set[str], frozenset[str]]:
     """The body ops to re-execute in the reverse trip instead of taping `needed`, in an
     order where each comes after what it reads; the carried values (body params) they read,
     which go on the tape; and the names of the values loaded back from a store.
@@ -172,7 +198,8 @@ def _recomputable(body: Block, needed: list[Var], inner: set[str], rereadable: s
     carried values, the values from before the loop and constants, however many ops that
     takes; other ops (division, square roots, exp, ...) are taped, unless nothing they
     read changes in the loop (then they run again too: LLVM computes them once, before the
-    reverse loop, where it can). Every op runs again at most once a reverse trip, so the
+    reverse loop, where it can), or unless they are `redo` (plan_loop: when recomputing
+    them empties the tape). Every op runs again at most once a reverse trip, so the
     reverse sweep recomputes at most one more forward trip, and the tape holds 8 bytes a
     trip for each value it does not recompute (the carried values it reads among them)."""
     defs = {st.outs[0].name: st for st in body.body if isinstance(st, Op) and st.outs}
@@ -187,7 +214,8 @@ def _recomputable(body: Block, needed: list[Var], inner: set[str], rereadable: s
         changed = False
         for name in defs:
             if name not in how:
-                found = _bring_back(name, defs, loads, how, inner, params, rereadable)
+                found = _bring_back(name, defs, loads, how, inner, params, rereadable,
+                                    name in redo)
                 if found is not None:
                     how[name] = found
                     changed = True
@@ -207,8 +235,9 @@ def _recomputable(body: Block, needed: list[Var], inner: set[str], rereadable: s
 
 def _bring_back(name: str, defs: dict[str, Op], loads: dict[str, Op],
                 how: dict[str, tuple[Op, bool]], inner: set[str], params: set[str],
-                rereadable: set[str]) -> tuple[Op, bool] | None:
-    """How `name` comes back given what is known of the others (`how`), or None."""
+                rereadable: set[str], redo: bool = False) -> tuple[Op, bool] | None:
+    """How `name` comes back given what is known of the others (`how`), or None. `redo`:
+    by its defining op even if that is expensive, when it is `_vectorizable`."""
     for st in (defs.get(name), loads.get(name)):
         if st is None or st.op == "load" and st is defs.get(name) and name not in rereadable:
             continue
@@ -220,7 +249,8 @@ def _bring_back(name: str, defs: dict[str, Op], loads: dict[str, Op],
         # from where the trip stored it (that element changes from trip to trip)
         fixed = (st.op != "load" or st is defs.get(name)) and all(
             a.name not in inner or a.name not in params and how[a.name][1] for a in st.args)
-        if st.op in CHEAP or fixed and _hoistable(st):
+        if st.op in CHEAP or fixed and _hoistable(st) \
+                or redo and st is defs.get(name) and _vectorizable(st):
             return st, fixed
     return None
 
