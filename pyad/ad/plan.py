@@ -7,10 +7,10 @@ reads, how it gets it back.
 - recomputed:  results of cheap ops (ops.CHEAP) over values still available, however many
                (the cost model: `_recomputable`), loads of memory nothing writes afterwards
                (memory.final_loads) included, and of other ops whose operands do not change
-               in the loop; also of expensive ops LLVM vectorizes (division, sqrt, exp,
-               ...) when recomputing them leaves nothing to tape (`_decide`, `redo`): the
-               forward loop then has no push and vectorizes; the ones that read a
-               refilled array run after the fills;
+               in the loop; also of divisions and square roots when recomputing them
+               leaves nothing to tape (`_decide`, `redo`): the forward loop then has no
+               push and vectorizes; the ones that read a refilled array run after the
+               fills;
 - re-read:     values the trip stored into an element nothing writes afterwards
                (memory.final_stores): loaded back from it, like `t = tanh(z[i, j])` stored
                into `h[i, j]`;
@@ -114,8 +114,9 @@ def _decide(s: While, body: Block, rest: list[Var], inner: set[str], rereadable:
             stored: dict[str, Op], redo: frozenset[str] = frozenset()) -> tuple:
     """(recomputed ops, reloaded names, rebuilt counters, finals, taped values) for the
     non-constant values `rest` the reverse trip reads. `redo`: values that come back by
-    running their defining op again although it is expensive (`_vectorizable`), when
-    its operands come back (plan_loop asks this only to empty the tape)."""
+    running their defining op again although it is not cheap (a division or square root:
+    `_vectorizable`), when its operands come back (plan_loop asks this only to empty the
+    tape)."""
     ops, params_used, reloaded = _recomputable(body, rest, inner, rereadable, stored, redo)
     chosen = {st.outs[0].name for st in ops}
     taped = [v for v in rest if v.name not in chosen]
@@ -179,10 +180,18 @@ def _hoistable(st: Op) -> bool:
         and row.lower[0] != "call" and all(not is_array(o.type) for o in st.outs)
 
 
+#: ops of one vector instruction each (a division, a square root, a rounding, a pick):
+#: computing one again costs about what the tape's store and load of its result cost, and
+#: leaves the forward loop free to vectorize. exp, log, tanh (20-40 instructions) are not
+#: among them: recomputed in W2's and W5's short loops of exps they cost 2-5% more time
+#: than taping their results (docs/gradients.md)
+_ONE_INSTRUCTION = frozenset({"div", "fdiv", "sqrt", "floor", "ceil", "rint", "copysign",
+                              "fmaximum", "fminimum"})
+
+
 def _vectorizable(st: Op) -> bool:
-    """A scalar op without effects that LLVM computes in vector lanes (arithmetic, division,
-    square roots, pyad's own exp, log, tanh, ...), not an opaque call of libm."""
-    return _hoistable(st) and OPS[st.op].lower[0] not in ("libm", "runtime")
+    """A scalar op without effects that is one vector instruction (`_ONE_INSTRUCTION`)."""
+    return _hoistable(st) and st.op in _ONE_INSTRUCTION
 
 
 def _recomputable(body: Block, needed: list[Var], inner: set[str], rereadable: set[str],
@@ -237,7 +246,7 @@ def _bring_back(name: str, defs: dict[str, Op], loads: dict[str, Op],
                 how: dict[str, tuple[Op, bool]], inner: set[str], params: set[str],
                 rereadable: set[str], redo: bool = False) -> tuple[Op, bool] | None:
     """How `name` comes back given what is known of the others (`how`), or None. `redo`:
-    by its defining op even if that is expensive, when it is `_vectorizable`."""
+    by its defining op even if that is not cheap, when it is `_vectorizable`."""
     for st in (defs.get(name), loads.get(name)):
         if st is None or st.op == "load" and st is defs.get(name) and name not in rereadable:
             continue
