@@ -324,7 +324,7 @@ class KernelEmitter:
             b.position_at_end(raising)
             self.fail(kind, message, s.loc)
             b.position_at_end(here)
-        go_on = self.fn.append_basic_block(f"{b.block.name}.ok")
+        go_on = self.fn.append_basic_block("ok")
         b.cbranch(bad, raising, go_on).set_weights([1, 99])
         b.position_at_end(go_on)
 
