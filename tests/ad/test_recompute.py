@@ -4,9 +4,8 @@ the carried values are recomputed however many ops that takes, so the tape holds
 loop's live state; a division, square root or exp is taped unless nothing it reads changes
 in the loop (an element loaded at a fixed index from memory nothing writes counts as not
 changing), or, for divisions and square roots, unless computing them again empties the
-tape (the operands of each come back).
-Each function: the tape's bytes per trip, the printed plan, the gradient
-against central differences and against the IR interpreter."""
+tape (the operands of each come back). Each function: the tape's bytes per trip, the
+printed plan, the gradient against central differences and against the IR interpreter."""
 from __future__ import annotations
 
 import importlib.util
@@ -146,5 +145,3 @@ def test_a_chain_of_1200_ops_is_recomputed(tmp_path):
     _, ig = interp_value_and_grad(f, 0.3, 3)
     assert ig[0] == pytest.approx(f.grad(0.3, 3)[0], rel=1e-12)
     assert f(0.3, 3) == pytest.approx(fn(0.3, 3), rel=1e-12)
-
-
