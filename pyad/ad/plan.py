@@ -180,13 +180,13 @@ def _hoistable(st: Op) -> bool:
         and row.lower[0] != "call" and all(not is_array(o.type) for o in st.outs)
 
 
-#: ops of one vector instruction each (a division, a square root, a rounding, a pick):
+#: ops of one vector instruction each that are not CHEAP (a division, a square root, a
+#: rounding):
 #: computing one again costs about what the tape's store and load of its result cost, and
 #: leaves the forward loop free to vectorize. exp, log, tanh (20-40 instructions) are not
 #: among them: recomputed in W2's and W5's short loops of exps they cost 2-5% more time
 #: than taping their results (docs/gradients.md)
-_ONE_INSTRUCTION = frozenset({"div", "fdiv", "sqrt", "floor", "ceil", "rint", "copysign",
-                              "fmaximum", "fminimum"})
+_ONE_INSTRUCTION = frozenset({"div", "fdiv", "sqrt", "floor", "ceil", "rint", "copysign"})
 
 
 def _vectorizable(st: Op) -> bool:
