@@ -18,6 +18,7 @@ from .frontend import lower as frontend, recursion
 from .ir import opt
 from .ir.expand import expand
 from .ir.scalarize import scalarize
+from .ir.slice_loads import forward_slice_loads
 from .ir.shapes import fold_known
 from .ir.nodes import F64, Func, Op, callees_of, walk
 from .ir.verify import verify
@@ -61,6 +62,7 @@ def simplify(func: Func) -> Func:
     func = opt.invariant_carried(func)      # values a loop passes through unchanged
     func = fold_known(func)                 # known sizes, comparisons, shape checks folded
     func = scalarize(func)                  # small arrays of known shape become scalars
+    func = forward_slice_loads(func)        # loads through x[a:b] read x at offsets
     func = opt.cse(func)
     func = opt.dead_carried(func)           # loop-carried values only the loop itself reads
     func = opt.dce(func)                    # unused values removed

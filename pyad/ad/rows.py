@@ -113,11 +113,12 @@ def affine_loads(rv, s: While, temps: dict[str, Var]) -> dict:
     invariant = invariant_test(s)
 
     def offset(v: Var) -> int | None:
-        """c when `v` (an index) is normidx(counter + c, n) and never wraps, else None."""
+        """c when `v` (an index) is normidx(counter + c, n) and never wraps, or counter +
+        c itself (a load through a slice: ir/slice_loads.py), else None."""
         st = defs.get(v.name)
-        if st is None or st.op != "normidx":
+        if v != counter and (st is None or st.op not in ("normidx", "add", "sub")):
             return None
-        e = st.args[0]
+        e = st.args[0] if st is not None and st.op == "normidx" else v
         if e == counter:
             c = 0
         else:
