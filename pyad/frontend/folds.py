@@ -108,25 +108,42 @@ class Folds:
         return out
 
     def compensated(self, seq: str, acc: str, v: str) -> list[ast.stmt]:
-        """math.fsum as Neumaier's compensated sum (docs/python.md: within an ulp or two
-        of the correctly rounded sum that math.fsum returns)."""
+        """math.fsum as Neumaier's compensated sum of the finite terms (docs/python.md:
+        within an ulp or two of the correctly rounded sum that math.fsum returns). As in
+        CPython, infinite and nan terms are added apart and their sum is the result
+        (ValueError for inf + -inf), and a running sum of finite terms that overflows
+        raises OverflowError where it does."""
         c, t = self.lists.temp("c"), self.lists.temp("t")
+        special, infinite = self.lists.temp("special"), self.lists.temp("infinite")
         big = ast.Compare(ast.Call(name("abs"), [name(acc)], []), [ast.GtE()],
                           [ast.Call(name("abs"), [name(v)], [])])
         add = lambda a, b: ast.BinOp(a, ast.Add(), b)  # noqa: E731
         sub = lambda a, b: ast.BinOp(a, ast.Sub(), b)  # noqa: E731
-        body = [ast.Assign([name(v, True)], ast.Call(name("float"), [name(v)], [])),
-                ast.Assign([name(t, True)], add(name(acc), name(v))),
+        cmp = lambda a, op, b: ast.Compare(a, [op], [b])  # noqa: E731
+        zero = ast.Constant(0.0)
+        finite = lambda x: cmp(sub(name(x), name(x)), ast.Eq(), zero)  # noqa: E731
+        fail = lambda cls, msg: ast.Raise(ast.Call(name(cls), [ast.Constant(msg)], []),  # noqa: E731
+                                          None)
+        step = [ast.Assign([name(t, True)], add(name(acc), name(v))),
+                ast.If(ast.UnaryOp(ast.Not(), finite(t)),
+                       [fail("OverflowError", "intermediate overflow in fsum")], []),
                 ast.If(big, [ast.AugAssign(name(c, True), ast.Add(),
                                            add(sub(name(acc), name(t)), name(v)))],
                        [ast.AugAssign(name(c, True), ast.Add(),
                                       add(sub(name(v), name(t)), name(acc)))]),
                 ast.Assign([name(acc, True)], name(t))]
-        return [ast.Assign([name(acc, True)], ast.Constant(0.0)),
-                ast.Assign([name(c, True)], ast.Constant(0.0)),
-                ast.For(name(v, True), name(seq), body, []),
-                ast.Assign([name(acc, True)], add(name(acc), name(c)))]
-
+        apart = [ast.AugAssign(name(special, True), ast.Add(), name(v)),
+                 ast.If(cmp(name(v), ast.Eq(), name(v)),
+                        [ast.AugAssign(name(infinite, True), ast.Add(), name(v))], [])]
+        body = [ast.Assign([name(v, True)], ast.Call(name("float"), [name(v)], [])),
+                ast.If(finite(v), step, apart)]
+        end = ast.If(cmp(name(special), ast.NotEq(), zero),
+                     [ast.If(cmp(name(infinite), ast.NotEq(), name(infinite)),
+                             [fail("ValueError", "-inf + inf in fsum")], []),
+                      ast.Assign([name(acc, True)], name(special))],
+                     [ast.Assign([name(acc, True)], add(name(acc), name(c)))])
+        return [ast.Assign([name(x, True)], zero) for x in (acc, c, special, infinite)] + [
+            ast.For(name(v, True), name(seq), body, []), end]
 
     def search(self, lst, v: Value, what: str, node: ast.AST) -> Var:
         """l.index(v) (ValueError when absent) and l.count(v), by a loop over the items."""

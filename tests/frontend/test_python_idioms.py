@@ -2,6 +2,7 @@
 tests/corpus_idioms.py agrees with CPython on its value, and its gradient passes finite
 differences, the dot-product test and the IR interpreter (tests/gradients.py)."""
 import math
+import re
 
 import numpy as np
 import pytest
@@ -148,6 +149,33 @@ def test_fsum_compensates():
 
 def _fsum_only(x):
     return math.fsum(x)
+
+
+def _fsum_doubled(x):
+    return math.fsum(v * 2.0 for v in x)
+
+
+@pytest.mark.parametrize("terms", [
+    [np.inf, 1.0, 2.0], [-np.inf, -np.inf], [np.nan, 1.0], [np.inf, np.nan],
+    [np.inf, -np.inf],                         # ValueError: -inf + inf in fsum
+    [1e308, 1e308, -1e308],                    # OverflowError: intermediate overflow
+    [1e308, 1e308, np.inf],                    # the overflow comes first
+    [1e308, -1e308, 1e308], [1e100, 1.0, -1e100], []])
+@pytest.mark.parametrize("fn", [_fsum_only, _fsum_doubled], ids=lambda fn: fn.__name__)
+def test_fsum_of_infinities_nans_and_overflows_is_cpythons(fn, terms):
+    """Infinite and nan terms are added apart, as CPython does: their sum is the result (a
+    compensated sum of them gave nan), inf + -inf raises ValueError, and a running sum that
+    overflows raises OverflowError."""
+    x = np.array(terms, dtype=float)
+    f = pyad.jit_grad(fn)
+    try:
+        with np.errstate(over="ignore"):
+            want = fn(x)
+    except (ValueError, OverflowError) as e:
+        with pytest.raises(type(e), match=re.escape(str(e))):
+            f(x)
+        return
+    np.testing.assert_equal(f(x), want)
 
 
 def products(x):
