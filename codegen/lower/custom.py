@@ -162,8 +162,10 @@ def sign(e, s, t, a):
 
 
 def strongzero(e, s, t, ct, c):
-    """c, or 0.0 where ct == 0 (a zero cotangent through an inf or nan partial)."""
-    return e.b.select(e.b.fcmp_ordered("==", ct, _f(0.0)), _f(0.0), c)
+    """c, or 0.0 where ct == 0 and c is nan (a zero cotangent through an inf or nan
+    partial); a zero c keeps its sign, as the kernel without strong zeros has it."""
+    zero_nan = e.b.and_(e.b.fcmp_ordered("==", ct, _f(0.0)), e.b.fcmp_unordered("uno", c, c))
+    return e.b.select(zero_nan, _f(0.0), c)
 
 
 def _pick(sym):

@@ -475,9 +475,11 @@ _ROWS: list[OpDef] = [
           samples=((0.5,), (3.25,), (-1.5,))),
     OpDef("digamma", F_F, digamma, None, ("runtime", "pyad_digamma"),
           "psi(a), the derivative of lgamma; adjoint code only"),
-    OpDef("strongzero", FF_F, lambda ct, c: 0.0 if ct == 0.0 else c, None, ("custom",),
-          "c, or 0 where ct == 0: the contribution c of a cotangent ct through partial "
-          "derivatives that may be inf or nan (strong zeros); adjoint code only"),
+    OpDef("strongzero", FF_F, lambda ct, c: 0.0 if ct == 0.0 and c != c else c, None,
+          ("custom",), "c, or 0 where ct == 0 and c is nan: the contribution c of a "
+          "cotangent ct through partial derivatives that may be inf or nan (strong zeros; "
+          "c is linear in ct, so it is +-0 or nan where ct == 0, and a zero keeps its sign "
+          "as in the kernel without strong zeros); adjoint code only"),
 ]
 
 OPS: dict[str, OpDef] = {row.name: row for row in _ROWS + ARRAY_ROWS + LINALG_ROWS}

@@ -283,3 +283,26 @@ def test_a_custom_rule_runs_with_strong_zeros_from_the_start(fn):
     _, back = f.pullback(0.0)
     assert back(1.0) == 1.0
     assert f.grad(4.0) == pytest.approx(1.25, rel=1e-15)   # d/dx (sqrt(x) + x) at 4
+
+
+def product(phi, y0):
+    return phi * y0
+
+
+def log_base(x, b):
+    return math.log(x, b) + x * b
+
+
+@pytest.mark.parametrize("fn,args", [(product, (0.0, -0.0)), (product, (-0.0, 0.0)),
+                                     (log_base, (1.0, 2.5)), (vanishing, (0.5,))],
+                         ids=["product", "product_swapped", "log_base", "vanishing"])
+def test_the_guards_keep_the_sign_of_a_zero_gradient(fn, args):
+    """A contribution that is 0 keeps its sign under the guards (strongzero changes only a
+    nan), so pullback (always guarded), grad and value_and_grad (guarded only after a nan)
+    give the same bits, the sign of zero included (x * y at y = -0.0: -0.0)."""
+    f = pyad.jit_grad(fn, argnums="all")
+    _, g = f.value_and_grad(*args)
+    back = f.pullback(*args)[1](1.0)
+    assert [np.float64(v).tobytes() for v in back] == [np.float64(v).tobytes() for v in g]
+    assert [np.float64(v).tobytes() for v in f.grad(*args)] == \
+        [np.float64(v).tobytes() for v in g]
