@@ -137,6 +137,15 @@ def _decide(s: While, body: Block, rest: list[Var], inner: set[str], rereadable:
 _PICKS = frozenset({"max", "min", "fmaximum", "fminimum"})
 
 
+def chain_picks(s: While) -> set[str]:
+    """The picks of `s`'s running extremes (`_finals`): the reverse sweep differentiates them
+    with their rows' `chain_adjoint` (ties to the second argument: the last trip attaining
+    the extreme takes the cotangent), which lets the reverse trip test against the loop's
+    final value; elsewhere a pick splits a tie evenly."""
+    found = _finals(s, s.body)
+    return {r.name for p, r in zip(s.body.params, s.body.results) if p.name in found}
+
+
 def _finals(s: While, body: Block) -> dict[str, Var]:
     """Carried values `c` that each trip replaces by `fmaximum(c, v)` (or `fminimum`,
     Python's `max`, `min`), and that the trip uses for nothing else, mapped to the loop's

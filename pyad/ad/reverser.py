@@ -29,6 +29,7 @@ from . import fused, taped
 from .checkpoint import Budget
 from .activity import has_reverse_effects, is_float_array
 from .close import Prefixed
+from .plan import chain_picks
 
 
 @dataclass
@@ -51,6 +52,8 @@ class Reverser:
     written_in_trip: dict = field(default_factory=dict)  # id(loop) -> loops_written_after
     #: fused.py's temporary shadows: only accumulated into while their loop runs (carry.py)
     temporaries: set[str] = field(default_factory=set)
+    #: the picks of running extremes (plan.py `chain_picks`): reversed by `chain_adjoint`
+    chains: set[str] = field(default_factory=set)
 
     def is_private(self, s: While, v: Var) -> bool:
         """Whether array `v` is private to the trips of loop `s` (ir/private.py)."""
@@ -137,7 +140,8 @@ class Reverser:
         if s.op == "custom_vjp":
             contribs = _rule_adjoint(b, ct, s)
         else:
-            contribs = row.adjoint(b, ct, out, *s.args, *((s.attrs,) if row.attr_typed else ()))
+            rule = row.chain_adjoint if out.name in self.chains else row.adjoint
+            contribs = rule(b, ct, out, *s.args, *((s.attrs,) if row.attr_typed else ()))
         b.stmts[start:] = _by_reciprocals(b.stmts[start:], self.defs, b.names)
         if row.strong_zero and self.strong_zeros:
             contribs = tuple(None if c is None else b.strongzero(ct, c) for c in contribs)
@@ -258,6 +262,7 @@ class Reverser:
         act = [k for k, o in enumerate(s.outs) if o.name in self.active and o.type == F64]
         if all(cts[k] is None for k in act) and not has_reverse_effects(s, self.active):
             return
+        self.chains.update(chain_picks(s))
         k = fused.fusable(s, self, cts)
         if k is not None:  # an accumulating loop: reversed inside its forward sweep
             if cts[k] is not None:

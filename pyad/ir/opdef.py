@@ -6,10 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .nodes import F64, is_array
+from .nodes import BOOL, F64, I64, is_array
 
 
 VOID = "void"  # the result type of ops without results
+
+# the signatures of scalar rows: argument types -> result type
+FF_F = {(F64, F64): F64}
+II_I = {(I64, I64): I64}
+F_F = {(F64,): F64}
+ARITH = {**FF_F, **II_I}
+CMP = {(F64, F64): BOOL, (I64, I64): BOOL, (BOOL, BOOL): BOOL}
 
 
 def STRUCTURAL(b, ct, y, *args):
@@ -61,6 +68,11 @@ class OpDef:
     # for every argument (add, neg, max, sin, tanh, erf, ...).
     strong_zero: bool = True
     attr_typed: bool = False   # `sigs(types, attrs)`, `adjoint(b, ct, y, *args, attrs)`
+    # A pick (max, min, NumPy's maximum, minimum) in a running extreme `c = max(c, v)` that
+    # the loop uses for nothing else: the adjoint sends a tie to the second operand, so the
+    # last trip attaining the extreme takes the cotangent and the reverse may test against
+    # the loop's final c (pyad/ad/plan.py, `_finals`); `adjoint` splits a tie evenly.
+    chain_adjoint: Callable | None = None
     # The adjoint reads the array result `y` (solve, inv, cholesky, eigh): the AD pass keeps
     # an unwritten copy when the result may be written after the op (pyad/ad/snapshot.py).
     reads_result: bool = False

@@ -26,15 +26,12 @@ import numpy as np
 
 from .array_rows import ARRAY_ROWS
 from .linalg_rows import LINALG_ROWS
+from .pick_rows import PICK_ROWS
 from .nodes import BOOL, F64, I64, array_type, elem_type, is_array, ndim_of
-from .opdef import CALL, RULE, STRUCTURAL, VOID, ZERO, OpDef, call_sig, rule_sig
-from .semantics import cbrt, digamma, floordiv, fmaximum, fminimum, ieee, ieee_div, imul, ipow, lgamma, mod, pyfloat_ceil, pyfloat_floor, pyfloat_rint, toint, true_div, wrap
+from .opdef import ARITH, CALL, CMP, F_F, FF_F, II_I, RULE, STRUCTURAL, VOID, ZERO, OpDef, \
+    call_sig, rule_sig
+from .semantics import cbrt, digamma, floordiv, ieee, ieee_div, imul, ipow, lgamma, mod, pyfloat_ceil, pyfloat_floor, pyfloat_rint, toint, true_div, wrap
 
-FF_F = {(F64, F64): F64}
-II_I = {(I64, I64): I64}
-F_F = {(F64,): F64}
-ARITH = {**FF_F, **II_I}
-CMP = {(F64, F64): BOOL, (I64, I64): BOOL, (BOOL, BOOL): BOOL}
 
 
 # ----------------------------------------------------------------------------- array type rules
@@ -151,13 +148,6 @@ def _normidx(i: int, n: int, axis: int, nonneg: bool = False) -> int:
 
 
 # ----------------------------------------------------------------------------- the table
-
-
-def _nan_pick(b, ct, second_wins, x2) -> tuple:
-    """The cotangents of NumPy's maximum or minimum: all to the second argument where it
-    wins or ties (`second_wins`) or is nan, else all to the first."""
-    second = b.select(second_wins, b.const(True, BOOL), b.ne(x2, x2))
-    return b.select(second, b.const(0.0), ct), b.select(second, ct, b.const(0.0))
 
 
 def _atan2_adjoint(b, ct, y, x1, x2) -> tuple:
@@ -329,37 +319,6 @@ _ROWS: list[OpDef] = [
     OpDef("sign", F_F, lambda a: (a > 0) - (a < 0) + 0.0 if a == a else a, ZERO, ("custom",),
           "sign(a) in {-1, 0, 1} (nan for nan); used by rules and np.sign (a float, also "
           "for ints)", spell=("numpy.sign",)),
-    # Python's max and min: the value ties to a, the cotangent to b (as NumPy's below, so a
-    # running `m = max(m, v)` needs no tape either: ad/plan.py, `_finals`)
-    OpDef("max", ARITH, lambda a, b: b if b > a else a,
-          lambda b, ct, y, x1, x2: (b.select(b.ge(x2, x1), b.const(0.0), ct),
-                                    b.select(b.ge(x2, x1), ct, b.const(0.0))),
-          ("custom",), "max(a, b) as Python computes it: b if b > a else a (ties go to a; "
-          "the cotangent to b)",
-          spell=("builtins.max",), samples=((1.5, -2.25), (-3.0, 0.5)),
-          strong_zero=False),
-    OpDef("min", ARITH, lambda a, b: b if b < a else a,
-          lambda b, ct, y, x1, x2: (b.select(b.le(x2, x1), b.const(0.0), ct),
-                                    b.select(b.le(x2, x1), ct, b.const(0.0))),
-          ("custom",), "min(a, b) as Python computes it: b if b < a else a (ties go to a; "
-          "the cotangent to b)",
-          spell=("builtins.min",), samples=((1.5, -2.25), (-3.0, 0.5)),
-          strong_zero=False),
-    # NumPy's maximum and minimum of floats (functions.py, form "nan_arith"): one instruction
-    # sequence that loops vectorize as reductions (np.max(a, axis) of a row), where max and a
-    # nan test did not. The cotangent goes to the second argument where it is as large (ties)
-    # or nan: in a chain c = fmaximum(c, v) the last winner is then the trip whose v is not
-    # below the final c, so reversing the chain needs no c of the trips (ad/plan.py, `finals`)
-    OpDef("fmaximum", FF_F, fmaximum, lambda b, ct, y, x1, x2: _nan_pick(b, ct, b.ge(x2, x1), x2),
-          ("intrinsic", "llvm.maximum"), "NumPy's maximum of floats: nan if either is nan, "
-          "else the larger (+0.0 above -0.0)", spell=("numpy.maximum",),
-          samples=((1.5, -2.25), (-3.0, 0.5)),
-          strong_zero=False),
-    OpDef("fminimum", FF_F, fminimum, lambda b, ct, y, x1, x2: _nan_pick(b, ct, b.le(x2, x1), x2),
-          ("intrinsic", "llvm.minimum"), "NumPy's minimum of floats: nan if either is nan, "
-          "else the smaller (-0.0 below +0.0)", spell=("numpy.minimum",),
-          samples=((1.5, -2.25), (-3.0, 0.5)),
-          strong_zero=False),
     OpDef("floor", F_F, pyfloat_floor, ZERO, ("intrinsic", "llvm.floor"),
           "floor as a float (math.floor = toint(floor(a)))",
           spell=("math.floor", "numpy.floor"), samples=((1.5,), (-0.25,))),
@@ -482,8 +441,9 @@ _ROWS: list[OpDef] = [
           "as in the kernel without strong zeros); adjoint code only"),
 ]
 
-OPS: dict[str, OpDef] = {row.name: row for row in _ROWS + ARRAY_ROWS + LINALG_ROWS}
-assert len(OPS) == len(_ROWS) + len(ARRAY_ROWS) + len(LINALG_ROWS), "duplicate op name"
+_ALL = _ROWS + PICK_ROWS + ARRAY_ROWS + LINALG_ROWS
+OPS: dict[str, OpDef] = {row.name: row for row in _ALL}
+assert len(OPS) == len(_ALL), "duplicate op name"
 
 #: Ops cheaper to run again in the reverse sweep than to save on the tape and read back (a
 #: push and a pop): the AD pass recomputes values made of a few of them (and re-runs

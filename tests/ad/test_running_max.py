@@ -5,6 +5,7 @@ attaining the maximum. Ties are the point here, so the oracles are exact: NumPy'
 positions of the last maximum, the IR interpreter, and finite differences away from ties."""
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -93,18 +94,56 @@ def test_a_running_maximum_read_elsewhere_in_the_trip_is_taped():
     assert f(a) == running(a)
 
 
-def test_elementwise_ties_go_to_the_second_argument():
-    """np.maximum(x, 0.0) (a ReLU) has derivative 0 at 0, np.clip 0 at its bounds."""
+def test_elementwise_ties_split_evenly():
+    """A pick outside a running extreme splits a tie's cotangent evenly, as JAX and PyTorch
+    do: np.maximum(x, 0.0) has derivative 1/2 at 0, np.clip 1/2 at its bounds, and sums
+    and products of max and min have the derivatives of a + b and a * b."""
     x = np.array([-1.0, 0.0, 0.5, 1.0, 2.0])
     relu = pyad.jit_grad(lambda x: np.sum(np.maximum(x, 0.0)))
-    assert np.array_equal(relu.grad(x), [0.0, 0.0, 1.0, 1.0, 1.0])
+    assert np.array_equal(relu.grad(x), [0.0, 0.5, 1.0, 1.0, 1.0])
     clip = pyad.jit_grad(lambda x: np.sum(np.clip(x, 0.0, 1.0)))
-    assert np.array_equal(clip.grad(x), [0.0, 0.0, 1.0, 0.0, 0.0])
+    assert np.array_equal(clip.grad(x), [0.0, 0.5, 1.0, 0.5, 0.0])
     both = pyad.jit_grad(lambda a, b: np.sum(np.maximum(a, b) + 2.0 * np.minimum(a, b)),
                          argnums=(0, 1))
     a, b = np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0, 4.0])
     ga, gb = both.grad(a, b)
-    assert np.array_equal(ga, [0.0, 1.0, 2.0]) and np.array_equal(gb, [3.0, 2.0, 1.0])
+    assert np.array_equal(ga, [1.5, 1.0, 2.0]) and np.array_equal(gb, [1.5, 2.0, 1.0])
+
+
+def softplus(z):
+    """The stable softplus, smooth everywhere: its derivative at 0 is 1/2."""
+    return np.sum(np.maximum(z, 0.0) + np.log1p(np.exp(-np.abs(z))))
+
+
+def softplus_scalar(z):
+    return max(z, 0.0) + math.log1p(math.exp(-abs(z)))
+
+
+def max_plus_min(a, b):
+    return max(a, b) + min(a, b) + np.maximum(a, b) * np.minimum(a, b)
+
+
+def logistic_nll(w, b, X, y):
+    z = X @ w + b
+    return np.sum(np.maximum(z, 0.0) + np.log1p(np.exp(-np.abs(z))) - y * z)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (softplus, (np.array([0.0, -0.0, 1.5, -2.0]),)), (softplus_scalar, (0.0,)),
+    (max_plus_min, (1.25, 1.25)),
+    (logistic_nll, (np.zeros(2), 0.0, np.array([[1.0, 2.0], [0.5, -1.0], [-1.0, 0.3]]),
+                    np.array([1.0, 0.0, 1.0])))],
+    ids=["softplus", "softplus_scalar", "max_plus_min", "logistic_nll"])
+def test_smooth_functions_written_with_picks_have_their_derivative_at_ties(fn, args):
+    """Central differences see the derivative of the smooth function at the tie (logistic
+    regression at its usual start w = 0, b = 0 has every z at 0: with ties sent to one
+    side its gradient was [0, -2.3], -2.0 instead of [0.25, -1.65], -0.5)."""
+    f = pyad.jit_grad(fn, argnums=(0, 1) if fn is logistic_nll else "all")
+    pyad.check_grad(f, *args)
+    _, g = f.value_and_grad(*args)
+    iv, ig = interp_value_and_grad(f, *args)
+    np.testing.assert_array_equal(np.concatenate([np.ravel(v) for v in pyad.tree_leaves(g)]),
+                                  np.concatenate([np.ravel(v) for v in pyad.tree_leaves(ig)]))
 
 
 def test_values_follow_numpy_and_order_zeros():
@@ -167,8 +206,9 @@ def loop_min(x):
 
 @pytest.mark.parametrize("fn, pick", [(loop_max, np.argmax), (loop_min, np.argmin)])
 def test_a_loop_with_pythons_max_tapes_nothing_and_routes_like_numpys(fn, pick):
-    """`m = max(m, x[i])` written as a loop: Python's max sends ties to its second argument
-    too, so the running maximum is read as the loop's result (before: 8 bytes a trip)."""
+    """`m = max(m, x[i])` written as a loop: a running maximum sends ties to its second
+    argument, as np.max does, so the running maximum is read as the loop's result (before:
+    8 bytes a trip)."""
     x = _ties((40,), 11)
     f = pyad.jit_grad(fn)
     assert f.tape_bytes(x) == 0 and "the loop's result" in f.grad_ir(x)
@@ -185,18 +225,21 @@ def ties(x, y):
     m = x[0]
     for i in range(1, len(x)):
         m = max(m, x[i])
-    return m * 2.0 + np.max(x) + np.maximum(y, x[1]) + min(y, x[2])
+    return m * 2.0 + np.max(x) + np.maximum(y, x[1]) + min(y, x[2]) + max(x[2], x[3])
 '''
 
 
 def test_the_differential_testers_oracle_models_the_same_ties(tmp_path):
-    """tests/fuzz/dual.py's dual numbers take a tie's tangent from the second argument and
-    np.max's from the last maximum, as pyad does, so generated programs with ties agree."""
+    """tests/fuzz/dual.py's dual numbers split a tie's tangent evenly between the two
+    arguments of a pick and take np.max's from the last maximum, as pyad does, so generated
+    programs with such ties agree. (A running maximum in a loop sends a tie to its second
+    argument in pyad, which the dual numbers cannot tell from a pick: the running maximum
+    here has no tie.)"""
     import importlib.util
     from ..fuzz import dual
     ns = dual.namespace()
     exec(TIES_SRC, ns)
-    x, y = np.array([1.0, 3.0, 3.0, 2.0]), 3.0
+    x, y = np.array([1.0, 3.0, 2.0, 2.0]), 3.0
     eye = np.eye(5)
     r = ns["ties"](np.array([dual.Dual(v, eye[k]) for k, v in enumerate(x)], dtype=object),
                    dual.Dual(y, eye[4]))
@@ -206,5 +249,5 @@ def test_the_differential_testers_oracle_models_the_same_ties(tmp_path):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     v, (gx, gy) = pyad.jit_grad(mod.ties, argnums=(0, 1)).value_and_grad(x, y)
-    assert r.v == v and np.array_equal(gx, [0.0, 1.0, 4.0, 0.0]) and gy == 0.0
+    assert r.v == v and np.array_equal(gx, [0.0, 3.5, 1.5, 0.5]) and gy == 0.5
     assert np.array_equal(r.t, [*gx, gy])

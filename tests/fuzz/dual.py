@@ -6,8 +6,10 @@ its arrays NumPy object arrays of `Dual`s. One run gives the whole gradient. Not
 reads pyad: the derivatives are the textbook ones, written again.
 
 Semantics follow CPython and NumPy (comparisons look at values only; `max(a, b)` is CPython's
-builtin and `np.maximum` NumPy's, except that at a tie the tangent is `b`'s: pyad's
-documented choice, README "Differentiation"); a shim function that is not written
+builtin and `np.maximum` NumPy's, except that at a tie the tangent is the mean of `a`'s and
+`b`'s, and `np.max`'s the last maximum's: pyad's documented choices, README
+"Differentiation"; a running maximum `m = max(m, v)` in a loop, whose pyad gradient goes to
+the last trip attaining it, agrees except at ties); a shim function that is not written
 raises `Unsupported`, so that the generator cannot silently test something the oracle does
 not model.
 """
@@ -280,20 +282,22 @@ def _dot(a, b):
     return total
 
 
-def _tie_to_second(picked, a, b):
-    """`picked` (a or b), with b's tangent where a and b are equal (pyad's ties)."""
-    if picked is a and isinstance(b, Dual) and not _isnan(a) and (a.v if isinstance(
-            a, Dual) else a) == b.v:
-        return Dual(picked.v if isinstance(picked, Dual) else picked, b.t)
+def _tie_split(picked, a, b):
+    """`picked` (a or b), with the mean of a's and b's tangents where they are equal
+    (pyad's ties, as JAX's)."""
+    if (isinstance(a, Dual) or isinstance(b, Dual)) and not _isnan(a) and not _isnan(b) \
+            and (a.v if isinstance(a, Dual) else a) == (b.v if isinstance(b, Dual) else b):
+        ta, tb = (x.t if isinstance(x, Dual) else 0.0 for x in (a, b))
+        return Dual(picked.v if isinstance(picked, Dual) else picked, 0.5 * (ta + tb))
     return picked
 
 
 def _maximum(a, b):  # NumPy: nan propagates
-    return _tie_to_second(b if (_isnan(b) and not _isnan(a)) or b > a else a, a, b)
+    return _tie_split(b if (_isnan(b) and not _isnan(a)) or b > a else a, a, b)
 
 
 def _minimum(a, b):
-    return _tie_to_second(b if (_isnan(b) and not _isnan(a)) or b < a else a, a, b)
+    return _tie_split(b if (_isnan(b) and not _isnan(a)) or b < a else a, a, b)
 
 
 def _builtin_pick(real, bigger):
@@ -302,7 +306,7 @@ def _builtin_pick(real, bigger):
         if len(args) != 2 or kw:
             return real(*args, **kw)
         a, b = args
-        return _tie_to_second(b if (b > a if bigger else b < a) else a, a, b)
+        return _tie_split(b if (b > a if bigger else b < a) else a, a, b)
     return pick
 
 
