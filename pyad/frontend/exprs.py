@@ -16,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import PyadSyntaxError, PyadTypeError
-from . import dictiter, dtypes, records
+from . import dictiter, dtypes, float_rules, records
 from .context import ARRAY_LIKE, DynList, PyList, RangeVal, SliceVal, Static, Undefined, Value, \
     arith, unify
 from .closures import FuncRef, Partial, is_function
@@ -310,10 +310,9 @@ class Expressions:
             name = "imul"   # OverflowError where CPython's int would grow past 64 bits
         convert, bl = self.ctx.convert, self.ctx.b
         if name == "pow" and t == F64 and python:   # CPython raises (IEEE, NumPy: inf)
-            x, y = convert(a, F64), convert(b, F64)
-            zero = bl.const(0.0)
-            bad = bl.select(bl.eq(x, zero), bl.lt(y, zero), bl.const(False, BOOL))
-            bl.emit("raise_if", bad, attrs=("ZeroDivisionError", "0.0 cannot be raised to a negative power"))
+            float_rules.check_power(bl, convert(a, F64), convert(b, F64))
+        if name in ("floordiv", "mod") and t == F64 and not python:   # NumPy: x / 0, nan
+            return float_rules.numpy_divmod(bl, name, convert(a, t), convert(b, t))
         out = bl.emit(name, convert(a, t), convert(b, t))
         known = self.ctx.literals
         if t == I64 and a.name in known and b.name in known and name in _FOLDED:

@@ -65,7 +65,8 @@ class Logical:
         if name == "square":
             return ops.elementwise(lambda x: ex.binop(ast.Mult(), x, x, node), args, node)
         if name in ("mod", "remainder"):
-            return ops.elementwise(lambda x, y: ex.binop(ast.Mod(), x, y, node), args, node)
+            return ops.elementwise(lambda x, y: ex.binop(ast.Mod(), x, y, node, python=False),
+                                   args, node)
         if name == "logical_not":
             return ops.elementwise(lambda x: b().emit("not", truth(x)), args, node)
         if name == "logical_and":

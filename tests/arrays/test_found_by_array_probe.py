@@ -247,3 +247,41 @@ def test_norm_and_std_at_zero_have_derivative_zero():
     check_function(norm_distances, (x,))
     nan_in = pyad.jit_grad(lambda v: (np.linalg.norm(v), np.std(v)))(np.array([np.nan, 1.0]))
     assert all(np.isnan(v) for v in nan_in)   # the value is sqrt's: nan stays nan
+
+
+def floor_divide_op(x, y):
+    return x // y
+
+
+def remainder_op(x, y):
+    return x % y
+
+
+def np_mod(x, y):
+    return np.mod(x, y) + np.remainder(x, y) + np.floor_divide(x, y)
+
+
+@pytest.mark.parametrize("fn", [floor_divide_op, remainder_op, np_mod],
+                         ids=lambda fn: fn.__name__)
+def test_float_divmod_of_arrays_by_zero_is_numpys(fn):
+    """A probe of new functions (2026-11-29): `//` and `%` of float arrays by 0 raised
+    ZeroDivisionError; NumPy gives x / 0 (inf or nan) for `//` and nan for `%`, as
+    docs/arrays.md says pyad does. Elsewhere Python's rounding toward -inf, as before."""
+    x = np.array([1.0, -2.0, 0.0, 7.5, -7.5, 3.0])
+    y = np.array([0.0, 0.0, 0.0, -2.0, 2.0, 0.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = fn(x, y)
+    np.testing.assert_array_equal(pyad.jit_grad(fn)(x, y), want)
+
+
+def power(x, y):
+    return x ** y
+
+
+def test_zero_to_minus_infinity_is_cpythons():
+    """0.0 ** -inf is inf in CPython (only a finite negative power of 0.0 raises)."""
+    f = pyad.jit_grad(power)
+    assert f(0.0, -INF) == 0.0 ** -INF == INF
+    with pytest.raises(ZeroDivisionError, match="0.0 cannot be raised to a negative power"):
+        f(0.0, -1.5)
