@@ -29,12 +29,27 @@ from ..errors import PyadTypeError
 from .context import DynList, RangeVal, SliceVal, Static, located
 
 
+class Scope:
+    """The scope of a comprehension (lists.run_scoped): its variables, and once it has
+    ended the values they were left with, which the functions made in it read when they
+    are called later (CPython's closure cells: `[lambda t: t * k for k in ks]` all see the
+    last k, also where the enclosing body has a `k` of its own)."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = frozenset(names)
+        self.final: dict[str, Any] | None = None   # None: still running
+
+    def end(self, env: dict) -> None:
+        self.final = {n: env[n] for n in self.names if n in env}
+
+
 @dataclass(frozen=True, eq=False)
 class Closure:
     node: ast.Lambda | ast.FunctionDef
     lw: Any                   # the Lowering of the body that defines it
     defaults: tuple           # values of the trailing positional defaults
     kw_defaults: dict         # keyword-only parameter -> default value
+    scopes: tuple = ()        # the comprehension scopes it was made in, innermost last
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,7 +114,7 @@ class Closures:
         defaults = tuple(mat(ex.expr(d)) for d in a.defaults)
         kw_defaults = {p.arg: mat(ex.expr(d)) for p, d in zip(a.kwonlyargs, a.kw_defaults)
                        if d is not None}
-        return Closure(node, self.lw, defaults, kw_defaults)
+        return Closure(node, self.lw, defaults, kw_defaults, tuple(ctx.scopes))
 
     def partial(self, node: ast.Call) -> Partial:
         ctx, ex = self.ctx, self.lw.exprs
@@ -185,7 +200,11 @@ class Closures:
         enclosing = c.lw.ctx.env
         mine = local_names(c.node)
         for n in {x.id for x in ast.walk(c.node) if isinstance(x, ast.Name)} - mine:
-            if n in enclosing:
+            scope = next((s for s in reversed(c.scopes) if n in s.names), None)
+            if scope is not None and scope.final is not None:  # the comprehension ended
+                if n in scope.final:
+                    sub.ctx.env[n] = scope.final[n]
+            elif n in enclosing:
                 sub.ctx.env[n] = enclosing[n]
         if isinstance(c.node, ast.Lambda):   # an array expression is made here, in its body
             return sub.arrayops.materialize(sub.exprs.expr(c.node.body))

@@ -272,6 +272,8 @@ class Context:
         #: the local names of a lambda or nested def (closures.py); None: the code's own
         self.local_names: set[str] | None = None
         self.closure_node: ast.AST | None = None   # the lambda or def being inlined
+        #: the comprehensions being lowered, innermost last (closures.Scope)
+        self.scopes: list = []
         #: int and bool literals of the source by the name of their const value (shared
         #: with the bodies inlined into this one): a helper's `axis` parameter is known at
         #: compile time

@@ -24,7 +24,7 @@ import ast
 from typing import Any
 
 from ..errors import PyadTypeError
-from .closures import is_function
+from .closures import Scope, is_function
 from ..pytree import Record
 from .context import APPENDED, Compound, DynList, PyList, Value, arith, located, unify
 from ..ir.loops import for_each
@@ -87,7 +87,13 @@ class Lists:
         env = self.ctx.env
         saved = {n: env[n] for n in scoped if n in env}
         before = set(env)
-        self.lw.stmts.stmts(located(stmts, node))
+        scope = Scope(scoped)     # what the functions made in it read after it (closures.py)
+        self.ctx.scopes.append(scope)
+        try:
+            self.lw.stmts.stmts(located(stmts, node))
+        finally:
+            self.ctx.scopes.pop()
+        scope.end(env)
         out = tuple(env[r] for r in result) if isinstance(result, tuple) else env[result]
         for n in list(env):
             if n not in before and (n in scoped or n.startswith(".")):
