@@ -85,8 +85,10 @@ class Norms:
                             "array", cls=PyadTypeError)
         if order == 1:
             return ops.reduce("sum", mag(), axes, node, keepdims)
-        if order in (math.inf, -math.inf):
-            return ops.reduce("max" if order > 0 else "min", mag(), axes, node, keepdims)
+        if order == math.inf:   # NumPy: abs(x).max(initial=0), so an empty x gives 0.0
+            return ops.reduce("max", mag(), axes, node, keepdims, init=b.const(0.0))
+        if order == -math.inf:
+            return ops.reduce("min", mag(), axes, node, keepdims)
         if order == 0:
             def nonzero(e):
                 bb = ctx.b

@@ -285,3 +285,17 @@ def test_zero_to_minus_infinity_is_cpythons():
     assert f(0.0, -INF) == 0.0 ** -INF == INF
     with pytest.raises(ZeroDivisionError, match="0.0 cannot be raised to a negative power"):
         f(0.0, -1.5)
+
+
+def inf_norm(x):
+    return np.linalg.norm(x, ord=np.inf)
+
+
+def test_the_infinity_norm_of_an_empty_vector_is_zero():
+    """NumPy computes it as abs(x).max(initial=0): 0.0 for an empty vector (pyad raised
+    ValueError); the gradient elsewhere is unchanged (the largest magnitude's sign)."""
+    f = pyad.jit_grad(inf_norm)
+    assert f(np.zeros(0)) == np.linalg.norm(np.zeros(0), ord=np.inf) == 0.0
+    x = np.array([0.5, -2.0, 1.5])
+    assert f(x) == 2.0 and np.array_equal(f.grad(x), [0.0, -1.0, 0.0])
+    check_function(inf_norm, (x,))
