@@ -203,7 +203,14 @@ class Sorting:
             xin = bb.select(below, xl, bb.select(above, xl, x))
             width = bb.sub(xh, xl)
             width = bb.select(bb.eq(width, bb.const(0.0)), bb.const(1.0), width)
-            mid = bb.add(fl, bb.mul(bb.fdiv(bb.sub(fh, fl), width), bb.sub(xin, xl)))
+            slope = bb.fdiv(bb.sub(fh, fl), width)
+            mid = bb.add(fl, bb.mul(slope, bb.sub(xin, xl)))
+            # NumPy, where that is nan (an infinite or nan fp): fl at the knot, else the formula
+            # from the right end, else fl if fh equals it
+            alt = bb.add(fh, bb.mul(slope, bb.sub(xin, xh)))
+            alt = bb.select(bb.select(bb.ne(alt, alt), bb.eq(fl, fh), bb.const(False, BOOL)),
+                            fl, alt)
+            mid = bb.select(bb.ne(mid, mid), bb.select(bb.eq(xin, xl), fl, alt), mid)
             return bb.select(below, ends.get("left", at(fp, zero)),
                              bb.select(above, ends.get("right", at(fp, last)), mid))
         return self.lw.arrayops.elementwise(one, [x], node)

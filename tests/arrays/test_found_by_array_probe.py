@@ -299,3 +299,18 @@ def test_the_infinity_norm_of_an_empty_vector_is_zero():
     x = np.array([0.5, -2.0, 1.5])
     assert f(x) == 2.0 and np.array_equal(f.grad(x), [0.0, -1.0, 0.0])
     check_function(inf_norm, (x,))
+
+
+def interp_knots(x, fp):
+    return np.interp(x, np.array([0.0, 1.0, 2.0, 3.0]), fp)
+
+
+@pytest.mark.parametrize("fp", [[0.0, INF, 2.0, 3.0], [0.0, -INF, 2.0, 3.0], [INF, INF, 2.0, 3.0],
+                                [0.0, 1.0, np.nan, 3.0], [INF, 1.0, 2.0, -INF]])
+def test_interp_with_infinite_or_nan_values_is_numpys(fp):
+    """NumPy computes a segment whose formula gives nan (inf - inf) from its right end, or
+    takes the knot's value at a knot; pyad gave nan (np.interp(1.1, [0, 1, 2], [0, inf, 2])
+    is inf)."""
+    fp = np.array(fp)
+    x = np.array([0.5, 1.0, 1.1, 2.5, 0.0, 3.0, 2.0, -1.0, 4.0])
+    np.testing.assert_array_equal(pyad.jit_grad(interp_knots)(x, fp), interp_knots(x, fp))
