@@ -240,6 +240,10 @@ class Lists:
         if node.keywords:
             raise ctx.error(node.keywords[0].value, f"list.{attr}() takes no keyword "
                             "arguments", cls=PyadTypeError)
+        if attr in MUTATORS and ctx.conditional:  # the list would change whether it runs
+            raise ctx.error(node, f"`.{attr}()` of a list in a part of an expression that "
+                            "may not run (`a if c else b`, `and`, `or`)", cls=PyadTypeError,
+                            hint=f"write an `if` statement around the `.{attr}()`")
         args = [self.lw.arrayops.materialize(ex.expr(a)) for a in node.args]
         nargs = {"append": (1,), "extend": (1,), "pop": (0, 1), "copy": (0,),
                  "index": (1,), "count": (1,)}[attr]

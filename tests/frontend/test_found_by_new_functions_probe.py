@@ -4,11 +4,18 @@ the enclosing body when called after it (`k = 10.0; fs = [lambda t: t * k for k 
 2.0)]`: pyad used k = 10.0, CPython the comprehension's last k, 2.0: a silently wrong value)
 or refused it as not defined. It now reads the value the comprehension left (CPython's
 closure cell). Each value against CPython, each gradient against central differences and
-the interpreter (check_against_python)."""
+the interpreter (check_against_python).
+
+A second probe found `xs.pop() if a > 0 else 0.0` popping the list whether or not the branch
+ran (a list of known length: a silently wrong value) or failing IR verification (a list of
+run-time length): a list's `.pop()`, `.append()` or `.extend()` in a part of an expression
+that may not run is now refused, located, with the `if` statement as the hint."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
+
+import pyad
 
 from ..gradients import check_against_python
 
@@ -56,3 +63,44 @@ def test_functions_made_in_a_comprehension_read_its_last_values(fn):
 
 def test_a_closure_over_array_elements():
     check_against_python(over_an_array, np.array([0.5, -1.5, 2.0]))
+
+
+def pop_in_a_branch(a, b):
+    xs = [a, b, a * b]
+    last = xs.pop() if a > 0 else 0.0
+    return len(xs) + last + sum(xs)
+
+
+def pop_after_and(a, b):
+    xs = [a, b, a * b]
+    ok = a > 0 and xs.pop() > 1.0
+    return len(xs) + sum(xs) + ok
+
+
+def append_after_and(x):
+    xs = [v for v in x]
+    t = x[0] > 0 and xs.append(10.0 * x[1])
+    return len(xs) + sum(xs) + t
+
+
+def pop_in_an_if_statement(a, b):
+    xs = [a, b, a * b]
+    if a > 0:
+        xs.pop()
+    return len(xs) + sum(xs)
+
+
+@pytest.mark.parametrize("fn, args, call", [
+    (pop_in_a_branch, (-1.0, 2.0), "pop"), (pop_after_and, (-1.0, 2.0), "pop"),
+    (append_after_and, (np.array([1.0, 2.0]),), "append")],
+    ids=lambda v: getattr(v, "__name__", None))
+def test_a_list_changed_in_a_part_of_an_expression_that_may_not_run_is_refused(fn, args, call):
+    with pytest.raises(pyad.PyadTypeError, match=rf"`\.{call}\(\)` of a list in a part of an "
+                       "expression that may not run") as info:
+        pyad.jit_grad(fn)(*args)
+    assert info.value.line == fn.__code__.co_firstlineno + 2
+
+
+def test_the_if_statement_spelling_runs():
+    check_against_python(pop_in_an_if_statement, -1.0, 2.0)
+    check_against_python(pop_in_an_if_statement, 1.5, 2.0)
