@@ -177,9 +177,10 @@ def _call(jg: JitGrad, mode: str, argnums, in_axes, out_axes: int, reduce, threa
     elem, n = _element_zero(leaves, axes)
     spec, kleaves = jg.bind(*params.call_args(pytree.unflatten(struct, elem)))
     batch = Batch(n, threads)
-    for j, t in enumerate(spec.sig):
-        axis = axes[j][0]
-        batch.param(t, leaves[j], None if axis is None else axis % np.ndim(leaves[j]))
+    # the kernel's parameters: the leaves but strings (compile-time values: binding.describe)
+    kept = [(leaf, axis) for leaf, (axis, _) in zip(leaves, axes) if type(leaf) is not str]
+    for (leaf, axis), t in zip(kept, spec.sig):
+        batch.param(t, leaf, None if axis is None else axis % np.ndim(leaf))
     if mode == "call":
         out = _primal(spec, batch, reduce)
     else:

@@ -271,3 +271,29 @@ def test_the_cffi_call_path_maps_too(monkeypatch):
     batched = pyad.vmap(g, in_axes=(None, 0, 0), num_threads=2)(params, X, Y)
     for i in range(5):
         assert all(np.array_equal(batched[k][i], g(params, X[i], Y[i])[k]) for k in params)
+
+
+def _configured(x, cfg):
+    return float(np.sum(x * x)) * cfg["s"] if cfg["mode"] == "sq" else float(np.sum(x))
+
+
+def _mode_first(mode, x, c):
+    return c * float(np.sum(x * x)) if mode == "sq" else c * float(np.sum(x))
+
+
+def test_strings_in_the_arguments_are_compile_time_values_not_parameters():
+    """A string in a container (or before a number) is no kernel parameter, so the mapped
+    leaves must skip it: vmap paired the dict's "sq" with the slot of its float and raised
+    ValueError (found by a probe, 2026-11-29)."""
+    X = np.array([[1.0, -2.0], [0.5, 3.0], [0.25, 1.0]])
+    cfg = {"mode": "sq", "s": 2.0}
+    f = pyad.jit_grad(_configured)
+    want = np.array([f.grad(x, cfg) for x in X])
+    np.testing.assert_array_equal(pyad.vmap(f.grad, in_axes=(0, None))(X, cfg), want)
+    g = pyad.jit_grad(_mode_first, argnums=(1, 2))
+    c = np.array([1.5, -0.5, 2.0])
+    got = pyad.vmap(g.grad, in_axes=(None, 0, 0))("sq", X, c)
+    for k, x in enumerate(X):
+        gx, gc = g.grad("sq", x, c[k])
+        np.testing.assert_array_equal(got[0][k], gx)
+        assert got[1][k] == gc
