@@ -374,16 +374,16 @@ class Creation:
         self._nargs(node, args, 1, 2, "triu" if upper else "tril")
         a = args[0] if isinstance(args[0], Lazy) else self.lw.arrays.array(args[0], node.args[0])
         lz = self.lw.arrayops.lift(a)
-        if len(lz.dims) != 2:
-            raise self.ctx.error(node, "np.tril and np.triu take a 2-D array here",
-                                 cls=PyadTypeError)
+        if len(lz.dims) < 2:   # a stack of matrices: its last two axes, as NumPy
+            raise self.ctx.error(node, "np.tril and np.triu take an array of 2 or more "
+                                 "dimensions here", cls=PyadTypeError)
         kv = args[1] if len(args) > 1 else self.lw.exprs.expr(kw["k"]) if "k" in kw else None
         k = self._int(kv, node) if kv is not None else self.ctx.b.const(0, I64)
         elem = lz.elem
 
         def gen(idx):
             b = self.ctx.b
-            i, j = idx
+            i, j = idx[-2:]
             keep = b.ge(b.sub(j, i), k) if upper else b.le(b.sub(j, i), k)
             zero = b.const(0, elem) if elem != BOOL else b.const(False, BOOL)
             return b.select(keep, lz.gen(idx), zero)

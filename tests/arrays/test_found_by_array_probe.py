@@ -314,3 +314,21 @@ def test_interp_with_infinite_or_nan_values_is_numpys(fp):
     fp = np.array(fp)
     x = np.array([0.5, 1.0, 1.1, 2.5, 0.0, 3.0, 2.0, -1.0, 4.0])
     np.testing.assert_array_equal(pyad.jit_grad(interp_knots)(x, fp), interp_knots(x, fp))
+
+
+def stacked_triangles(A, w):
+    return np.sum(np.tril(A, -1) * w + np.triu(A) * np.triu(A, 1))
+
+
+def test_tril_and_triu_of_a_stack_of_matrices():
+    """NumPy takes the last two axes of a stack; pyad refused anything but a matrix (found
+    by a second probe, 2026-11-29)."""
+    A = rng.normal(size=(2, 3, 4))
+    np.testing.assert_array_equal(pyad.jit_grad(lambda A: np.tril(A, 1))(A), np.tril(A, 1))
+    np.testing.assert_array_equal(pyad.jit_grad(lambda A: np.triu(A, -1))(A), np.triu(A, -1))
+    check_function(stacked_triangles, (A, 1.5))
+
+
+def test_tril_of_a_vector_is_refused_where_written():
+    with pytest.raises(PyadTypeError, match="np.tril and np.triu take an array of 2 or more"):
+        pyad.jit_grad(lambda v: np.sum(np.tril(v)))(np.ones(3))
