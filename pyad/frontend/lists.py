@@ -240,7 +240,10 @@ class Lists:
         if node.keywords:
             raise ctx.error(node.keywords[0].value, f"list.{attr}() takes no keyword "
                             "arguments", cls=PyadTypeError)
-        if attr in MUTATORS and ctx.conditional:  # the list would change whether it runs
+        made_here = isinstance(node.func.value, ast.Name) and node.func.value.id[:1] == "."
+        if attr in MUTATORS and ctx.conditional and not made_here:
+            # a list made before the part would change whether it runs or not (the lists a
+            # comprehension in the part fills, the compiler's `.lc`, are made in it)
             raise ctx.error(node, f"`.{attr}()` of a list in a part of an expression that "
                             "may not run (`a if c else b`, `and`, `or`)", cls=PyadTypeError,
                             hint=f"write an `if` statement around the `.{attr}()`")

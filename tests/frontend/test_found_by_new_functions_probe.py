@@ -104,3 +104,16 @@ def test_a_list_changed_in_a_part_of_an_expression_that_may_not_run_is_refused(f
 def test_the_if_statement_spelling_runs():
     check_against_python(pop_in_an_if_statement, -1.0, 2.0)
     check_against_python(pop_in_an_if_statement, 1.5, 2.0)
+
+
+def comprehension_in_a_branch(a, b):
+    xs = [a, b, a * b]
+    s = min([w * 0.75 for w in [t + a for t in xs]]) if len(xs) > 0 else 0.0
+    return s + (sum([v * v for v in xs]) if a > 0 else 1.0)
+
+
+def test_a_comprehension_in_a_branch_fills_its_own_list():
+    """The lists a comprehension makes inside a part that may not run are made there: they
+    are not refused (the random-idiom tests caught the first version of the refusal)."""
+    check_against_python(comprehension_in_a_branch, -1.0, 2.0)
+    check_against_python(comprehension_in_a_branch, 1.5, 2.0)
