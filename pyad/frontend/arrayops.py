@@ -31,6 +31,9 @@ class ArrayOps:
     def __init__(self, lw) -> None:
         self.lw = lw
         self.ctx = lw.ctx
+        # (id of a Lazy, id of a builder) -> (the Lazy, the builder, its array): a deferred
+        # value read twice in its statement (`x[1:] - x[:-1]`) is stored once per block
+        self._stored: dict[tuple[int, int], tuple[Lazy, object, Var]] = {}
 
     # ------------------------------------------------------------------ lifting and storing
     def is_arrayish(self, v) -> bool:
@@ -46,9 +49,14 @@ class ArrayOps:
         return Lazy(v.type, [], lambda idx: v)
 
     def materialize(self, v):
-        """A Lazy stored into a new array; anything else unchanged."""
+        """A Lazy stored into a new array (the same one when this block stored it before:
+        nothing writes memory between two reads of a deferred value, deferral.py);
+        anything else unchanged."""
         if not isinstance(v, Lazy):
             return v
+        key = (id(v), id(self.ctx.b))
+        if key in self._stored:
+            return self._stored[key][2]
         out = self.lw.arrays.new_array(v.elem, v.dims)
         own: list = []
 
@@ -59,6 +67,7 @@ class ArrayOps:
         self.ctx.pinned.extend(own)  # alive while their ids are in use (context.py)
         if v.shares is not None:
             self.ctx.shared_copies.append((frozenset(map(id, own)), out, *v.shares))
+        self._stored[key] = (v, self.ctx.b, out)   # both kept alive: their ids stay theirs
         return out
 
     def viewing(self, lz: Lazy, source: Var, what: str) -> Lazy:

@@ -17,9 +17,11 @@ not empty: its start `lo` is below its end, which is at most the array's length 
 start `min(c, n)` with a constant `c >= 0` (how slices clamp their start) is then `c`, and
 the load's index is the counter plus a constant.
 
-Only arrays nothing writes (no store, accum or addto into their alias class, ir/memory.py)
-are read so: loads and stores of a written array keep going through the one view they
-share, which the passes about writes (ir/jam.py, ir/private.py) look for.
+A load is read so unless a loop around it writes the array (a store, accum or addto into
+its alias class, ir/memory.py): the loads and stores of a loop that writes an array keep
+going through the one view they share, which the passes about writes (ir/jam.py,
+ir/private.py) look for. An array that one loop fills and a later loop reads through
+slices (`x = np.tanh(y); np.sum((x[1:] - x[:-1]) ** 2)`) is read through itself.
 """
 from __future__ import annotations
 
@@ -31,16 +33,19 @@ __all__ = ["forward_slice_loads"]
 
 
 def forward_slice_loads(func: Func) -> Func:
-    """`func` with each load through a `slice` of a read-only array reading that array."""
-    classes = AliasClasses(func.block)
-    written = {classes.find(st.args[0].name) for st in walk(func.block)
-               if isinstance(st, Op) and st.op in WRITE_OPS}
+    """`func` with each load through a `slice` reading the array sliced, where no loop
+    around the load writes it."""
     defs = {o.name: st for st in walk(func.block) if isinstance(st, Op) for o in st.outs}
-    slices = {name: st for name, st in defs.items() if st.op == "slice"
-              and classes.find(st.args[0].name) not in written}
+    slices = {name: st for name, st in defs.items() if st.op == "slice"}
     if not slices:
         return func
+    classes = AliasClasses(func.block)
     fresh = names_of(func).fresh
+
+    def written(*blocks: Block) -> frozenset:
+        """The alias classes the statements of `blocks` write."""
+        return frozenset(classes.find(st.args[0].name) for b in blocks for st in walk(b)
+                         if isinstance(st, Op) and st.op in WRITE_OPS)
 
     def const_start(sl: Op) -> int | None:
         """c when the slice's start is the constant c, or `min(c, dim x, 0)` with c >= 0
@@ -78,18 +83,22 @@ def forward_slice_loads(func: Func) -> Func:
             first = add(out, first, c, st.loc)
         out.append(Op(st.outs, "load", (array, first) + st.args[2:], st.attrs, st.loc))
 
-    def block(b: Block) -> Block:
+    def block(b: Block, busy: frozenset) -> Block:
+        """`b` with its loads forwarded, `busy` the classes the loops around it write."""
         body: list[Stmt] = []
         for st in b.body:
-            if isinstance(st, Op) and st.op == "load" and st.args[0].name in slices:
+            if isinstance(st, Op) and st.op == "load" and st.args[0].name in slices \
+                    and classes.find(st.args[0].name) not in busy:
                 load(st, body)
             elif isinstance(st, If):
-                body.append(If(st.outs, st.cond, block(st.then), block(st.orelse), st.loc))
+                body.append(If(st.outs, st.cond, block(st.then, busy),
+                               block(st.orelse, busy), st.loc))
             elif isinstance(st, While):
-                body.append(While(st.outs, st.inits, block(st.cond), block(st.body), st.loc,
-                                  st.note))
+                inner = busy | written(st.cond, st.body)
+                body.append(While(st.outs, st.inits, block(st.cond, inner),
+                                  block(st.body, inner), st.loc, st.note))
             else:
                 body.append(st)
         return Block(b.params, tuple(body), b.results)
 
-    return Func(func.name, block(func.block), func.filename, func.arg_names)
+    return Func(func.name, block(func.block, frozenset()), func.filename, func.arg_names)

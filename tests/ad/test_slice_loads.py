@@ -45,14 +45,21 @@ def rows_of_a_matrix(x):
 
 
 def written_array(x):
-    """`y` is written: its loads stay through the view the stores use."""
+    """The loop writes `y`: its loads stay through the views; the sum after it reads `y`."""
     y = x * 1.0
-    y[1:] += y[:-1]
+    for _ in range(2):
+        y[1:] += 0.5 * y[:-1]
     return np.sum(y[1:] * y[:-1])
 
 
+def computed_array(x):
+    """`t` is filled by one loop and read through slices by the next."""
+    t = np.tanh(x)
+    return np.sum((t[1:] - t[:-1]) ** 2)
+
+
 CASES = [laplacian, total_variation, rosenbrock, slice_of_a_slice, inner_stop,
-         rows_of_a_matrix, written_array]
+         rows_of_a_matrix, written_array, computed_array]
 
 
 @pytest.mark.parametrize("n", [9, 3, 2, 1, 0])
@@ -74,7 +81,31 @@ def test_the_slices_load_the_array_and_the_reverse_carries_a_window(fn):
     assert WINDOW in f.grad_ir(x)
 
 
-def test_a_written_array_is_read_through_its_view():
+def _loads_by_line(ir: str) -> dict[int, list[str]]:
+    """The arrays the IR's loads read ("slice" for one made by a slice), by source line."""
+    slices = {line.split(":")[0].strip() for line in ir.splitlines() if " = slice " in line}
+    out: dict[int, list[str]] = {}
+    for line in ir.splitlines():
+        if " = load " in line:
+            array = line.split(" = load ")[1].split(",")[0]
+            line_no = int(line.rsplit("!", 1)[1].split(":")[0])
+            out.setdefault(line_no, []).append("slice" if array in slices else array)
+    return out
+
+
+def test_a_loop_that_writes_an_array_reads_it_through_its_views():
     x = np.linspace(-1.0, 1.0, 40)
-    ir = pyad.jit_grad(written_array).ir(x)
-    assert any(" = load %x, " not in line for line in ir.splitlines() if " = load " in line)
+    loads = _loads_by_line(pyad.jit_grad(written_array).ir(x))
+    first = written_array.__code__.co_firstlineno
+    assert "slice" in loads[first + 4], loads     # y[:-1] inside the loop writing y
+    assert loads[first + 5] and "slice" not in loads[first + 5], loads   # the sum after it
+
+
+def test_an_array_a_loop_computed_is_read_through_itself():
+    x = np.linspace(-1.0, 1.0, 40)
+    f = pyad.jit_grad(computed_array)
+    ir = f.ir(x)
+    assert ir.count(" = tanh ") == 1, ir      # stored once, though read through two slices
+    loads = _loads_by_line(ir)[computed_array.__code__.co_firstlineno + 3]  # the return
+    t = [a for a in loads if a != "%x"]   # the fill loads %x, the sum loads t twice
+    assert loads.count("%x") == 1 and len(t) == 2 and t[0] == t[1] != "slice", loads
