@@ -148,7 +148,11 @@ def _expm1(m: _B, x):
     # doubling is exact (or overflows: inf).
     hi, lo = m.two_sum(m.sub(h, m.c(0.5)), m.mul(h, r))
     y = m.mul(m.c(2.0), m.add(hi, m.add(lo, m.mul(h, t))))
-    return m.select(m.cmp("==", x, m.c(0.0)), x, y)   # keeps the sign of -0.0
+    # below 2^-54 in magnitude expm1(x) rounds to x (x^2 / 2 is under half an ulp of x);
+    # the formula would halve a subnormal x. This keeps the sign of -0.0 too.
+    magnitude = m.double(m.b.and_(m.bits(x), m.i(0x7FFFFFFFFFFFFFFF)))
+    tiny = m.cmp("<", magnitude, m.c(2.0 ** -54))
+    return m.select(tiny, x, y)
 
 
 def _log(m: _B, x):

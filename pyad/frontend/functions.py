@@ -370,14 +370,18 @@ class Functions:
             if a is None or ndim_of(a.type) != 1:
                 raise ctx.error(node.args[0], "sorted() of numbers (a list or a 1-D array) "
                                 "here", cls=PyadTypeError)
-            out = self.lw.arrayops.materialize(self.lw.sorting.sorted(a, 0))
             rev = kw.get("reverse")
-            if rev is not None and not (isinstance(rev, ast.Constant) and rev.value is False):
-                if not (isinstance(rev, ast.Constant) and rev.value is True):
-                    raise ctx.error(rev, "reverse= must be True or False here",
-                                    cls=PyadTypeError)
-                out = self.lw.arrayops.materialize(self.lw.logical.flip("flip", node, [out], {}))
-            return out
+            if rev is None or isinstance(rev, ast.Constant) and rev.value is False:
+                return self.lw.arrayops.materialize(self.lw.sorting.sorted(a, 0))
+            if not (isinstance(rev, ast.Constant) and rev.value is True):
+                raise ctx.error(rev, "reverse= must be True or False here", cls=PyadTypeError)
+            # CPython's reverse sort keeps equal items in their order (it reverses, sorts
+            # stably and reverses back): ties then pass their gradients as in CPython
+
+            def flip(v):
+                return self.lw.arrayops.materialize(
+                    self.lw.logical.flip("flip", node, [v], {}))
+            return flip(self.lw.arrayops.materialize(self.lw.sorting.sorted(flip(a), 0)))
         if node.keywords or len(node.args) != (2 if fn is divmod else 1):
             what = "divmod() takes two numbers" if fn is divmod else \
                 "round() takes one number here (round(x, n): write np.round(x, n))"

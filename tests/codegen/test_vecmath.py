@@ -102,7 +102,7 @@ def domain(name: str, n: int, rng) -> np.ndarray:
 
 
 SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324,
-                    2.2250738585072014e-308, 1e-300, 0.5, 20.0, 22.0, 40.0, -40.0, 100.0,
+                    1e-310, -1e-310, 1e-20, -3e-17, 2.2250738585072014e-308, 1e-300, 0.5, 20.0, 22.0, 40.0, -40.0, 100.0,
                     -100.0, 709.78, 709.79, 710.0, -708.0, -745.1, -745.2, -746.0, 1e300,
                     -1e300, 1.7976931348623157e308])
 
@@ -116,6 +116,8 @@ def test_special_values_are_numpys(name, m):
     got = pyad.jit_grad(getattr(m, f"l_{name}"))(SPECIAL)
     assert (ulp_distance(got, want) <= BOUND[name]).all(), list(zip(SPECIAL, got, want))
     exact = (~np.isfinite(want) | (want == 0.0) | (np.abs(want) == 1.0)) & ~np.isnan(want)
+    if name in ("expm1", "log1p", "tanh"):   # f(x) rounds to x below 2^-54, subnormals too
+        exact |= np.abs(SPECIAL) < 2.0 ** -54
     assert np.array_equal(bits(got[exact]), bits(want[exact]))   # signs of 0.0 included
     assert np.array_equal(np.isnan(got), np.isnan(want))
 

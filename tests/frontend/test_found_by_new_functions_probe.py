@@ -117,3 +117,24 @@ def test_a_comprehension_in_a_branch_fills_its_own_list():
     are not refused (the random-idiom tests caught the first version of the refusal)."""
     check_against_python(comprehension_in_a_branch, -1.0, 2.0)
     check_against_python(comprehension_in_a_branch, 1.5, 2.0)
+
+
+def weighted_reverse_sort(x):
+    s = sorted(x, reverse=True)
+    total = 0.0
+    for k in range(len(s)):
+        total += (k + 1.0) * s[k]
+    return total
+
+
+@pytest.mark.parametrize("x", [[1.0, 2.0, 1.0, 2.0], [3.0, 3.0, 3.0], [0.5, -1.0, 0.5, 2.0, -1.0]])
+def test_sorted_in_reverse_passes_tied_gradients_in_cpythons_order(x):
+    """CPython's reverse sort keeps equal items in their order: the k-th item of the
+    result is the k-th of the permutation CPython's stable sort with reverse=True makes."""
+    x = np.array(x)
+    order = sorted(range(len(x)), key=lambda i: x[i], reverse=True)
+    want = np.zeros(len(x))
+    want[order] = np.arange(1.0, len(x) + 1.0)
+    f = pyad.jit_grad(weighted_reverse_sort)
+    assert f(x) == weighted_reverse_sort(list(x))
+    assert np.array_equal(f.grad(x), want)
