@@ -152,6 +152,14 @@ class LinearAlgebra:
         n = arrays.dims(A)[-1]
         m = arrays.dims(A)[-2]
         k = bl.min(m, n)
+        # checked before the loop, which does not run for an empty stack (NumPy checks)
+        if not name.startswith(("svd", "qr")):
+            bl.emit("raise_if", bl.ne(m, n), attrs=(
+                "LinAlgError", "Last 2 dimensions of the array must be square"))
+        if name == "solve":
+            rows = arrays.dims(B)[-2 if ndim_of(B.type) > 1 else -1]
+            bl.emit("raise_if", bl.ne(rows, n), attrs=(
+                "ValueError", "solve: the first dimension of b does not match the order of A"))
         if name == "svdvals":
             shapes = [[s, k]]
         elif name in ("svd", "svd_full"):

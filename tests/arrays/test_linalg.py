@@ -295,6 +295,22 @@ def test_shape_errors():
         pyad.jit_grad(solve_sum)(np.eye(3), np.ones(2))
 
 
+@pytest.mark.parametrize("b_shape", [(2, 3), (4,), (0, 3), (0, 4), (3,), (1, 3, 2), (0, 3, 2)])
+def test_shape_errors_of_an_empty_stack_are_numpys(b_shape):
+    """The loop over an empty stack does not run: its shapes are checked before it."""
+    A, b = np.zeros((0, 3, 3)), np.ones(b_shape)
+    try:
+        want = solve_sum(A, b)
+    except ValueError:
+        with pytest.raises(ValueError, match="does not match the order of A"):
+            pyad.jit_grad(solve_sum)(A, b)
+    else:
+        assert pyad.jit_grad(solve_sum)(A, b) == want
+    for shape in [(0, 3, 4), (2, 3, 4)]:
+        with pytest.raises(np.linalg.LinAlgError, match="must be square"):
+            pyad.jit_grad(det_only)(np.zeros(shape))
+
+
 @pytest.mark.parametrize("src, message", [
     ("np.linalg.svd(x, compute_uv=v)", "compute_uv must be True or False"),
     ("np.linalg.eig(x)", "np.linalg.eig is not supported"),
