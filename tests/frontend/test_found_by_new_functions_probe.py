@@ -12,6 +12,8 @@ run-time length): a list's `.pop()`, `.append()` or `.extend()` in a part of an 
 that may not run is now refused, located, with the `if` statement as the hint."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -138,3 +140,22 @@ def test_sorted_in_reverse_passes_tied_gradients_in_cpythons_order(x):
     f = pyad.jit_grad(weighted_reverse_sort)
     assert f(x) == weighted_reverse_sort(list(x))
     assert np.array_equal(f.grad(x), want)
+
+
+def float_power(x, y):
+    return x ** y
+
+
+@pytest.mark.parametrize("args", [(10.0, 309.0), (-10.0, 309.0), (1e200, 2.0), (0.5, -2000.0),
+                                  (10.0, 308.0), (math.inf, 2.0), (2.0, math.inf),
+                                  (10.0, -400.0), (-math.inf, 3.0)])
+def test_a_float_power_that_overflows_raises_as_in_cpython(args):
+    """CPython's float `**` raises OverflowError where finite operands overflow (a probe
+    found pyad's inf); NumPy's and an infinite operand's inf stay."""
+    try:
+        want = float_power(*args)
+    except OverflowError:
+        with pytest.raises(OverflowError, match="Numerical result out of range"):
+            pyad.jit_grad(float_power)(*args)
+    else:
+        assert pyad.jit_grad(float_power)(*args) == want
