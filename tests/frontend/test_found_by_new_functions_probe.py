@@ -159,3 +159,38 @@ def test_a_float_power_that_overflows_raises_as_in_cpython(args):
             pyad.jit_grad(float_power)(*args)
     else:
         assert pyad.jit_grad(float_power)(*args) == want
+
+
+def pop_while_large(x):
+    xs = [x, 2.0 * x, 3.0 * x]
+    while xs and xs[-1] > 1.0:
+        xs.pop()
+    s = 0.0
+    for v in xs:
+        s += v
+    return s + (1.0 if xs or x > 5.0 else 0.0)
+
+
+def stack_of_run_time_length(x, n):
+    st = []
+    for i in range(n):
+        st.append(x * i)
+    t = 0.0
+    while st and not (st[-1] < 0.5 and len(st) > 10):
+        t += st.pop()
+    return t if not st else t + 100.0
+
+
+def truth_of_numbers(a, b):
+    return a if a and b or not a else b
+
+
+@pytest.mark.parametrize("fn, args", [
+    (pop_while_large, (0.2,)), (pop_while_large, (0.4,)), (pop_while_large, (2.0,)),
+    (pop_while_large, (6.0,)), (stack_of_run_time_length, (0.1, 20)),
+    (stack_of_run_time_length, (0.1, 3)), (stack_of_run_time_length, (0.01, 40)),
+    (truth_of_numbers, (0.0, 2.0)), (truth_of_numbers, (1.0, 2.0))])
+def test_a_list_tests_as_in_cpython_inside_and_or_not_of_a_condition(fn, args):
+    """`while xs and xs[-1] > 1.0` was refused: the value of `xs and ...` may be the list,
+    but a test needs only its truth (a probe found it)."""
+    check_against_python(fn, *args)
