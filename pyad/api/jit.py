@@ -244,9 +244,9 @@ class JitGrad:
         return pytree.to_python(pytree.gather(spec.shape, out[:-1])), back
 
     @user_facing
-    def tape_bytes(self, *args) -> int:
+    def tape_bytes(self, *args, **kwargs) -> int:
         """The most bytes of AD tape one gradient call at `args` holds (its peak)."""
-        return self.pullback(*args)[1].tape_bytes
+        return self.pullback(*args, **kwargs)[1].tape_bytes
 
     # ---------------------------------------------------------------- introspection
     @user_facing
@@ -265,11 +265,11 @@ class JitGrad:
         return "\n".join(parts)
 
     @user_facing
-    def llvm_ir(self, *args, gradient: bool = False) -> str:
+    def llvm_ir(self, *args, gradient: bool = False, **kwargs) -> str:
         """The optimized LLVM IR of the primal (or of the gradient kernels), then that of the
         native wrappers its kernels share with every function of their signature, if any
         (docs/processes.md, "Wrappers shared by the functions of one signature")."""
-        spec = self.specialization(args)
+        spec = self.specialization(args, kwargs)
         if gradient:
             return guard(lambda: spec.gradient(self.argnums).llvm_ir())
         guard(spec.primal)

@@ -45,9 +45,20 @@ def _compiled(f: Callable) -> JitGrad | BoundJitGrad:
     return jg
 
 
-def grad(f: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
+def grad(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False) -> Callable:
     """The function computing the gradient of `f` (a single float result) with respect to
-    the arguments `argnums`."""
+    the arguments `argnums`. With `has_aux=True`, `f` returns `(value, aux)` and the result
+    is `(gradient of value, aux)` (JAX's)."""
+    if has_aux:
+        vg = value_and_grad(f, argnums, has_aux=True)
+
+        @functools.wraps(vg)
+        @user_facing
+        def grad_aux(*args, **kwargs):
+            (_, aux), g = vg(*args, **kwargs)
+            return g, aux
+        _mark(grad_aux, getattr(vg, TRANSFORM_ATTR)[0], "grad with aux", argnums)
+        return grad_aux
     argnums = check_argnums(argnums)
     jg = _compiled(f)
 

@@ -414,6 +414,24 @@ def test_value_and_grad_with_aux():
         pyad.value_and_grad(two_args, has_aux=True)(x, 1.0)
 
 
+def test_grad_with_aux_is_jaxs_pair():
+    x, a = 0.5, np.array([1.0, 2.0, -0.5])
+    g, aux = pyad.grad(with_aux, has_aux=True)(x, a)
+    v = np.sum(a * x)
+    assert g == pytest.approx(2 * v * np.sum(a)) and aux[0] == pytest.approx(v)
+    np.testing.assert_array_equal(aux[1], a * 2.0)
+    (g0, g1), _ = pyad.grad(with_aux, argnums=(0, 1), has_aux=True)(x, a)
+    np.testing.assert_allclose(g1, 2 * v * x * np.ones(3))
+    with pytest.raises(TypeError, match="must return a pair"):
+        pyad.grad(two_args, has_aux=True)(x, 1.0)
+
+
+def test_introspection_takes_keyword_arguments():
+    f = pyad.jit_grad(two_args)
+    assert f.tape_bytes(0.5, y=2.0) == f.tape_bytes(0.5, 2.0)
+    assert "define" in f.llvm_ir(0.5, y=2.0)
+
+
 def test_vjp_returns_one_cotangent_per_argument():
     x, y = 0.75, -1.25
     v, f_vjp = pyad.vjp(two_args, x, y)
