@@ -17,7 +17,7 @@ import functools
 import math
 from typing import Any
 
-from . import records, special
+from . import prelude, records, special
 from ..pytree import NONE, Record
 from ..errors import PyadTypeError
 from .arrays import numpy_module
@@ -277,6 +277,10 @@ class Functions:
             return self.lw.ufuncs.math_isclose(node)
         if fn.obj is math.dist:
             return self.lw.ufuncs.math_dist(node)
+        if getattr(math, getattr(fn.obj, "__name__", ""), None) is fn.obj and \
+                fn.obj.__name__ in prelude.MATH_NAMES:   # math.factorial, ...: the prelude's
+            return self.lw.calls.user_call(Static(getattr(prelude, "math_" + fn.obj.__name__),
+                                                  f"math.{fn.obj.__name__}"), node)
         spelling = spelling_of(fn.obj)
         if spelling is None and fn.obj not in (*_COMPOSED, len):
             raise ctx.error(node.func, f"call to unsupported function `{fn.name}`", hint=(

@@ -23,17 +23,24 @@ call site (a keyword they do not have: "unexpected keyword argument"):
 - `logspace(start, stop, num=50, endpoint=True, base=10.0)`, `geomspace(start, stop,
   num=50, endpoint=True)` (NumPy's formulas: its ends exactly start and stop),
   `column_stack(seq)` (vectors become columns; a list of arrays stays a list: SEQUENCES).
+The integer functions of `math` are here too, as `math_<name>` (functions.py routes a call
+`math.factorial(n)` to them): `factorial(n)`, `comb(n, k)`, `isqrt(n)`, `gcd(a, b)`, with
+CPython's ValueErrors; their ints are 64-bit, so a result past 2**63 (21!, comb(68, 34))
+raises OverflowError where CPython's int would grow.
 A statement of these is located at the user's call (calls.py `child`): their errors name it.
 (np.median, np.percentile, np.quantile and np.interp, once here, are frontend functions now:
 sorting.py, where `axis` and arrays of `x` are at hand.)
 """
 from __future__ import annotations
 
+import math
 
 import numpy as np
 
 NAMES = ("polyval", "vander", "nan_to_num", "linalg.pinv", "linalg.lstsq", "linalg.matrix_rank",
          "linalg.cond", "linalg.matrix_power", "logspace", "geomspace", "column_stack")
+#: math's functions of ints written here (functions.py)
+MATH_NAMES = ("factorial", "comb", "isqrt", "gcd")
 #: the functions whose first argument is a sequence of arrays (a list stays a list)
 SEQUENCES = ("column_stack",)
 EPS = 2.220446049250313e-16   # np.finfo(float).eps
@@ -196,3 +203,44 @@ def _matrix_power(a, n):
             found = True
         k = k // 2
     return result
+
+
+def math_factorial(n):
+    if n < 0:
+        raise ValueError("factorial() not defined for negative values")
+    r = 1
+    for k in range(2, n + 1):
+        r = r * k
+    return r
+
+
+def math_comb(n, k):
+    if n < 0:
+        raise ValueError("n must be a non-negative integer")
+    if k < 0:
+        raise ValueError("k must be a non-negative integer")
+    if k > n:
+        return 0
+    r = 1
+    for i in range(min(k, n - k)):
+        r = r * (n - i) // (i + 1)   # exact: comb(n, i) * (n - i) / (i + 1) = comb(n, i + 1)
+    return r
+
+
+def math_isqrt(n):
+    if n < 0:
+        raise ValueError("isqrt() argument must be nonnegative")
+    r = int(math.sqrt(n))   # within 1 of the root; corrected without squaring (no overflow)
+    while r > 0 and r > n // r:
+        r = r - 1
+    while r + 1 <= n // (r + 1):
+        r = r + 1
+    return r
+
+
+def math_gcd(a, b):
+    a = abs(a)
+    b = abs(b)
+    while b != 0:
+        a, b = b, a % b
+    return a

@@ -24,9 +24,6 @@ INSTEAD = {
 
 #: other functions (by __name__) -> what to write instead
 FUNCTIONS_INSTEAD = {
-    "factorial": "write math.gamma(n + 1) (a float), or multiply in a loop into a float "
-                 "(ints are 64-bit: 21! does not fit)",
-    "comb": "write math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1))",
     "combinations": "write the pairs as nested loops: for i in range(n): for j in range(i + 1, "
                     "n)",
     "product": "write nested loops (for a in xs: for b in ys:)",

@@ -13,6 +13,7 @@ that may not run is now refused, located, with the `if` statement as the hint.""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -194,3 +195,48 @@ def test_a_list_tests_as_in_cpython_inside_and_or_not_of_a_condition(fn, args):
     """`while xs and xs[-1] > 1.0` was refused: the value of `xs and ...` may be the list,
     but a test needs only its truth (a probe found it)."""
     check_against_python(fn, *args)
+
+
+def int_math(n, k):
+    return (math.factorial(n), math.comb(n, k), math.isqrt(n * 1000003 + k),
+            math.gcd(n * 6, -k * 4))
+
+
+def isqrt_of(n):
+    return math.isqrt(n)
+
+
+def taylor_exp(x, n):
+    s = 0.0
+    for k in range(n):
+        s += x ** k / math.factorial(k)
+    return s
+
+
+@pytest.mark.parametrize("args", [(5, 2), (0, 0), (20, 7), (3, 5), (12, 0), (-1, 2), (21, 3),
+                                  (10, -1), (1, 1)])
+def test_maths_functions_of_ints_are_cpythons(args):
+    """math.factorial, comb, isqrt and gcd were refused; CPython's values and ValueErrors,
+    and OverflowError where the 64-bit result would not fit (21!)."""
+    f = pyad.jit_grad(int_math)
+    try:
+        want = int_math(*args)
+    except ValueError as e:
+        with pytest.raises(ValueError, match=re.escape(str(e))):
+            f(*args)
+        return
+    if max(want) >= 2 ** 63:
+        with pytest.raises(OverflowError):
+            f(*args)
+        return
+    assert f(*args) == want
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 15, 16, 17, 2 ** 52 + 1, 2 ** 62, 2 ** 63 - 1,
+                               10 ** 18, 999999999999999999, 4503599761588224])
+def test_isqrt_is_exact_to_the_largest_int(n):
+    assert pyad.jit_grad(isqrt_of)(n) == math.isqrt(n)
+
+
+def test_a_series_with_factorials_and_its_gradient():
+    check_against_python(taylor_exp, 1.5, 15)

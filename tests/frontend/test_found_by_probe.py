@@ -96,10 +96,6 @@ def test_scipy_special_compiles():
     check_against_python(scipy_special, X)
 
 
-def factorial(x):
-    return math.factorial(3) * x
-
-
 def type_test(x):
     return 1.0 if isinstance(x, float) else 0.0
 
@@ -109,7 +105,6 @@ def bincount(x):
 
 
 @pytest.mark.parametrize("fn, message, hint", [
-    (factorial, "call to unsupported function `math.factorial`", "math.gamma(n + 1)"),
     (type_test, "call to unsupported function `isinstance`", "types are fixed when compiling"),
     (bincount, "unsupported numpy function `np.bincount`", "np.add.at(counts, x, 1)"),
 ], ids=lambda v: v.__name__ if callable(v) else None)
