@@ -220,7 +220,7 @@ class Statements:
                 if taken is not None:
                     self.stmts(node.body if taken else node.orelse)
                     return
-                self.if_region(ex.condition(node.test), node.body, node.orelse, node)
+                self.if_region(self.lw.logical.condition(node.test), node.body, node.orelse, node)
             case ast.While() | ast.For():
                 loops, node = self.lw.loops, self.lw.loops.test_in_body(node)  # `(v := ...)`
                 loops.broke = None

@@ -81,7 +81,7 @@ class Expressions:
                 taken = records.static_truth(self.lw, node.test)
                 if taken is not None:
                     return self.expr(node.body if taken else node.orelse)
-                cond = self.condition(node.test)
+                cond = self.lw.logical.condition(node.test)
                 return self.branch(cond, lambda: self.expr(node.body),
                                    lambda: self.expr(node.orelse), node)
             case ast.Call():
@@ -474,26 +474,6 @@ class Expressions:
         if isinstance(v, Record):
             raise records.not_a_number(self.ctx, v, node)
         return v
-
-    def condition(self, node: ast.expr) -> Var:
-        """The truth of `node` as a test (`if`, `while`, a conditional expression): `and`,
-        `or` and `not` act on their operands' truth, short-circuiting, so a list tests as
-        in CPython there (`while xs and xs[-1] > 0.0`: the value of `xs and ...` may be the
-        list, which is not a number)."""
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            return self.ctx.b.emit("not", self.condition(node.operand))
-        if not isinstance(node, ast.BoolOp):
-            return self.truth(self.expr(node), node)
-
-        def chain(values: list[ast.expr]) -> Var:
-            first = self.condition(values[0])
-            if len(values) == 1:
-                return first
-            rest = lambda: chain(values[1:])  # noqa: E731
-            stop = lambda: self.ctx.b.const(isinstance(node.op, ast.Or), BOOL)  # noqa: E731
-            return self.branch(first, *((rest, stop) if isinstance(node.op, ast.And)
-                                        else (stop, rest)), node)
-        return chain(node.values)
 
     def truth(self, v: Value, node: ast.AST) -> Var:
         if is_list(v):   # a list is true when it is not empty

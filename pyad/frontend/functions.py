@@ -25,7 +25,7 @@ from .context import PyList, RangeVal, SliceVal, Static, Value, arith, location_
 from .lists import is_list
 from .refusals import FUNCTIONS_INSTEAD, RANDOM_INSTEAD
 from .closures import FuncRef, is_function
-from ..ir.nodes import F64, I64, Var, is_array, ndim_of
+from ..ir.nodes import F64, I64, Var, is_array
 from ..ir.ops import OPS, OpDef
 
 _MODULES = {"math": math, "builtins": builtins}
@@ -369,23 +369,7 @@ class Functions:
                     raise ctx.error(rev, "reverse= must be True or False here",
                                     cls=PyadTypeError)
                 return PyList([records.string(w) for w in sorted(words, reverse=down)], ctx)
-            a = self.lw.arrays.array(v, node.args[0]) if is_list(v) or isinstance(
-                v, Var) and is_array(v.type) else None
-            if a is None or ndim_of(a.type) != 1:
-                raise ctx.error(node.args[0], "sorted() of numbers (a list or a 1-D array) "
-                                "here", cls=PyadTypeError)
-            rev = kw.get("reverse")
-            if rev is None or isinstance(rev, ast.Constant) and rev.value is False:
-                return self.lw.arrayops.materialize(self.lw.sorting.sorted(a, 0))
-            if not (isinstance(rev, ast.Constant) and rev.value is True):
-                raise ctx.error(rev, "reverse= must be True or False here", cls=PyadTypeError)
-            # CPython's reverse sort keeps equal items in their order (it reverses, sorts
-            # stably and reverses back): ties then pass their gradients as in CPython
-
-            def flip(v):
-                return self.lw.arrayops.materialize(
-                    self.lw.logical.flip("flip", node, [v], {}))
-            return flip(self.lw.arrayops.materialize(self.lw.sorting.sorted(flip(a), 0)))
+            return self.lw.sorting.builtin_sorted(v, kw.get("reverse"), node)
         if node.keywords or len(node.args) != (2 if fn is divmod else 1):
             what = "divmod() takes two numbers" if fn is divmod else \
                 "round() takes one number here (round(x, n): write np.round(x, n))"

@@ -152,14 +152,7 @@ class LinearAlgebra:
         n = arrays.dims(A)[-1]
         m = arrays.dims(A)[-2]
         k = bl.min(m, n)
-        # checked before the loop, which does not run for an empty stack (NumPy checks)
-        if not name.startswith(("svd", "qr")):
-            bl.emit("raise_if", bl.ne(m, n), attrs=(
-                "LinAlgError", "Last 2 dimensions of the array must be square"))
-        if name == "solve":
-            rows = arrays.dims(B)[-2 if ndim_of(B.type) > 1 else -1]
-            bl.emit("raise_if", bl.ne(rows, n), attrs=(
-                "ValueError", "solve: the first dimension of b does not match the order of A"))
+        self._check_shapes(name, m, n, B)
         if name == "svdvals":
             shapes = [[s, k]]
         elif name in ("svd", "svd_full"):
@@ -198,6 +191,18 @@ class LinearAlgebra:
             return []
         for_range(bl, s, [], body)
         return tuple(outs) if len(outs) > 1 else outs[0]
+
+    def _check_shapes(self, name: str, m: Var, n: Var, B: Var | None) -> None:
+        """A stack's shape checks (each matrix's op repeats them), before the loop over the
+        stack, which does not run when it is empty (NumPy checks then too)."""
+        bl = self.ctx.b
+        if not name.startswith(("svd", "qr")):
+            bl.emit("raise_if", bl.ne(m, n), attrs=(
+                "LinAlgError", "Last 2 dimensions of the array must be square"))
+        if name == "solve":
+            rows = self.lw.arrays.dims(B)[-2 if ndim_of(B.type) > 1 else -1]
+            bl.emit("raise_if", bl.ne(rows, n), attrs=(
+                "ValueError", "solve: the first dimension of b does not match the order of A"))
 
     def _swap(self, A: Var) -> Var:
         """A stack of matrices with each matrix transposed (a copy)."""

@@ -5,7 +5,7 @@
 (a new array; NumPy's is a view), `np.reciprocal/negative/positive/exp2/deg2rad/radians/
 rad2deg/degrees/trunc/fix/rint/sinc`, `np.round(a, decimals)` (halves to even, as NumPy)
 and the conversions `np.float64(x)`, `np.int64(x)`, `np.bool_(x)` (of a number or, as
-`a.astype`, of an array). Each is an elementwise `Lazy` or a reduction, so it fuses
+`a.astype`, of an array); and Python's tests (`Logical.condition`: `if`, `while`). Each is an elementwise `Lazy` or a reduction, so it fuses
 and differentiates like the expression it stands for."""
 from __future__ import annotations
 
@@ -35,6 +35,27 @@ class Logical:
     def __init__(self, lw) -> None:
         self.lw = lw
         self.ctx = lw.ctx
+
+    def condition(self, node: ast.expr) -> Var:
+        """The truth of `node` as a test (`if`, `while`, a conditional expression): `and`,
+        `or` and `not` act on their operands' truth, short-circuiting, so a list tests as
+        in CPython there (`while xs and xs[-1] > 0.0`: the value of `xs and ...` may be the
+        list, which is not a number)."""
+        ex = self.lw.exprs
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return self.ctx.b.emit("not", self.condition(node.operand))
+        if not isinstance(node, ast.BoolOp):
+            return ex.truth(ex.expr(node), node)
+
+        def chain(values: list[ast.expr]) -> Var:
+            first = self.condition(values[0])
+            if len(values) == 1:
+                return first
+            rest = lambda: chain(values[1:])  # noqa: E731
+            stop = lambda: self.ctx.b.const(isinstance(node.op, ast.Or), BOOL)  # noqa: E731
+            return ex.branch(first, *((rest, stop) if isinstance(node.op, ast.And)
+                                      else (stop, rest)), node)
+        return chain(node.values)
 
     def call(self, name: str, node: ast.Call, args: list, kw: dict):
         ops, ex = self.lw.arrayops, self.lw.exprs

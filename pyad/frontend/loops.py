@@ -99,7 +99,7 @@ class Loops:
 
     def while_stmt(self, node: ast.While) -> None:
         runs = isinstance(node.test, ast.Constant) and bool(node.test.value)
-        self.loop(LoopSpec(node, node.body, lambda env: self.lw.exprs.condition(node.test),
+        self.loop(LoopSpec(node, node.body, lambda env: self.lw.logical.condition(node.test),
                            runs=runs))
 
     def for_stmt(self, node: ast.For) -> None:

@@ -13,6 +13,7 @@ from ..errors import PyadTypeError
 from ..ir.loops import for_range, while_loop
 from ..ir.nodes import BOOL, F64, I64, Var, is_array, ndim_of
 from .context import DynList, Lazy, RangeVal, SliceVal
+from .lists import is_list
 
 
 class Sorting:
@@ -108,6 +109,25 @@ class Sorting:
         else:
             lane([])
         return idx
+
+    def builtin_sorted(self, v, rev: ast.expr | None, node: ast.Call) -> Var:
+        """sorted(v, reverse=rev) of numbers (a list or a 1-D array): an array, read like the
+        list CPython makes. CPython's reverse sort keeps equal items in their order (it
+        reverses, sorts stably and reverses back): ties pass their gradients as there."""
+        ctx, ops = self.ctx, self.lw.arrayops
+        a = self.lw.arrays.array(v, node.args[0]) if is_list(v) or isinstance(
+            v, Var) and is_array(v.type) else None
+        if a is None or ndim_of(a.type) != 1:
+            raise ctx.error(node.args[0], "sorted() of numbers (a list or a 1-D array) here",
+                            cls=PyadTypeError)
+        if rev is None or isinstance(rev, ast.Constant) and rev.value is False:
+            return ops.materialize(self.sorted(a, 0))
+        if not (isinstance(rev, ast.Constant) and rev.value is True):
+            raise ctx.error(rev, "reverse= must be True or False here", cls=PyadTypeError)
+
+        def flip(x: Var) -> Var:
+            return ops.materialize(self.lw.logical.flip("flip", node, [x], {}))
+        return flip(ops.materialize(self.sorted(flip(a), 0)))
 
     def sorted(self, a: Var, axis: int) -> Lazy:
         """Each lane of `a` along `axis` in increasing order: a gather through `order`, so
