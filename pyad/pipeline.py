@@ -19,6 +19,7 @@ from .ir import opt
 from .ir.expand import expand
 from .ir.scalarize import scalarize
 from .ir.slice_loads import forward_slice_loads
+from .ir.hoist import hoist_invariant
 from .ir.shapes import fold_known
 from .ir.nodes import F64, Func, Op, callees_of, walk
 from .ir.verify import verify
@@ -63,6 +64,7 @@ def simplify(func: Func) -> Func:
     func = fold_known(func)                 # known sizes, comparisons, shape checks folded
     func = scalarize(func)                  # small arrays of known shape become scalars
     func = forward_slice_loads(func)        # loads through x[a:b] read x at offsets
+    func = hoist_invariant(func)            # an outer loop's invariants computed before it
     func = opt.cse(func)
     func = opt.dead_carried(func)           # loop-carried values only the loop itself reads
     func = opt.dce(func)                    # unused values removed

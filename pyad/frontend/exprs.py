@@ -314,8 +314,6 @@ class Expressions:
         if name in ("floordiv", "mod") and t == F64 and not python:   # NumPy: x / 0, nan
             return float_rules.numpy_divmod(bl, name, convert(a, t), convert(b, t))
         out = bl.emit(name, convert(a, t), convert(b, t))
-        if name == "pow" and t == F64 and python:
-            float_rules.check_power_overflow(bl, convert(a, F64), convert(b, F64), out)
         known = self.ctx.literals
         if t == I64 and a.name in known and b.name in known and name in _FOLDED:
             value = _FOLDED[name](known[a.name], known[b.name])   # None: raises at run time

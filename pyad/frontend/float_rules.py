@@ -19,15 +19,6 @@ def check_power(bl: Builder, x: Var, y: Var) -> None:
                                     "0.0 cannot be raised to a negative power"))
 
 
-def check_power_overflow(bl: Builder, x: Var, y: Var, out: Var) -> None:
-    """CPython's `x ** y` of finite floats raises OverflowError where the result overflows
-    (IEEE and NumPy give inf; an infinite operand gives inf in CPython too)."""
-    inf, no = bl.const(math.inf), bl.const(False, BOOL)
-    finite = bl.select(bl.lt(bl.emit("abs", x), inf), bl.lt(bl.emit("abs", y), inf), no)
-    bl.emit("raise_if", bl.select(bl.eq(bl.emit("abs", out), inf), finite, no),
-            attrs=("OverflowError", "(34, 'Numerical result out of range')"))
-
-
 def numpy_divmod(bl: Builder, name: str, x: Var, y: Var) -> Var:
     """NumPy's `//` (`name` "floordiv") or `%` ("mod") of float elements: where the divisor
     is 0 no exception, but x / y (inf or nan) for `//` and nan for `%`, as np.floor_divide

@@ -118,6 +118,10 @@ class _Parser:
                 continue
             op, _, operands = rhs.partition(" ")
             args, attrs = [], []
+            if op == "raise_if":   # `raise_if %c, ValueError, a message, with commas`
+                cond, exc, message = (t.strip() for t in operands.split(",", 2))
+                args, attrs = [self.use(cond, i)], [exc, message]
+                operands = ""
             for tok in _split(operands):
                 if tok.startswith("%"):
                     args.append(self.use(tok, i))

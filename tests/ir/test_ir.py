@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import pytest
 
 import pyad
@@ -94,3 +96,16 @@ def test_differentiate_preserves_the_primal():
         fwd = spec.gradient("all").fwd
         n = len(spec.func.results)
         assert interp.run(fwd, args)[:n] == interp.run(spec.func, args)
+
+
+def broadcasting(x, y):
+    return np.sum(x * y) + 2.0 ** x[0]
+
+
+def test_a_check_and_its_message_read_back():
+    """`raise_if %c, ValueError, a message` (spaces, commas) prints and parses back."""
+    args = (np.ones(3), np.ones(3))
+    func = pyad.jit_grad(broadcasting).specialization(args).func
+    text = str(func)
+    assert "raise_if" in text and "operands could not be broadcast together" in text
+    assert str(parse_func(text)) == text
