@@ -142,6 +142,14 @@ class Creation:
         if not isinstance(items, (list, tuple)) or not items:
             raise self.ctx.error(src, f"np.{name} takes a non-empty list of arrays",
                                  cls=PyadTypeError)
+        if name != "concatenate" and not any(self.lw.arrayops.is_arrayish(v) or isinstance(
+                v, (list, tuple)) for v in items):   # numbers: NumPy's 0-D arrays
+            if "axis" in kw and self.lw.arrayops.constant_arg(
+                    kw["axis"], (int,), "axis must be a constant integer") not in (0, -1):
+                raise self.ctx.error(node, "axis is out of bounds for a stack of numbers (a "
+                                     "vector: axis 0 or -1)", cls=PyadTypeError)
+            row = self.stacked(list(items), src)
+            return self.lw.indexing.expand(row, 1, node) if name == "vstack" else row
         parts = [arrays.array(v, src) for v in items]
         axis = 0
         if "axis" in kw:

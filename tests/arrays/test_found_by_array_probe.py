@@ -332,3 +332,17 @@ def test_tril_and_triu_of_a_stack_of_matrices():
 def test_tril_of_a_vector_is_refused_where_written():
     with pytest.raises(PyadTypeError, match="np.tril and np.triu take an array of 2 or more"):
         pyad.jit_grad(lambda v: np.sum(np.tril(v)))(np.ones(3))
+
+
+def stacked_numbers(p, y):
+    """The Lorenz right-hand side as JAX users write it: np.stack of numbers (0-D arrays
+    for NumPy), np.hstack and np.vstack of them too."""
+    a = np.stack([p[0] * (y[1] - y[0]), y[0] * (p[1] - y[2]) - y[1], y[0] * y[1] - p[2] * y[2]])
+    b = np.hstack((y[0], 2.0 * y[1])) + np.stack([y[2], y[0]], axis=-1)
+    return a * 2.0, b, np.vstack([y[0], y[2]]) * y[1]
+
+
+def test_stacks_of_numbers_are_vectors():
+    """np.stack([numbers]) was refused with "expected an array here" (a later survey
+    found it in an RK4 spelling)."""
+    check_function(stacked_numbers, (np.array([10.0, 28.0, 2.5]), np.array([1.0, 2.0, -3.0])))
