@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 
 from . import dtypes, prelude, records
-from .refusals import INSTEAD
+from .refusals import ATTRIBUTES_INSTEAD, INSTEAD
 from ..pytree import NONE, Record
 from ..ir.builder import Builder
 from ..errors import PyadTypeError
@@ -269,15 +269,13 @@ class ArrayLowering:
             self.ctx.literals[v.name] = ndim_of(a.type)
             return v
         if node.attr == "size":
-            n = b.const(1, I64)
-            for d in self.dims(a):
-                n = b.mul(n, d)
-            return n
+            return self.lw.numpyfuncs.product(self.dims(a))
         if node.attr == "T":
             return b.emit("transpose", a)
-        raise self.ctx.error(node, f"unsupported array attribute `.{node.attr}`",
-                             hint="arrays support .shape, .size, .ndim, .T and the methods "
-                             ".copy(), .sum(), .mean(), .max(), .min(), .dot()")
+        message, hint = ATTRIBUTES_INSTEAD.get(node.attr, (
+            f"unsupported array attribute `.{node.attr}`", "arrays support .shape, .size, "
+            ".ndim, .T and the methods .copy(), .sum(), .mean(), .max(), .min(), .dot()"))
+        raise self.ctx.error(node, message, hint=hint)
 
     # ------------------------------------------------------------------ calls
     def numpy_call(self, name: str, node: ast.Call):

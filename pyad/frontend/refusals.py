@@ -42,3 +42,10 @@ FUNCTIONS_INSTEAD = {
 RANDOM_INSTEAD = ("draw the random numbers outside and pass them in as an argument (eps = "
                   "rng.normal(size=n) before the call): the gradient is then the one for those "
                   "draws, as in JAX, where keys are passed in")
+
+#: array attributes supported only in some places: (message, what to write)
+ATTRIBUTES_INSTEAD = {
+    "dtype": ("`.dtype` is supported only as a dtype argument",
+              "write np.zeros(n, dtype=a.dtype) or np.finfo(a.dtype); the element type is "
+              "fixed when compiling (a signature per dtype): write one function per type"),
+}

@@ -237,3 +237,16 @@ def test_isqrt_is_exact_to_the_largest_int(n):
 
 def test_a_series_with_factorials_and_its_gradient():
     check_against_python(taylor_exp, 1.5, 15)
+
+
+def branch_on_dtype(a):
+    if a.dtype == np.float64:
+        return np.sum(a)
+    return 0.0
+
+
+def test_dtype_outside_a_dtype_argument_says_where_it_works():
+    with pytest.raises(pyad.PyadError, match="supported only as a dtype argument") as info:
+        pyad.jit_grad(branch_on_dtype)(np.ones(3))
+    assert info.value.line == branch_on_dtype.__code__.co_firstlineno + 1
+    assert "np.zeros(n, dtype=a.dtype)" in str(info.value)
