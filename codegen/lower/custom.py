@@ -175,20 +175,23 @@ def _pick(sym):
     return pick
 
 
-def _tape_field(e, k):
+def tape_field(e, k):
+    """A pointer to field `k` of the context (abi.CTX_TAPE_*)."""
     return e.b.gep(e.ctx, [abi.I32(0), abi.I32(k)], inbounds=True, source_etype=abi.CTX)
 
 
-def reserve(e, size: int) -> int:
-    """Room for `size` bytes on the tape, growing it in the runtime when it has less: one
-    check for a run of pushes (emit.py `_push_run`). Returns `size`."""
+def reserve(e, size: int | ir.Value) -> int | ir.Value:
+    """Room for `size` bytes on the tape (a number, or a value computed at run time),
+    growing it in the runtime when it has less: one check for a run of pushes (emit.py
+    `_push_run`) or for a whole loop's (emit.py `while_`). Returns `size`."""
     bld = e.b
-    top_p, end_p = _tape_field(e, abi.CTX_TAPE_TOP), _tape_field(e, abi.CTX_TAPE_END)
+    top_p, end_p = tape_field(e, abi.CTX_TAPE_TOP), tape_field(e, abi.CTX_TAPE_END)
     top, end = bld.load(top_p, typ=abi.PTR), bld.load(end_p, typ=abi.PTR)
     room = bld.sub(bld.ptrtoint(end, abi.I64), bld.ptrtoint(top, abi.I64))
-    with bld.if_then(bld.icmp_signed("<", room, _i(size)), likely=False):
+    need = _i(size) if isinstance(size, int) else size
+    with bld.if_then(bld.icmp_signed("<", room, need), likely=False):
         grow = e.extern("pyad_tape_grow", abi.I32, [abi.PTR, abi.I64])
-        status = bld.call(grow, [e.ctx, _i(size)])
+        status = bld.call(grow, [e.ctx, need])
         with bld.if_then(bld.icmp_signed("!=", status, ir.Constant(abi.I32, 0)), likely=False):
             bld.ret(status)
     return size
@@ -199,12 +202,16 @@ def push(e, s, t, v):
     room the run's check made (`reserve`)."""
     bld = e.b
     size = abi.tape_size(s.args[0].type)
-    assert e.reserved >= size, "a push outside a reserved run"
-    e.reserved -= size
-    top_p = _tape_field(e, abi.CTX_TAPE_TOP)
-    top = bld.load(top_p, typ=abi.PTR)
     if v.type == abi.I1:
         v = bld.zext(v, abi.I64)
+    if e.tape_top is not None:   # in a loop that made room for all its trips
+        bld.store(v, bld.gep(e.tape_top, [_i(e.tape_off)], inbounds=True, source_etype=abi.I8))
+        e.tape_off += size
+        return
+    assert e.reserved >= size, "a push outside a reserved run"
+    e.reserved -= size
+    top_p = tape_field(e, abi.CTX_TAPE_TOP)
+    top = bld.load(top_p, typ=abi.PTR)
     bld.store(v, top)
     bld.store(bld.gep(top, [_i(size)], inbounds=True, source_etype=abi.I8), top_p)
 
@@ -213,7 +220,7 @@ def pop(e, s, t, *args):
     """v = *--top"""
     bld = e.b
     size = abi.tape_size(t)
-    top_p = _tape_field(e, abi.CTX_TAPE_TOP)
+    top_p = tape_field(e, abi.CTX_TAPE_TOP)
     top = bld.gep(bld.load(top_p, typ=abi.PTR), [_i(-size)], inbounds=True, source_etype=abi.I8)
     bld.store(top, top_p)
     if t == "bool":
@@ -224,8 +231,8 @@ def pop(e, s, t, *args):
 def tapemark(e, s, t):
     """top - base: the bytes on the tape (an offset stays valid when the tape grows)."""
     bld = e.b
-    top = bld.load(_tape_field(e, abi.CTX_TAPE_TOP), typ=abi.PTR)
-    base = bld.load(_tape_field(e, abi.CTX_TAPE_BASE), typ=abi.PTR)
+    top = bld.load(tape_field(e, abi.CTX_TAPE_TOP), typ=abi.PTR)
+    base = bld.load(tape_field(e, abi.CTX_TAPE_BASE), typ=abi.PTR)
     return bld.sub(bld.ptrtoint(top, abi.I64), bld.ptrtoint(base, abi.I64))
 
 
@@ -238,7 +245,7 @@ def tapecut(e, s, t, offset):
 def tapepeak(e, s, t):
     """ctx.tape_peak = max(ctx.tape_peak, top - base)."""
     bld = e.b
-    peak_p = _tape_field(e, abi.CTX_TAPE_PEAK)
+    peak_p = tape_field(e, abi.CTX_TAPE_PEAK)
     used = tapemark(e, s, t)
     peak = bld.load(peak_p, typ=abi.I64)
     bld.store(bld.select(bld.icmp_unsigned(">", used, peak), used, peak), peak_p)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from llvmlite import ir
 
 from pyad.errors import PyadInternalError
+from pyad.ir.counting import range_bounds
 from pyad.ir.nodes import BOOL, F64, Callee, Func, If, Loc, Op, Var, While, is_array, walk
 from pyad.ir.ops import OPS
 
@@ -85,6 +86,10 @@ class KernelEmitter:
         self.raising: dict[tuple, ir.Block] = {}  # an error -> the block raising it (check)
         self.strings: dict[str, ir.GlobalVariable] = {}
         self.reserved = 0  # tape bytes made room for by a run's one check (custom.reserve)
+        # in a loop that made room for all its trips (while_): the trip's tape top, and
+        # the bytes this trip pushed so far
+        self.tape_top: ir.Value | None = None
+        self.tape_off = 0
 
     # ------------------------------------------------------------------ entry
     def emit(self) -> ir.Function:
@@ -152,7 +157,7 @@ class KernelEmitter:
     def block(self, body) -> None:
         for i, s in enumerate(body):
             if isinstance(s, Op):
-                if s.op == "push" and not self.reserved:
+                if s.op == "push" and not self.reserved and self.tape_top is None:
                     self.reserved = lower_custom.reserve(self, _push_run(body, i))
                 self.op(s)
             elif isinstance(s, If):
@@ -161,8 +166,14 @@ class KernelEmitter:
                 self.while_(s)
 
     def while_(self, s: While) -> None:
-        """header: phis of the carried values; cond block; body block; back edge."""
+        """header: phis of the carried values; cond block; body block; back edge. A counted
+        loop whose trips push a fixed number of bytes (`_tape_run`) makes room for all its
+        trips before it and keeps the tape's top in a register, so that its pushes are
+        stores at known offsets: the loop vectorizes as one without pushes would (each push
+        read and wrote the context's top, which the tape's stores may alias)."""
         b = self.b
+        per_trip, step = _tape_run(s), self._constant_step(s)
+        top0 = self._reserve_trips(s, per_trip, step) if per_trip and step else None
         pre = b.block
         header = self.fn.append_basic_block("while.cond")
         body_bb = self.fn.append_basic_block("while.body")
@@ -173,6 +184,9 @@ class KernelEmitter:
         phis = [b.phi(abi.value_type(o.type), name=o.name) for o in s.outs]
         for phi, v in zip(phis, inits):
             phi.add_incoming(v, pre)
+        top = None if top0 is None else b.phi(abi.PTR, name="tape.top")
+        if top is not None:
+            top.add_incoming(top0, pre)
         for p, phi in zip(s.cond.params, phis):
             self.values[p.name] = phi
         self.block(s.cond.body)
@@ -180,10 +194,16 @@ class KernelEmitter:
         b.position_at_end(body_bb)
         for p, phi in zip(s.body.params, phis):
             self.values[p.name] = phi
+        outer = self.tape_top, self.tape_off
+        self.tape_top, self.tape_off = top, 0
         self.block(s.body.body)
+        self.tape_top, self.tape_off = outer
         latch = b.block
         for phi, r in zip(phis, s.body.results):
             phi.add_incoming(self.values[r.name], latch)
+        if top is not None:
+            top.add_incoming(b.gep(top, [abi.I64(per_trip)], inbounds=True,
+                                   source_etype=abi.I8), latch)
         back = b.branch(header)
         if s.unrolled:  # jam.py ran its trips side by side: neither unrolled nor vectorized
             back.set_metadata("llvm.loop", self._loop_id(("llvm.loop.unroll.disable",),
@@ -191,6 +211,29 @@ class KernelEmitter:
         b.position_at_end(exit_bb)
         for o, phi in zip(s.outs, phis):
             self.values[o.name] = phi
+        if top is not None:
+            b.store(top, lower_custom.tape_field(self, abi.CTX_TAPE_TOP))
+
+    def _constant_step(self, s: While) -> int:
+        """The step of a counted loop `s` when it is a constant > 0 (else 0)."""
+        bounds = range_bounds(s)
+        step = None if bounds is None else bounds[3]
+        if isinstance(step, Var):
+            value = self.values.get(step.name)
+            step = value.constant if isinstance(value, ir.Constant) else None
+        return step if isinstance(step, int) and step > 0 else 0
+
+    def _reserve_trips(self, s: While, per_trip: int, step: int) -> ir.Value:
+        """Room on the tape for every trip of the counted loop `s` (`per_trip` bytes each,
+        the counter stepping by `step`); the tape's top before it."""
+        b = self.b
+        _, lo, hi, _ = range_bounds(s)
+        lo, hi = self.values[lo.name], self.values[hi.name]
+        span = b.sub(hi, lo)
+        trips = b.sdiv(b.add(span, abi.I64(step - 1)), abi.I64(step))
+        trips = b.select(b.icmp_signed(">", span, abi.I64(0)), trips, abi.I64(0))
+        lower_custom.reserve(self, b.mul(trips, abi.I64(per_trip)))
+        return b.load(lower_custom.tape_field(self, abi.CTX_TAPE_TOP), typ=abi.PTR)
 
     def _loop_id(self, *props: tuple) -> ir.MDValue:
         """A new loop ID with properties `props` (name, then i32 operands), for the loops
@@ -377,6 +420,22 @@ def _push_run(body, i: int) -> int:
                 or row.lower[0] in ("call", "kernel", "loops"):
             break
     return size
+
+
+#: ops that use the tape other than a push, or may (a compiled function's call)
+_TAPE_OPS = frozenset({"push", "pop", "tapemark", "tapecut", "tapepeak", "call", "callfwd",
+                       "callbwd", "custom_vjp"})
+
+
+def _tape_run(s: While) -> int:
+    """The bytes each trip of `s` pushes, when its body pushes only in its own statements
+    (none under an `if` or in a loop inside it) and nothing else in it uses the tape;
+    else 0."""
+    top = [st for st in s.body.body if isinstance(st, Op) and st.op == "push"]
+    if not top or any(isinstance(st, Op) and st.op in _TAPE_OPS for st in walk(s.cond)):
+        return 0
+    inside = sum(1 for st in walk(s.body) if isinstance(st, Op) and st.op in _TAPE_OPS)
+    return sum(abi.tape_size(st.args[0].type) for st in top) if inside == len(top) else 0
 
 
 def _pushes(f: Func) -> bool:

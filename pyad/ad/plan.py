@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir.nodes import Block, Note, Op, Var, While, free_vars, is_array, stmt_uses, walk
-from ..ir.loops import loop_counters, range_bounds
+from ..ir.counting import loop_counters, range_bounds
 from ..ir.ops import CHEAP, OPS
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..ir.builder import Builder
-from ..ir.loops import counted, invariant_test
+from ..ir.counting import counted
+from ..ir.loops import invariant_test
 from ..ir.nodes import I64, Block, If, Op, Var, While, ndim_of, walk
 
 

@@ -20,7 +20,7 @@ from dataclasses import replace
 from ..ir.builder import Builder
 from ..errors import PyadInternalError
 from ..ir.nodes import F64, I64, Block, Note, Op, Stmt, Var, While, free_vars, rename_block, walk
-from ..ir.loops import range_bounds
+from ..ir.counting import range_bounds
 from ..ir.opt import cse_block, dce_block
 from . import checkpoint
 from .close import Prefixed, as_run_again, export, substitute

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .builder import NameGen, names_of
-from .loops import invariant_test, pure
+from .counting import pure
+from .loops import invariant_test
 from .memory import VIEW_OPS, AliasClasses
 from .nodes import F64, I64, Block, Func, Op, Var, While, blocks_of, defined_in, is_array, walk
 from .ops import OPS

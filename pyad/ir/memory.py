@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from .loops import range_bounds
+from .counting import range_bounds
 from .trip_order import TripOrder
 from .nodes import Block, If, Op, Stmt, Var, While, blocks_of, defined_in, elem_type, is_array, \
     walk

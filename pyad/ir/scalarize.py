@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from .builder import Builder, names_of
-from .loops import range_bounds
+from .counting import range_bounds
 from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, blocks_of, \
     elem_type, is_array, rename_block, walk
 from .shapes import Shape, fold_known, known

@@ -23,7 +23,9 @@ A loop is split when
   constant);
 - its body is straight-line code of ops that vectorize (`VECTOR_OPS`: arithmetic, compares,
   selects, sqrt and pyad's own exp/log/tanh kernels, loads, stores, accumulations, index
-  normalization): no inner loop, branch, call, tape traffic or check but index checks and
+  normalization, pushes on the tape: a counted loop's pushes are stores at offsets of the
+  trip, codegen/lower/emit.py `while_`): no inner loop, branch, call, pop or check but
+  index checks and
   one division of floats (`/`, ZeroDivisionError: checked for the whole block after its
   trips, when nothing else in the work loop can raise and the body writes only arrays the
   function allocates or the gradient arrays it returns (`outputs`: the callers discard them
@@ -58,7 +60,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from .builder import Builder, NameGen, names_of
-from .loops import invariant_test, range_bounds, rewrite_outermost
+from .counting import range_bounds
+from .loops import invariant_test, rewrite_outermost
 from .memory import VIEW_OPS
 from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, walk
 
@@ -81,7 +84,8 @@ CAP = 2 ** 62
 _WEIGHT = {
     **dict.fromkeys(("add", "sub", "mul", "neg", "select", "abs", "max", "min", "fmaximum",
                      "fminimum", "copysign",
-                     "floor", "ceil", "rint", "strongzero", "store", "accum"), 1.0),
+                     "floor", "ceil", "rint", "strongzero", "store", "accum",
+                     "push"), 1.0),   # a push: a store at the trip's offset (emit.py)
     **dict.fromkeys(("lt", "le", "gt", "ge", "eq", "ne", "not", "tofloat", "tobool"), 0.5),
     "load": 0.5, "fdiv": 4.0, "div": 4.0, "sqrt": 6.0,
     **dict.fromkeys(("exp", "expm1", "log", "log1p", "tanh"), 20.0),  # codegen/lower/vecmath.py

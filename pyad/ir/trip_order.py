@@ -25,7 +25,7 @@ counter of a loop around `P` where `P` starts past it (Cholesky's `L[j, j]` in
 """
 from __future__ import annotations
 
-from .loops import counted
+from .counting import counted
 from .nodes import Block, Op, Var, While, walk
 
 __all__ = ["TripOrder"]

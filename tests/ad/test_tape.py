@@ -374,17 +374,29 @@ def three_taped_values(x):
     return s
 
 
+def three_taped_values_until(x, stop):
+    s, i = 0.3, 0
+    while i < x.shape[0] and s < stop:   # its trip count is known only when it ends
+        s = math.sin(s * x[i]) + math.cos(s) * math.exp(-s * s)
+        i += 1
+    return s
+
+
 def test_the_pushes_of_a_trip_share_one_room_check():
     """A trip that tapes three values checks the tape's room once (for 24 bytes) and grows
-    it once when full, not once per value; the gradient is unchanged (from an empty tape,
+    it once when full, not once per value; a counted loop checks once for all its trips,
+    before it (a size known at run time). The gradient is unchanged (from an empty tape,
     which grows in the first trip, and over 5000 trips, which grow it again)."""
-    f = pyad.jit_grad(three_taped_values, cache=False)
     x = np.linspace(0.1, 1.0, 50)
-    # three in each of the forward half, the fused kernel and its strong-zero twin
-    assert len(re.findall(r"(?m)^\s+push ", f.grad_ir(x))) == 3 * 3
-    ir = f.llvm_ir(x, gradient=True)
-    grows = re.findall(r'call i32 @"?pyad_tape_grow"?\(ptr [^,]*, i64 (\d+)\)', ir)
-    assert grows and set(grows) == {"24"}, grows
-    pyad.check_grad(f, x)
-    assert f.tape_bytes(np.linspace(0.1, 1.0, 5000)) == 24 * 5000
-    pyad.check_grad(f, np.linspace(0.1, 1.0, 5000))
+    for fn, args, sizes in [(three_taped_values_until, (x, 10.0), {"24"}),
+                            (three_taped_values, (x,), {"%"})]:
+        f = pyad.jit_grad(fn, cache=False)
+        # three in each of the forward half, the fused kernel and its strong-zero twin
+        assert len(re.findall(r"(?m)^\s+push ", f.grad_ir(*args))) == 3 * 3
+        ir = f.llvm_ir(*args, gradient=True)
+        grows = re.findall(r'call i32 @"?pyad_tape_grow"?\(ptr [^,]*, i64 (\d+|%)', ir)
+        assert grows and set(grows) == sizes, grows
+        pyad.check_grad(f, *args)
+        long = (np.linspace(0.1, 1.0, 5000),) + args[1:]
+        assert f.tape_bytes(*long) == 24 * 5000
+        pyad.check_grad(f, *long)
