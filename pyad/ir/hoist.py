@@ -23,21 +23,26 @@ A value of the inner loop's body is hoisted when
   made before the outer loop that nothing in it writes;
 - it changes with the counter, and an op on the way is not cheap (ops.CHEAP): a load or an
   add is as cheap to redo as to read back.
+Only a loop that no loop encloses is an outer loop here: the temporaries of a nest inside a
+loop would be allocated, and kept until the call returns, once per trip around it.
 The temporary is filled only when the outer loop runs (its first test, computed before it:
-its condition must be made of ops that cannot fail), so the fill computes what the outer
-loop's first trip computes. A load in the fill reads an element that trip reads: either
-its indices are checked against the array's own axes in the fill, or nothing of the nest
-before it can fail (the outer body's statements before the inner loop, the inner body's
-before the load). A check that fails in the fill raises the error the nest would (the same
-line and message), though before the nest's other statements of that trip: where two
-checks would fail, the one raised may be the other one.
+its condition must be made of ops that cannot fail; otherwise it has no room), so the fill
+computes what the outer loop's first trip computes. A load in the fill reads an element
+that trip reads: either nothing of the nest before it can fail (the outer body's
+statements before the inner loop, the inner body's before the load), or its indices are
+checked against the array's own axes in the fill, where the checks run with
+boundscheck=False too (the nest may raise before its trips reach a bad index; the fill
+must not read past the array). A check that fails in the fill raises the nest's error
+(its line), though before the nest's other statements of that trip: where two checks
+would fail, the one raised may be the other one, and the fill's IndexError may come where
+the nest, compiled with boundscheck=False, raised another error or read past the array.
 """
 from __future__ import annotations
 
 from .builder import Builder, NameGen, names_of
 from .loops import counts_from_zero, for_range
 from .memory import WRITE_OPS, AliasClasses
-from .nodes import F64, I64, Block, Func, If, Op, Stmt, Var, While, array_type, blocks_of, \
+from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, array_type, blocks_of, \
     defined_in, rename_block, stmt_uses, walk
 from .ops import CHEAP, OPS
 
@@ -75,13 +80,13 @@ class _Hoister:
         self.changed = False
 
     def block(self, b: Block) -> Block:
+        """`b` with its outermost loops' nests hoisted (a loop inside a loop is not an outer
+        loop here: its temporaries would be allocated, and kept, once per trip around it)."""
         body: list[Stmt] = []
         for st in b.body:
             if isinstance(st, If):
                 st = If(st.outs, st.cond, self.block(st.then), self.block(st.orelse), st.loc)
-            elif isinstance(st, While):   # the nests inside it first, then it
-                st = While(st.outs, st.inits, st.cond, self.block(st.body), st.loc, st.note,
-                           st.unrolled)
+            elif isinstance(st, While):
                 body.extend(self.nest(st))
                 continue
             body.append(st)
@@ -122,6 +127,15 @@ class _Hoister:
                           if isinstance(s, Op) for o in s.outs})
         b = Builder(self.names, outer.loc)
         runs = b.inline(outer.cond, list(outer.inits))[0]
+        none = b.const(0, I64)
+        sized: list[Stmt] = []   # no room when the outer loop does not run
+        for st in allocs:
+            if isinstance(st, Op) and st.op == "alloc":
+                n = Var(self.names.fresh("n"), I64)
+                sized.append(Op((n,), "select", (runs, st.args[0], none), (), st.loc))
+                st = Op(st.outs, st.op, (n,), st.attrs, st.loc)
+            sized.append(st)
+        allocs = sized
         guard = If((), runs, Block((), tuple(fills), ()), Block((), (), ()), outer.loc)
         pre = self.copies(early, Block((), tuple(allocs + [guard]), ()))
         new = While(outer.outs, outer.inits, outer.cond,
@@ -213,8 +227,13 @@ class _Hoister:
             for st in hoisted:
                 args = [mapping.get(a.name, a) for a in st.args]
                 bb.loc = st.loc
-                mapping[st.outs[0].name] = bb.emit(st.op, *args, attrs=st.attrs,
-                                                   type=st.outs[0].type)
+                out = mapping[st.outs[0].name] = bb.emit(st.op, *args, attrs=st.attrs,
+                                                         type=st.outs[0].type)
+                if st.op in ("normidx", "wrapidx"):   # checked with boundscheck=False too:
+                    # the fill may reach indices the nest would not (it raised before)
+                    bad = bb.select(bb.lt(out, bb.const(0, I64)), bb.const(True, BOOL),
+                                    bb.ge(out, args[1]))
+                    bb.emit("raise_if", bad, attrs=("IndexError", "index out of bounds"))
             for v in export:
                 bb.emit("store", temps[v.name], k, mapping[v.name])
             return []

@@ -74,11 +74,11 @@ def outer_runs(X, v, n):
 
 RNG = np.random.default_rng(5)
 X, V = RNG.standard_normal((7, 4)), RNG.random(4)
-HOISTED = [(standardize, (X,)), (column_factor_loop, (X, V)),
-           (three_deep, (RNG.standard_normal((3, 4, 5)), RNG.standard_normal(5))),
-           (outer_runs, (X, V, 7))]
+HOISTED = [(standardize, (X,)), (column_factor_loop, (X, V)), (outer_runs, (X, V, 7))]
 KEPT = [(written_in_the_outer_loop, (X, V)), (counted_by_the_outer_loop, (X, V)),
-        (broadcast_row, (X, V))]   # its factors are stored before the nest already
+        (broadcast_row, (X, V)),   # its factors are stored before the nest already
+        # a loop inside a loop is no outer loop: its temporaries would be made every trip
+        (three_deep, (RNG.standard_normal((3, 4, 5)), RNG.standard_normal(5)))]
 
 
 @pytest.mark.parametrize("fn, args", HOISTED + KEPT, ids=lambda v: getattr(v, "__name__", ""))
@@ -106,3 +106,38 @@ def test_a_check_of_the_nest_still_raises_at_its_line():
         pyad.jit_grad(outer_runs)(X, np.zeros(2), 3)
     assert info.value.args[0].endswith(f"(line {outer_runs.__code__.co_firstlineno + 4} "
                                        "of test_hoist.py)")
+
+
+def raises_before_it_reads_past(X, v, D):
+    """The nest raises ZeroDivisionError at its first trip, before k leaves `v` (a probe
+    found the fill reading v[k] for every k < D: a segfault with boundscheck=False)."""
+    s = 0.0
+    for i in range(X.shape[0]):
+        for k in range(D):
+            s += 1.0 / float(X[i, k % 4])
+            s += math.exp(v[k])
+    return s
+
+
+def zero_outer(x, v, n, m):
+    s = 0.0
+    for i in range(n):
+        for k in range(m):
+            s += x[i] * math.exp(v[k])
+    return s
+
+
+@pytest.mark.parametrize("boundscheck", [True, False])
+def test_the_fill_checks_its_indices_even_without_boundscheck(boundscheck):
+    X = np.array([[0.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]])
+    f = pyad.jit_grad(raises_before_it_reads_past, boundscheck=boundscheck)
+    assert "%hoisted" in f.ir(X, np.ones(4), 5)
+    with pytest.raises((ZeroDivisionError, IndexError)):   # CPython: ZeroDivisionError
+        f(X, np.ones(4), 10 ** 8)
+
+
+def test_no_room_is_made_when_the_outer_loop_does_not_run():
+    """A nest that never runs allocates nothing (it raised MemoryError for m = 10**12)."""
+    f = pyad.jit_grad(zero_outer)
+    assert "%hoisted" in f.ir(np.ones(3), np.ones(3), 3, 3)
+    assert f(np.ones(3), np.ones(3), 0, 10 ** 12) == 0.0
