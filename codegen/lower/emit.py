@@ -228,11 +228,15 @@ class KernelEmitter:
         the counter stepping by `step`); the tape's top before it."""
         b = self.b
         _, lo, hi, _ = range_bounds(s)
-        lo, hi = self.values[lo.name], self.values[hi.name]
-        span = b.sub(hi, lo)
-        trips = b.sdiv(b.add(span, abi.I64(step - 1)), abi.I64(step))
-        trips = b.select(b.icmp_signed(">", span, abi.I64(0)), trips, abi.I64(0))
-        lower_custom.reserve(self, b.mul(trips, abi.I64(per_trip)))
+        span = b.ssub_with_overflow(self.values[hi.name], self.values[lo.name])
+        d = b.extract_value(span, 0)
+        trips = b.add(b.sdiv(b.sub(d, abi.I64(1)), abi.I64(step)), abi.I64(1))
+        trips = b.select(b.icmp_signed(">", d, abi.I64(0)), trips, abi.I64(0))
+        size = b.smul_with_overflow(trips, abi.I64(per_trip))
+        # a count past the 64-bit range asks for all of it: the runtime's MemoryError
+        wraps = b.or_(b.extract_value(span, 1), b.extract_value(size, 1))
+        lower_custom.reserve(self, b.select(wraps, abi.I64(2 ** 63 - 1),
+                                            b.extract_value(size, 0)))
         return b.load(lower_custom.tape_field(self, abi.CTX_TAPE_TOP), typ=abi.PTR)
 
     def _loop_id(self, *props: tuple) -> ir.MDValue:

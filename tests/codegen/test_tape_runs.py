@@ -89,3 +89,18 @@ def test_a_loop_that_raises_midway_leaves_the_next_call_right():
         assert np.array_equal(f.grad(x, 8), want)
         assert f.tape_bytes(x, 8) == 8 * f.tape_bytes(x, 1) > 0
     check_against_python(first_n, x, 8)
+
+
+def huge_loop(x, n):
+    s = 0.3
+    for i in range(-n, n, 2):
+        s = math.sin(s * x[0]) + x[1]
+    return s
+
+
+@pytest.mark.parametrize("n", [2 ** 62, 2 ** 61 + 3, 2 ** 60])
+def test_room_for_more_trips_than_memory_is_a_memory_error(n):
+    """Trips times bytes past the 64-bit range (or past memory) raise MemoryError before
+    the loop runs, not a tape too small for its pushes."""
+    with pytest.raises(MemoryError):
+        pyad.jit_grad(huge_loop).grad(np.array([0.5, 0.25]), n)
