@@ -220,9 +220,14 @@ def pop(e, s, t, *args):
     """v = *--top"""
     bld = e.b
     size = abi.tape_size(t)
-    top_p = tape_field(e, abi.CTX_TAPE_TOP)
-    top = bld.gep(bld.load(top_p, typ=abi.PTR), [_i(-size)], inbounds=True, source_etype=abi.I8)
-    bld.store(top, top_p)
+    if e.tape_top is not None:   # in a loop whose trips pop a fixed size (emit.py while_)
+        e.tape_off += size
+        top = bld.gep(e.tape_top, [_i(-e.tape_off)], inbounds=True, source_etype=abi.I8)
+    else:
+        top_p = tape_field(e, abi.CTX_TAPE_TOP)
+        top = bld.gep(bld.load(top_p, typ=abi.PTR), [_i(-size)], inbounds=True,
+                      source_etype=abi.I8)
+        bld.store(top, top_p)
     if t == "bool":
         return bld.trunc(bld.load(top, typ=abi.I64), abi.I1)
     return bld.load(top, typ=abi.value_type(t))

@@ -170,10 +170,16 @@ class KernelEmitter:
         loop whose trips push a fixed number of bytes (`_tape_run`) makes room for all its
         trips before it and keeps the tape's top in a register, so that its pushes are
         stores at known offsets: the loop vectorizes as one without pushes would (each push
-        read and wrote the context's top, which the tape's stores may alias)."""
+        read and wrote the context's top, which the tape's stores may alias). A loop whose
+        trips pop a fixed number of bytes keeps the top in a register too (no room needed):
+        its pops are loads at known offsets below it."""
         b = self.b
-        per_trip, step = _tape_run(s), self._constant_step(s)
-        top0 = self._reserve_trips(s, per_trip, step) if per_trip and step else None
+        per_trip, step, top0 = _tape_run(s, "push"), self._constant_step(s), None
+        if per_trip and step:
+            top0 = self._reserve_trips(s, per_trip, step)
+        elif _tape_run(s, "pop"):   # the trips pop what the forward trips pushed
+            per_trip = -_tape_run(s, "pop")
+            top0 = b.load(lower_custom.tape_field(self, abi.CTX_TAPE_TOP), typ=abi.PTR)
         pre = b.block
         header = self.fn.append_basic_block("while.cond")
         body_bb = self.fn.append_basic_block("while.body")
@@ -426,20 +432,22 @@ def _push_run(body, i: int) -> int:
     return size
 
 
-#: ops that use the tape other than a push, or may (a compiled function's call)
+#: ops that use the tape, or may (a compiled function's call)
 _TAPE_OPS = frozenset({"push", "pop", "tapemark", "tapecut", "tapepeak", "call", "callfwd",
                        "callbwd", "custom_vjp"})
 
 
-def _tape_run(s: While) -> int:
-    """The bytes each trip of `s` pushes, when its body pushes only in its own statements
-    (none under an `if` or in a loop inside it) and nothing else in it uses the tape;
-    else 0."""
-    top = [st for st in s.body.body if isinstance(st, Op) and st.op == "push"]
+def _tape_run(s: While, op: str) -> int:
+    """The bytes each trip of `s` pushes (`op` "push") or pops ("pop"), when its body does
+    so only in its own statements (none under an `if` or in a loop inside it) and nothing
+    else in it uses the tape; else 0."""
+    top = [st for st in s.body.body if isinstance(st, Op) and st.op == op]
     if not top or any(isinstance(st, Op) and st.op in _TAPE_OPS for st in walk(s.cond)):
         return 0
     inside = sum(1 for st in walk(s.body) if isinstance(st, Op) and st.op in _TAPE_OPS)
-    return sum(abi.tape_size(st.args[0].type) for st in top) if inside == len(top) else 0
+    sizes = [abi.tape_size(st.args[0].type if op == "push" else st.outs[0].type)
+             for st in top]
+    return sum(sizes) if inside == len(top) else 0
 
 
 def _pushes(f: Func) -> bool:

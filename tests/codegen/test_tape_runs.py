@@ -1,7 +1,8 @@
 """A counted loop whose trips push a fixed number of bytes makes room on the tape for all its
 trips before it and keeps the tape's top in a register (codegen/lower/emit.py `while_`), so
 the pushes are stores at offsets of the trip and the loop vectorizes like one without them
-(split_sums.py splits loops that push, too). Gradients against central differences and the
+(split_sums.py splits loops that push, too); a loop whose trips pop a fixed number of bytes
+keeps the top in a register as well. Gradients against central differences and the
 interpreter; the tape holds what it held before (tape_bytes); a loop that raises midway
 leaves the next call right."""
 from __future__ import annotations
@@ -75,6 +76,9 @@ def test_the_tape_holds_the_same_bytes_per_trip(n, trips):
 def test_the_loop_keeps_the_tape_top_in_a_register():
     ir = pyad.jit_grad(log_sum_exp_rows).llvm_ir(np.ones((2, 3)), gradient=True)
     assert "%tape.top" in ir
+    ir = pyad.jit_grad(stepped).llvm_ir(np.ones(4), 4, gradient=True)
+    backward = ir[ir.index("@stepped.bwd.kernel("):]
+    assert "%tape.top" in backward[:backward.index("\n}\n")]   # the pops of its reverse
     assert "%tape.top" not in pyad.jit_grad(pushes_under_an_if).llvm_ir(np.ones(3),
                                                                         gradient=True)
 
