@@ -95,8 +95,7 @@ class _Hoister:
     def nest(self, outer: While) -> list[Stmt]:
         """`outer` with the values its inner loops need not recompute hoisted: the fill
         statements, then the new outer loop (or [outer] unchanged)."""
-        if not all(isinstance(st, Op) and st.op in _SAFE | {"load", "dim"}
-                   for st in outer.cond.body):
+        if not all(isinstance(st, Op) and st.op in _SAFE | {"load"} for st in outer.cond.body):
             return [outer]
         # values the outer body computes from values fixed before it by ops that cannot
         # fail (`X.shape[1]` written in the loop) are fixed too: the fill computes them first
@@ -123,8 +122,6 @@ class _Hoister:
         if not fills:
             return [outer]
         self.changed = True
-        self.defs.update({o.name: s for f in fills for s in [f, *walk_nested(f)]
-                          if isinstance(s, Op) for o in s.outs})
         b = Builder(self.names, outer.loc)
         runs = b.inline(outer.cond, list(outer.inits))[0]
         none = b.const(0, I64)
