@@ -5,8 +5,9 @@
 (a new array; NumPy's is a view), `np.reciprocal/negative/positive/exp2/deg2rad/radians/
 rad2deg/degrees/trunc/fix/rint/sinc`, `np.round(a, decimals)` (halves to even, as NumPy)
 and the conversions `np.float64(x)`, `np.int64(x)`, `np.bool_(x)` (of a number or, as
-`a.astype`, of an array); and Python's tests (`Logical.condition`: `if`, `while`). Each is an elementwise `Lazy` or a reduction, so it fuses
-and differentiates like the expression it stands for."""
+`a.astype`, of an array). Each is an elementwise `Lazy` or a reduction, so it fuses and
+differentiates like the expression it stands for. Also Python's tests (`Logical.condition`:
+the truth of an `if`, `while` or conditional expression's test)."""
 from __future__ import annotations
 
 import ast
