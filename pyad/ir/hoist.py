@@ -42,7 +42,7 @@ from __future__ import annotations
 from .builder import Builder, NameGen, names_of
 from .loops import counts_from_zero, for_range
 from .memory import WRITE_OPS, AliasClasses
-from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, array_type, blocks_of, \
+from .nodes import BOOL, F64, I64, Block, Func, If, Op, Stmt, Var, While, array_type, \
     defined_in, rename_block, stmt_uses, walk
 from .ops import CHEAP, OPS
 
@@ -178,7 +178,7 @@ class _Hoister:
         used = {v.name for v in inner.body.results}
         for st in inner.body.body:   # what the statements left in the loop read
             if id(st) not in mine:
-                used.update(a.name for s in [st, *walk_nested(st)] for a in stmt_uses(s))
+                used.update(a.name for s in walk(Block((), (st,), ())) for a in stmt_uses(s))
         export = [st.outs[0] for st in hoisted if st.outs[0].name in used & varies & costly
                   and st.outs[0].type in (F64, I64)]
         if not export:
@@ -242,9 +242,3 @@ class _Hoister:
         return a.stmts, b.stmts, While(inner.outs, inner.inits, inner.cond,
                               Block(inner.body.params, stmts, inner.body.results), inner.loc,
                               inner.note, inner.unrolled)
-
-
-def walk_nested(st: Stmt):
-    """The statements nested in `st`'s blocks."""
-    for blk in blocks_of(st):
-        yield from walk(blk)
